@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { type Db, createDatabase } from './db/database.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { adminModules } from './modules/index.ts';
+import database from './plugins/database.ts';
+import errorHandler from './plugins/error-handler.ts';
+import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
+import openapi from './plugins/openapi.ts';
+import routeGuard from './plugins/route-guard.ts';
+
+export interface BuildOptions {
+  config: Config;
+  /** An open, migrated database; when left out one is opened from config.databaseUrl. */
+  db?: Db;
+  /** Logger override (tests capture lines; false silences). */
+  logger?: boolean | object;
+}
+
+// Secrets never reach a log line: the credential header and anything that looks like one.
+export const REDACT_PATHS = ['req.headers.authorization', 'req.headers.cookie', '*.token', '*.key', '*.password'];
+
+export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    trustProxy: config.trustProxy,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  const db = options.db ?? createDatabase(config.databaseUrl);
+  await app.register(database, { db, config, ownsDb: !options.db });
+  await app.register(errorHandler);
+  await app.register(jsonBody);
+  await app.register(openapi);
+
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await app.db.ping();
+      return { status: 'success', data: [{ ok: true }] };
+    } catch {
+      return reply.code(503).send({ status: 'error', error: { code: 503, message: 'Database unreachable' } });
+    }
+  });
+
+  await app.register(async (api) => {
+    await api.register(routeGuard);
+    for (const module of adminModules) await api.register(module, { prefix: '/api/v1/admin' });
+  });
+
+  return app;
+}

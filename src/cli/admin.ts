@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { createDatabase } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { normaliseEmail } from '../lib/formats.ts';
+import { AccountExistsError, createAccountWithToken } from '../modules/account/account.service.ts';
+import { configOrFail, fail } from './server-commands.ts';
+
+interface CreateAccountOptions {
+  email: string;
+  name: string;
+  json?: boolean;
+}
+
+export function registerAdminCommands(program: Command): void {
+  const admin = program.command('admin').description('administration that talks to the database directly (no server needed)');
+
+  admin
+    .command('create-account')
+    .description('create an account and print a new full-access account token')
+    .requiredOption('--email <email>', 'the account e-mail address')
+    .requiredOption('--name <name>', 'the display name')
+    .option('--json', 'print exactly one JSON object: {"account": {...}, "token": "dft_..."}')
+    .action(async (options: CreateAccountOptions) => {
+      const email = normaliseEmail(options.email);
+      if (!email) fail(`"${options.email}" is not a valid e-mail address`, 2);
+      const name = options.name.trim();
+      if (name.length < 1 || name.length > 100) fail('--name must be 1 to 100 characters', 2);
+
+      const db = createDatabase(configOrFail().databaseUrl);
+      try {
+        await migrateToLatest(db);
+        const result = await createAccountWithToken(db.kysely, email, name);
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify(result)}\n`);
+        } else {
+          process.stdout.write(
+            `Created account ${result.account.email} (${result.account.id}).\n\n` +
+              `Account token (full access; shown only now, store it safely):\n\n  ${result.token}\n\n` +
+              `Try it:\n  curl -H "Authorization: Bearer ${result.token}" http://127.0.0.1:3000/api/v1/admin/account\n`,
+          );
+        }
+      } catch (error) {
+        if (error instanceof AccountExistsError) fail(error.message, 1);
+        fail(`could not create the account: ${(error as Error).message}`);
+      } finally {
+        await db.close();
+      }
+    });
+}

@@ -1,0 +1,27 @@
+import { Command } from 'commander';
+import { registerAdminCommands } from './admin.ts';
+import { registerServerCommands } from './server-commands.ts';
+
+const program = new Command()
+  .name('sightline')
+  .description('Sightline: a self-hostable administration API for web analytics.')
+  .version('0.1.0')
+  .showHelpAfterError('(run "sightline --help" for the list of commands)')
+  .addHelpText(
+    'after',
+    `
+Getting started:
+  $ npx sightline admin create-account --email you@example.com --name "Your Name"
+  $ npx sightline serve
+  $ curl -H "Authorization: Bearer dft_..." http://127.0.0.1:3000/api/v1/admin/account
+
+Configuration comes from environment variables (DATABASE_URL, HOST, PORT, ...); see the README.`,
+  );
+
+registerServerCommands(program);
+registerAdminCommands(program);
+
+program.exitOverride((error) => {
+  process.exit(error.exitCode === 0 ? 0 : 2);
+});
+await program.parseAsync(process.argv);

@@ -1,0 +1,79 @@
+// Environment variables -> one typed, frozen Config. Everything the process reads from the
+// environment is read here, so the README's configuration table has a single source.
+
+export interface Limits {
+  tokensPerAccount: number;
+  apiKeysPerWebsite: number;
+  alertsPerWebsite: number;
+}
+
+export interface RateLimitConfig {
+  /** Requests per window for one authenticated credential. */
+  perCredential: number;
+  /** Requests per window for one client address without a valid credential. */
+  perAddress: number;
+  windowMs: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  publicUrl: string;
+  logLevel: string;
+  trustProxy: boolean;
+  secretKey: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  alertCooldownSeconds: number;
+  limits: Limits;
+  rateLimit: RateLimitConfig;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').toLowerCase();
+  return raw === '1' || raw === 'true' || raw === 'yes';
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = integer(env, 'PORT', 3000);
+  const config: Config = {
+    host,
+    port,
+    databaseUrl: env.DATABASE_URL || 'sqlite:./data/sightline.db',
+    publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
+    logLevel: env.LOG_LEVEL || 'info',
+    trustProxy: boolean(env, 'TRUST_PROXY'),
+    secretKey: env.SIGHTLINE_SECRET_KEY || undefined,
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || 'Sightline <sightline@localhost>',
+    alertCooldownSeconds: integer(env, 'ALERT_COOLDOWN_SECONDS', 60),
+    limits: {
+      tokensPerAccount: integer(env, 'LIMIT_TOKENS_PER_ACCOUNT', 20, 1),
+      apiKeysPerWebsite: integer(env, 'LIMIT_API_KEYS_PER_WEBSITE', 10, 1),
+      alertsPerWebsite: integer(env, 'LIMIT_ALERTS_PER_WEBSITE', 25, 1),
+    },
+    rateLimit: {
+      perCredential: integer(env, 'RATE_LIMIT_PER_CREDENTIAL', 600, 1),
+      perAddress: integer(env, 'RATE_LIMIT_PER_ADDRESS', 300, 1),
+      windowMs: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1) * 1000,
+    },
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

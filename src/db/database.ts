@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import { openSqlite } from './sqlite-driver.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Db {
+  kysely: Kysely<Database>;
+  engine: Engine;
+  /** The SQLite file (for the generated secret key's home), or null on PostgreSQL. */
+  sqlitePath: string | null;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL only: put every table in this schema (tests use one schema per suite). */
+  pgSchema?: string;
+  pgPoolSize?: number;
+}
+
+const PG_TIMESTAMPTZ = 1184;
+const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
+
+// Dialect differences stop here and at the mappers: timestamps come back as ISO strings and
+// counts as numbers on both engines.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === PG_TIMESTAMPTZ) return (value: string) => new Date(value).toISOString();
+    if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+export function sqlitePathFromUrl(url: string): string | null {
+  if (!url.startsWith('sqlite:')) return null;
+  const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  return path === ':memory:' ? path : resolve(path);
+}
+
+export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
+  const sqlitePath = sqlitePathFromUrl(url);
+  if (sqlitePath !== null) {
+    if (sqlitePath !== ':memory:') mkdirSync(dirname(sqlitePath), { recursive: true });
+    const { database } = openSqlite(sqlitePath);
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    return {
+      kysely,
+      engine: 'sqlite',
+      sqlitePath: sqlitePath === ':memory:' ? null : sqlitePath,
+      ping: async () => void (await sql`select 1`.execute(kysely)),
+      close: () => kysely.destroy(),
+    };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.pgPoolSize ?? 10,
+      types: pgTypes,
+      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      kysely,
+      engine: 'postgres',
+      sqlitePath: null,
+      ping: async () => void (await sql`select 1`.execute(kysely)),
+      close: () => kysely.destroy(),
+    };
+  }
+  throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
+}

@@ -1,0 +1,18 @@
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { Db } from './database.ts';
+import { foundation } from './migrations/0001-foundation.ts';
+
+function provider(db: Db): MigrationProvider {
+  const migrations: Record<string, Migration> = {
+    '0001-foundation': foundation(db.engine),
+  };
+  return { getMigrations: async () => migrations };
+}
+
+/** Brings the schema up to date; returns the names of the migrations it applied. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db: db.kysely, provider: provider(db) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

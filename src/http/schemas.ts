@@ -1,0 +1,59 @@
+import { type TSchema, Type } from 'typebox';
+import { ID_PATTERN } from '../lib/ids.ts';
+
+// Shared primitives and the contract's envelope (section 2), so every module builds its
+// route schemas from the same parts.
+
+export const Id = Type.String({ pattern: ID_PATTERN, description: '24 lowercase hex characters' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 UTC with milliseconds' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+/** The success envelope: `{status: "success", data: [item, ...]}` plus named siblings. */
+export function Envelope<T extends TSchema>(item: T, siblings: Record<string, TSchema> = {}) {
+  return Type.Object({
+    status: Type.Literal('success'),
+    data: Type.Array(item),
+    ...siblings,
+  });
+}
+
+export const ErrorEnvelope = Type.Object({
+  status: Type.Literal('error'),
+  error: Type.Object({
+    code: Type.Integer(),
+    message: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    requestId: Type.Optional(Type.String()),
+  }),
+});
+
+export const Message = Type.Object({ message: Type.String() });
+
+export const WebsiteParams = Type.Object({ websiteId: Id }, { additionalProperties: false });
+
+/** Responses every authenticated route may give, for the OpenAPI document. */
+export function withErrors<T extends Record<number, TSchema>>(success: T) {
+  return {
+    ...success,
+    400: ErrorEnvelope,
+    401: ErrorEnvelope,
+    403: ErrorEnvelope,
+    404: ErrorEnvelope,
+    429: ErrorEnvelope,
+  };
+}
+
+/** The success reply: data is always an array on admin routes. */
+export function ok<T>(data: T[]): { status: 'success'; data: T[] } {
+  return { status: 'success', data };
+}
+
+/** Goal names (contract section 4): lower case, [a-z0-9_:-], 1-64 characters, not "identify". */
+export const GoalName = Type.String({
+  pattern: '^(?!identify$)[a-z0-9_:-]{1,64}$',
+  description: 'lower case letters, digits, _ : -; 1-64 characters; not "identify"',
+});

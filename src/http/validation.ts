@@ -1,0 +1,77 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { ErrorDetail } from '../errors.ts';
+
+// Two validators: bodies are strict (a wrong type is a 400, never coerced), while path and
+// query strings arrive as text and are coerced to the schema's types. Nothing is removed
+// silently: an unknown field is an error that names it.
+
+function makeAjv(coerceTypes: boolean | 'array'): Ajv {
+  const ajv = new Ajv({
+    coerceTypes,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv('array');
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema as object) as ValidateFunction;
+};
+
+function pathOf(context: string, instancePath: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return segments.reduce((path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : `${path}.${s}`), context);
+}
+
+function describe(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return 'is not an allowed field';
+    case 'required':
+      return 'is required';
+    case 'enum':
+      return `must be one of: ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(error.params.allowedValue)}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+function fieldOf(context: string, error: ErrorObject): string {
+  const base = pathOf(context, error.instancePath);
+  if (error.keyword === 'additionalProperties') return `${base}.${error.params.additionalProperty}`;
+  if (error.keyword === 'required') return `${base}.${error.params.missingProperty}`;
+  return base;
+}
+
+/** Turns Ajv's errors into one detail per failing field, naming the field. */
+export function describeValidationErrors(context: string, errors: ErrorObject[]): ErrorDetail[] {
+  const anyOf = errors.find((e) => e.keyword === 'anyOf');
+  if (anyOf) {
+    // A union (for example "string or null") failed: a branch whose type matched but whose
+    // rule did not says the most; otherwise list the accepted types.
+    const branches = errors.filter((e) => e.schemaPath.startsWith(`${anyOf.schemaPath}/`));
+    const specific = branches.find((e) => e.keyword !== 'type' && e.keyword !== 'const');
+    if (specific) return [{ path: fieldOf(context, specific), message: describe(specific) }];
+    const accepted = branches.map((e) =>
+      e.keyword === 'const' ? JSON.stringify(e.params.allowedValue) : String(e.params.type),
+    );
+    return [{ path: pathOf(context, anyOf.instancePath), message: `must be ${[...new Set(accepted)].join(' or ')}` }];
+  }
+  const first = errors[0];
+  if (!first) return [{ path: context, message: 'is invalid' }];
+  return [{ path: fieldOf(context, first), message: describe(first) }];
+}

@@ -1,0 +1,91 @@
+import type { Kysely } from 'kysely';
+import { ALL, isSubset } from '../../auth/permissions.ts';
+import type { TokenPrincipal } from '../../auth/principal.ts';
+import { digestCredential, displayKey, generateCredential } from '../../auth/tokens.ts';
+import type { Database } from '../../db/schema.ts';
+import { badRequest, forbidden, invalidField, notFound } from '../../errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { accessibleWebsiteIds } from '../websites/websites.repository.ts';
+import { presentAccessToken } from './access-tokens.presenter.ts';
+import * as repo from './access-tokens.repository.ts';
+import type { CreateAccessTokenInput } from './access-tokens.schemas.ts';
+
+export async function listAccessTokens(db: Kysely<Database>, accountId: string) {
+  return (await repo.listActiveTokens(db, accountId)).map(presentAccessToken);
+}
+
+/** A new token can never grant more than the token that creates it (Immich's isGranted rule). */
+function assertWithinCreator(creator: TokenPrincipal, permissions: string[], websiteIds: string[]): void {
+  if (!isSubset(permissions, creator.permissions)) {
+    throw forbidden('A token cannot grant permissions that the token creating it does not hold');
+  }
+  const creatorWebsites = creator.websiteIds;
+  const widerWebsites =
+    creatorWebsites.length > 0 && (websiteIds.length === 0 || websiteIds.some((id) => !creatorWebsites.includes(id)));
+  if (widerWebsites) throw forbidden('A token cannot reach websites that the token creating it cannot reach');
+}
+
+export interface IssueTokenOptions {
+  accountId: string;
+  name: string;
+  permissions: string[];
+  websiteIds: string[];
+  expiresAt: string | null;
+}
+
+/** Writes a new token and returns its row and raw value (the only time the raw value exists). */
+export async function issueToken(db: Kysely<Database>, options: IssueTokenOptions) {
+  const raw = generateCredential('token');
+  const row: repo.AccessTokenRow = {
+    id: newId(),
+    account_id: options.accountId,
+    name: options.name,
+    digest: digestCredential(raw),
+    display_key: displayKey(raw),
+    permissions: JSON.stringify(options.permissions),
+    website_ids: JSON.stringify(options.websiteIds),
+    expires_at: options.expiresAt,
+    last_used_at: null,
+    revoked_at: null,
+    created_at: new Date().toISOString(),
+  };
+  await repo.insertToken(db, row);
+  return { row, raw };
+}
+
+export async function createAccessToken(db: Kysely<Database>, creator: TokenPrincipal, limit: number, input: CreateAccessTokenInput) {
+  const permissions = input.permissions ?? [ALL];
+  const websiteIds = input.websiteIds ?? [];
+  if (permissions.length === 0) throw invalidField('body.permissions', 'must name at least one permission (or omit it for all)');
+  let expiresAt: string | null = null;
+  if (input.expiresAt !== undefined) {
+    const at = Date.parse(input.expiresAt);
+    if (!(at > Date.now())) throw invalidField('body.expiresAt', 'must be in the future');
+    expiresAt = new Date(at).toISOString();
+  }
+  assertWithinCreator(creator, permissions, websiteIds);
+
+  return db.transaction().execute(async (trx) => {
+    const reachable = await accessibleWebsiteIds(trx, creator.accountId);
+    websiteIds.forEach((id, i) => {
+      if (!reachable.has(id)) throw invalidField(`body.websiteIds[${i}]`, 'is not a website of this account');
+    });
+    if ((await repo.countActiveTokens(trx, creator.accountId)) >= limit) {
+      throw badRequest(`Token limit reached: an account may have at most ${limit} tokens; revoke one first`);
+    }
+    const { row, raw } = await issueToken(trx, {
+      accountId: creator.accountId,
+      name: input.name ?? 'API token',
+      permissions,
+      websiteIds,
+      expiresAt,
+    });
+    return { ...presentAccessToken(row), token: raw };
+  });
+}
+
+export async function revokeAccessToken(db: Kysely<Database>, accountId: string, tokenId: string) {
+  const revoked = await repo.revokeToken(db, accountId, tokenId, new Date().toISOString());
+  if (!revoked) throw notFound('Token not found');
+  return { message: 'Token revoked' };
+}

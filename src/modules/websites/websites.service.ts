@@ -1,0 +1,75 @@
+import type { Insertable, Kysely } from 'kysely';
+import type { TokenPrincipal, WebsiteAccess } from '../../auth/principal.ts';
+import type { Database, WebsitesTable } from '../../db/schema.ts';
+import { conflict, forbidden, notFound } from '../../errors.ts';
+import { randomBase62 } from '../../lib/base62.ts';
+import { normaliseHostname, normaliseTimezone } from '../../lib/formats.ts';
+import { newId } from '../../lib/ids.ts';
+import { presentWebsite, presentWebsiteSummary } from './websites.presenter.ts';
+import * as repo from './websites.repository.ts';
+import type { CreateWebsiteInput, UpdateWebsiteInput, WebsiteView } from './websites.schemas.ts';
+import { DOMAIN_RULE, TIMEZONE_RULE, requireValue, settingsChanges } from './website-settings.ts';
+
+export async function listWebsites(db: Kysely<Database>, principal: TokenPrincipal) {
+  const rows = await repo.listWebsitesForAccount(db, principal.accountId, principal.websiteIds);
+  return rows.map((row) => presentWebsiteSummary(row, row.role));
+}
+
+export async function createWebsite(db: Kysely<Database>, principal: TokenPrincipal, input: CreateWebsiteInput): Promise<WebsiteView> {
+  const domain = requireValue('body.domain', input.domain, normaliseHostname, DOMAIN_RULE);
+  const timezone = requireValue('body.timezone', input.timezone, normaliseTimezone, TIMEZONE_RULE);
+  const now = new Date().toISOString();
+  const row: repo.WebsiteRow & Insertable<WebsitesTable> = {
+    id: newId(),
+    domain,
+    name: input.name ?? domain,
+    tracking_id: `dfid_${randomBase62(21)}`,
+    timezone,
+    currency: 'USD',
+    kpi: null,
+    kpi_color_scheme: null,
+    revenue_metric: 'revenue',
+    is_cookieless: false,
+    include_renewal_revenue: true,
+    allowed_hostnames: '[]',
+    excluded_ips: '[]',
+    excluded_paths: '[]',
+    excluded_countries: '[]',
+    excluded_hostnames: '[]',
+    created_at: now,
+    updated_at: now,
+  };
+  await db.transaction().execute(async (trx) => {
+    if (await repo.ownerHasDomain(trx, principal.accountId, domain)) {
+      throw conflict(`You already have a website with the domain ${domain}`);
+    }
+    await repo.insertWebsite(trx, row, principal.accountId);
+  });
+  return presentWebsite(row, 'owner');
+}
+
+export async function getWebsite(db: Kysely<Database>, access: WebsiteAccess): Promise<WebsiteView> {
+  const row = await repo.findWebsite(db, access.websiteId);
+  if (!row) throw notFound('Website not found');
+  return presentWebsite(row, access.role);
+}
+
+export async function updateWebsite(db: Kysely<Database>, access: WebsiteAccess, input: UpdateWebsiteInput): Promise<WebsiteView> {
+  const changes = settingsChanges(input);
+  return db.transaction().execute(async (trx) => {
+    if (changes.domain !== undefined) {
+      const ownerId = await repo.findOwnerId(trx, access.websiteId);
+      if (await repo.ownerHasDomain(trx, ownerId, changes.domain as string, access.websiteId)) {
+        throw conflict(`The owner already has a website with the domain ${String(changes.domain)}`);
+      }
+    }
+    await repo.updateWebsite(trx, access.websiteId, { ...changes, updated_at: new Date().toISOString() });
+    const row = await repo.findWebsite(trx, access.websiteId);
+    if (!row) throw notFound('Website not found');
+    return presentWebsite(row, access.role);
+  });
+}
+
+export function refuseWebsiteDeletion(): never {
+  throw forbidden('Websites can only be deleted in the dashboard; nothing was changed');
+}

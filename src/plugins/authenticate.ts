@@ -1,0 +1,60 @@
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Principal } from '../auth/principal.ts';
+import {
+  findActiveApiKeyByDigest,
+  findActiveTokenByDigest,
+  touchApiKey,
+  touchToken,
+} from '../auth/credentials.repository.ts';
+import { digestCredential, parseCredential } from '../auth/tokens.ts';
+import type { Database } from '../db/schema.ts';
+
+// Bearer -> format and checksum -> digest lookup -> request.principal. It never answers by
+// itself: the route guard turns a missing principal into the 401, after the rate limiter has
+// counted the request against the client address.
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+export type AuthOutcome = { principal: Principal } | { failure: string };
+
+function needsTouch(lastUsedAt: string | null, now: number): boolean {
+  return lastUsedAt === null || now - Date.parse(lastUsedAt) >= TOUCH_INTERVAL_MS;
+}
+
+export async function authenticate(db: Kysely<Database>, header: string | undefined): Promise<AuthOutcome> {
+  if (!header) return { failure: 'Authorization header is missing; send "Authorization: Bearer <token>"' };
+  const match = /^Bearer +(\S+)\s*$/i.exec(header);
+  if (!match) return { failure: 'Authorization header must be "Bearer <token>"' };
+  const raw = match[1]!;
+  const kind = parseCredential(raw);
+  if (!kind) return { failure: 'The credential is malformed (expected a dft_ token or df_ key)' };
+
+  const digest = digestCredential(raw);
+  const now = Date.now();
+  if (kind === 'token') {
+    const row = await findActiveTokenByDigest(db, digest);
+    if (!row) return { failure: 'The token is unknown or has been revoked' };
+    if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return { failure: 'The token has expired' };
+    if (needsTouch(row.last_used_at, now)) await touchToken(db, row.id, new Date(now).toISOString());
+    return {
+      principal: {
+        kind: 'token',
+        tokenId: row.id,
+        accountId: row.account_id,
+        permissions: JSON.parse(row.permissions) as string[],
+        websiteIds: JSON.parse(row.website_ids) as string[],
+      },
+    };
+  }
+  const row = await findActiveApiKeyByDigest(db, digest);
+  if (!row) return { failure: 'The API key is unknown or has been revoked' };
+  if (needsTouch(row.last_used_at, now)) await touchApiKey(db, row.id, new Date(now).toISOString());
+  return { principal: { kind: 'apiKey', apiKeyId: row.id, websiteId: row.website_id, accountId: row.owner_id } };
+}
+
+export function credentialRateKey(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (!principal) return `address:${request.ip}`;
+  return principal.kind === 'token' ? `token:${principal.tokenId}` : `apiKey:${principal.apiKeyId}`;
+}

@@ -1,0 +1,35 @@
+import type { Permission } from '../auth/permissions.ts';
+import type { WebsiteAction } from '../auth/policy.ts';
+
+/**
+ * What a route needs, declared in its `config.access`. The route guard refuses to boot a route
+ * that declares nothing, so a forgotten check cannot ship.
+ */
+export type RouteAccess = PublicAccess | AccountAccess | WebsiteScopedAccess;
+
+export interface PublicAccess {
+  public: true;
+}
+
+export interface AccountAccess {
+  scope: 'account';
+  permission: Permission;
+  /** Whether a website API key (df_) may call it. */
+  apiKey: boolean;
+}
+
+export interface WebsiteScopedAccess {
+  scope: 'website';
+  permission: Permission;
+  /** What the route does to the website, for the role matrix. */
+  action: WebsiteAction;
+  apiKey: boolean;
+  /** Where the website id is read from; a df_ key may leave a query id out. Default: path. */
+  websiteIdIn?: 'path' | 'query';
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}

@@ -1,0 +1,113 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { holds } from '../auth/permissions.ts';
+import { API_KEY_ROLE, type Role, describeAction, roleAllows } from '../auth/policy.ts';
+import { findRole } from '../auth/credentials.repository.ts';
+import { type Principal, type WebsiteAccess, tokenAllowsWebsite } from '../auth/principal.ts';
+import { AppError, forbidden, invalidField, notFound, unauthorized } from '../errors.ts';
+import { isId } from '../lib/ids.ts';
+import { authenticate, credentialRateKey } from './authenticate.ts';
+import type { AccountAccess, RouteAccess, WebsiteScopedAccess } from './route-access.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+    authFailure: string | null;
+    websiteAccess: WebsiteAccess | null;
+  }
+}
+
+function assertDeclared(access: RouteAccess | undefined, method: string, url: string): void {
+  if (!access) throw new Error(`Route ${method} ${url} declares no config.access; every API route must.`);
+  if ('scope' in access && access.scope === 'website' && (access.websiteIdIn ?? 'path') === 'path') {
+    if (!url.includes(':websiteId')) throw new Error(`Route ${method} ${url} is website-scoped but has no :websiteId.`);
+  }
+}
+
+function readWebsiteId(request: FastifyRequest, access: WebsiteScopedAccess): { id: string | undefined; field: string } {
+  if ((access.websiteIdIn ?? 'path') === 'path') {
+    return { id: (request.params as Record<string, string>).websiteId, field: 'websiteId' };
+  }
+  const value = (request.query as Record<string, unknown>).websiteId;
+  return { id: typeof value === 'string' ? value : undefined, field: 'query.websiteId' };
+}
+
+function checkAccount(principal: Principal, access: AccountAccess): void {
+  if (principal.kind === 'apiKey') {
+    if (!access.apiKey) throw forbidden('A website API key (df_) cannot call this route; use an account token (dft_)');
+    return;
+  }
+  if (!holds(principal.permissions, access.permission)) {
+    throw forbidden(`This token lacks the permission ${access.permission}`);
+  }
+}
+
+async function checkWebsite(app: FastifyInstance, request: FastifyRequest, principal: Principal, access: WebsiteScopedAccess) {
+  const { id, field } = readWebsiteId(request, access);
+  const websiteId = id ?? (principal.kind === 'apiKey' ? principal.websiteId : undefined);
+  if (websiteId === undefined) throw invalidField(field, 'is required');
+  if (!isId(websiteId)) throw invalidField(field, 'must be a 24-character lowercase hex id');
+
+  let role: Role;
+  if (principal.kind === 'apiKey') {
+    if (!access.apiKey) throw forbidden('A website API key (df_) cannot call this route; use an account token (dft_)');
+    if (websiteId !== principal.websiteId) throw forbidden('This API key belongs to another website');
+    role = API_KEY_ROLE;
+  } else {
+    const found = await findRole(app.db.kysely, principal.accountId, websiteId);
+    if (!found) throw notFound('Website not found');
+    role = found as Role;
+    if (!tokenAllowsWebsite(principal, websiteId)) throw forbidden('This token is not allowed to access this website');
+    if (!holds(principal.permissions, access.permission)) {
+      throw forbidden(`This token lacks the permission ${access.permission}`);
+    }
+  }
+  if (!roleAllows(role, access.action)) throw forbidden(`Your role (${role}) cannot ${describeAction(access.action)}`);
+  request.websiteAccess = { websiteId, role };
+}
+
+async function routeGuard(app: FastifyInstance): Promise<void> {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('authFailure', null);
+  app.decorateRequest('websiteAccess', null);
+
+  app.addHook('onRoute', (route) => {
+    assertDeclared(route.config?.access, String(route.method), route.url);
+  });
+
+  // 1. Who is calling (never answers by itself).
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access || 'public' in access) return;
+    const outcome = await authenticate(app.db.kysely, request.headers.authorization);
+    if ('principal' in outcome) request.principal = outcome.principal;
+    else request.authFailure = outcome.failure;
+  });
+
+  // 2. Rate limit: per credential once authenticated, per client address otherwise.
+  await app.register(rateLimit, { global: false });
+  const { perCredential, perAddress, windowMs } = app.config.rateLimit;
+  app.addHook(
+    'onRequest',
+    app.rateLimit({
+      keyGenerator: credentialRateKey,
+      max: (_request, key) => (key.startsWith('address:') ? perAddress : perCredential),
+      timeWindow: windowMs,
+      errorResponseBuilder: (_request, context) =>
+        new AppError(429, `Rate limit exceeded: at most ${context.max} requests per ${windowMs / 1000} s; retry in ${context.after}`),
+    }),
+  );
+
+  // 3. 401, then 404, then 403, in the contract's order, before the body is even parsed.
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access || 'public' in access) return;
+    const principal = request.principal;
+    if (!principal) throw unauthorized(request.authFailure ?? 'Authentication required');
+    if (access.scope === 'account') checkAccount(principal, access);
+    else await checkWebsite(app, request, principal, access);
+  });
+}
+
+export default fp(routeGuard, { name: 'route-guard', dependencies: ['database'] });

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from './helpers/app.ts';
+import { describeEachEngine } from './helpers/engines.ts';
+import { createAccount, createApiKey, createToken, createWebsite, expectError } from './helpers/factories.ts';
+import { generateCredential } from '../src/auth/tokens.ts';
+
+describeEachEngine('authentication', (engine) => {
+  const t = useTestApp(engine);
+  const ACCOUNT = '/api/v1/admin/account';
+
+  it('answers 401 with WWW-Authenticate when the header is missing', async () => {
+    const response = await t.request('GET', ACCOUNT);
+    expectError(response, 401, /missing/);
+    expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  it('answers 401 for a header that is not Bearer', async () => {
+    expectError(await t.request('GET', ACCOUNT, { headers: { authorization: 'Basic abc' } }), 401, /Bearer/);
+  });
+
+  it('answers 401 for a malformed credential', async () => {
+    expectError(await t.request('GET', ACCOUNT, { token: 'dft_short' }), 401, /malformed/);
+  });
+
+  it('answers 401 for a wrong checksum without a database read', async () => {
+    const account = await createAccount(t);
+    const last = account.token.at(-1) === 'a' ? 'b' : 'a';
+    const tampered = account.token.slice(0, -1) + last;
+    expectError(await t.request('GET', ACCOUNT, { token: tampered }), 401, /malformed/);
+  });
+
+  it('answers 401 for an unknown token with a valid checksum', async () => {
+    expectError(await t.request('GET', ACCOUNT, { token: generateCredential('token') }), 401, /unknown/);
+  });
+
+  it('answers 401 for an unknown API key with a valid checksum', async () => {
+    expectError(await t.request('GET', ACCOUNT, { token: generateCredential('apiKey') }), 401, /unknown/);
+  });
+
+  it('answers 401 once a token is revoked', async () => {
+    const account = await createAccount(t);
+    const created = await t.request('POST', '/api/v1/admin/access-tokens', { token: account.token, body: { name: 'temp' } });
+    const { id, token } = created.body.data[0];
+    expect((await t.request('GET', ACCOUNT, { token })).status).toBe(200);
+    expect((await t.request('DELETE', `/api/v1/admin/access-tokens/${id}`, { token: account.token })).status).toBe(200);
+    expectError(await t.request('GET', ACCOUNT, { token }), 401, /revoked/);
+  });
+
+  it('answers 401 once a token has expired', async () => {
+    const account = await createAccount(t);
+    const created = await t.request('POST', '/api/v1/admin/access-tokens', {
+      token: account.token,
+      body: { name: 'short-lived', expiresAt: new Date(Date.now() + 60_000).toISOString() },
+    });
+    const { id, token } = created.body.data[0];
+    expect((await t.request('GET', ACCOUNT, { token })).status).toBe(200);
+    await t.db.updateTable('access_tokens').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', id).execute();
+    expectError(await t.request('GET', ACCOUNT, { token }), 401, /expired/);
+  });
+
+  it('records lastUsedAt when a token is used', async () => {
+    const account = await createAccount(t);
+    const narrow = await createToken(t, account, ['api-keys:read']);
+    await t.request('GET', '/api/v1/admin/access-tokens', { token: narrow });
+    const list = await t.request('GET', '/api/v1/admin/access-tokens', { token: account.token });
+    const used = list.body.data.filter((row: { lastUsedAt: string | null }) => row.lastUsedAt !== null);
+    expect(used).toHaveLength(2);
+    expect(Date.parse(used[0].lastUsedAt)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('checks 401 before 404 before 403 before the body', async () => {
+    const owner = await createAccount(t);
+    const stranger = await createAccount(t);
+    const website = await createWebsite(t, owner.token);
+    const url = `/api/v1/admin/websites/${website.id}`;
+    // No credential with a bad body: 401.
+    expectError(await t.request('PUT', url, { payload: '{oops', headers: { 'content-type': 'application/json' } }), 401);
+    // Another account's website with a bad body: 404.
+    expectError(await t.request('PUT', url, { token: stranger.token, payload: '{oops', headers: { 'content-type': 'application/json' } }), 404);
+    // The website's owner without the permission, bad body: 403.
+    const readOnly = await createToken(t, owner, ['settings:read']);
+    expectError(await t.request('PUT', url, { token: readOnly, body: { nope: 1 } }), 403);
+    // Allowed, bad body: 400.
+    expectError(await t.request('PUT', url, { token: owner.token, body: { nope: 1 } }), 400, /body\.nope/);
+  });
+
+  it('never writes a raw credential to the log', async () => {
+    const account = await createAccount(t);
+    const website = await createWebsite(t, account.token);
+    const key = await createApiKey(t, account.token, website.id);
+    await t.request('GET', '/api/v1/admin/account', { token: key.key });
+    await t.request('GET', '/api/v1/admin/account', { token: `${account.token}x` });
+    const log = t.logLines.join('\n');
+    expect(log.length).toBeGreaterThan(0);
+    expect(log).not.toContain(account.token);
+    expect(log).not.toContain(key.key);
+  });
+});
+
+describe('rate limiting', () => {
+  const t = useTestApp('sqlite', { rateLimit: { perCredential: 3, perAddress: 2, windowMs: 60_000 } });
+
+  it('limits each credential separately and answers 429 with Retry-After', async () => {
+    const first = await createAccount(t);
+    const second = await createAccount(t);
+    for (let i = 0; i < 3; i++) expect((await t.request('GET', '/api/v1/admin/account', { token: first.token })).status).toBe(200);
+    const limited = await t.request('GET', '/api/v1/admin/account', { token: first.token });
+    expectError(limited, 429, /Rate limit/);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await t.request('GET', '/api/v1/admin/account', { token: second.token })).status).toBe(200);
+  });
+
+  it('limits requests without a valid credential per client address', async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await t.request('GET', '/api/v1/admin/account')).status);
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+});
