@@ -12,4 +12,9 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // Tests read arbitrary JSON responses.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 );

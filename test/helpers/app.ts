@@ -9,7 +9,7 @@ import { openTestDatabase } from './engines.ts';
 
 export interface ApiResponse {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  body: any;
   headers: Record<string, string | string[] | number | undefined>;
   raw: string;
 }
