@@ -69,10 +69,99 @@ export interface ApiKeysTable {
   created_at: string;
 }
 
+export interface GoalCustomizationsTable {
+  website_id: string;
+  goal_name: string;
+  display_name: string | null;
+  color: string | null;
+  description: string | null;
+  updated_at: string;
+}
+
+export interface FunnelsTable {
+  id: string;
+  website_id: string;
+  name: string;
+  slug: string;
+  /** JSON array of {id, name, type, url?, goalName?}; replaced whole on update. */
+  steps: JsonText;
+  is_active: Bool;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AlertsTable {
+  id: string;
+  website_id: string;
+  name: string;
+  goal_name: string;
+  subject: string | null;
+  message: string;
+  is_enabled: Bool;
+  last_triggered_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Kept when its alert is deleted: the alert's name and goal are copied in. */
+export interface AlertHistoryTable {
+  id: string;
+  website_id: string;
+  alert_id: string;
+  alert_name: string;
+  goal_name: string;
+  status: string;
+  error: string | null;
+  visitor_id: string | null;
+  triggered_at: string;
+}
+
+/** Pending invitations only: accepting one turns it into a website_members row. */
+export interface InvitationsTable {
+  id: string;
+  website_id: string;
+  email: string;
+  role: string;
+  invited_by: string;
+  created_at: string;
+}
+
+export interface IntegrationsTable {
+  website_id: string;
+  provider: string;
+  /** Which key of the keyring encrypted `ciphertext`. */
+  key_id: string;
+  /** AES-256-GCM over the JSON credentials, bound to (website_id, provider). */
+  ciphertext: string;
+  connected_at: string;
+  updated_at: string;
+}
+
+/** Persisted background jobs (provider-four re-sync first); a worker claims queued rows. */
+export interface IntegrationJobsTable {
+  id: string;
+  website_id: string;
+  provider: string;
+  kind: string;
+  status: string;
+  attempts: number;
+  error: string | null;
+  requested_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   access_tokens: AccessTokensTable;
   websites: WebsitesTable;
   website_members: WebsiteMembersTable;
   api_keys: ApiKeysTable;
+  goal_customizations: GoalCustomizationsTable;
+  funnels: FunnelsTable;
+  alerts: AlertsTable;
+  alert_history: AlertHistoryTable;
+  invitations: InvitationsTable;
+  integrations: IntegrationsTable;
+  integration_jobs: IntegrationJobsTable;
 }

@@ -1,8 +1,23 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { accessTokensRoutes } from './access-tokens/access-tokens.routes.ts';
 import { accountRoutes } from './account/account.routes.ts';
+import { alertsRoutes } from './alerts/alerts.routes.ts';
 import { apiKeysRoutes } from './api-keys/api-keys.routes.ts';
+import { funnelsRoutes } from './funnels/funnels.routes.ts';
+import { goalsRoutes } from './goals/goals.routes.ts';
+import { integrationsRoutes } from './integrations/integrations.routes.ts';
+import { teamRoutes } from './team/team.routes.ts';
 import { websitesRoutes } from './websites/websites.routes.ts';
 
 /** Every module's routes, mounted under /api/v1/admin. */
-export const adminModules: FastifyPluginAsync[] = [accountRoutes, accessTokensRoutes, websitesRoutes, apiKeysRoutes];
+export const adminModules: FastifyPluginAsync[] = [
+  accountRoutes,
+  accessTokensRoutes,
+  websitesRoutes,
+  apiKeysRoutes,
+  goalsRoutes,
+  funnelsRoutes,
+  alertsRoutes,
+  teamRoutes,
+  integrationsRoutes,
+];

@@ -32,8 +32,11 @@ export interface TestApp {
   request(method: string, url: string, options?: RequestOptions): Promise<ApiResponse>;
 }
 
+export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
 export const TEST_CONFIG_OVERRIDES: Partial<Config> = {
   rateLimit: { perCredential: 100_000, perAddress: 100_000, windowMs: 60_000 },
+  secretKey: TEST_SECRET_KEY,
 };
 
 /**
