@@ -12,6 +12,8 @@ export interface Db {
   engine: Engine;
   /** The SQLite file (for the generated secret key's home), or null on PostgreSQL. */
   sqlitePath: string | null;
+  /** PostgreSQL only: the schema that holds the tables. */
+  pgSchema: string | null;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -52,6 +54,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       kysely,
       engine: 'sqlite',
       sqlitePath: sqlitePath === ':memory:' ? null : sqlitePath,
+      pgSchema: null,
       ping: async () => void (await sql`select 1`.execute(kysely)),
       close: () => kysely.destroy(),
     };
@@ -68,6 +71,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       kysely,
       engine: 'postgres',
       sqlitePath: null,
+      pgSchema: options.pgSchema ?? 'public',
       ping: async () => void (await sql`select 1`.execute(kysely)),
       close: () => kysely.destroy(),
     };

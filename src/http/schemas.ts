@@ -57,3 +57,6 @@ export const GoalName = Type.String({
   pattern: '^(?!identify$)[a-z0-9_:-]{1,64}$',
   description: 'lower case letters, digits, _ : -; 1-64 characters; not "identify"',
 });
+
+/** For routes that take no fields: an empty body, `{}` or none at all. */
+export const EmptyBody = Type.Object({}, { additionalProperties: false });

@@ -6,6 +6,7 @@ import { apiKeysRoutes } from './api-keys/api-keys.routes.ts';
 import { funnelsRoutes } from './funnels/funnels.routes.ts';
 import { goalsRoutes } from './goals/goals.routes.ts';
 import { integrationsRoutes } from './integrations/integrations.routes.ts';
+import { invitationsRoutes } from './team/invitations.routes.ts';
 import { teamRoutes } from './team/team.routes.ts';
 import { websitesRoutes } from './websites/websites.routes.ts';
 
@@ -19,5 +20,6 @@ export const adminModules: FastifyPluginAsync[] = [
   funnelsRoutes,
   alertsRoutes,
   teamRoutes,
+  invitationsRoutes,
   integrationsRoutes,
 ];
