@@ -45,14 +45,22 @@ function describe(error: ErrorObject): string {
       return `must be one of: ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':
       return `must be ${JSON.stringify(error.params.allowedValue)}`;
+    case 'minProperties':
+      return error.params.limit === 1 ? 'must contain at least one field' : (error.message ?? 'has too few fields');
     default:
       return error.message ?? 'is invalid';
   }
 }
 
+/** An unknown field's name is client input: never echo a credential or a wall of text back. */
+function safeFieldName(name: string): string {
+  if (/^dft?_/.test(name)) return `${name.slice(0, name.indexOf('_') + 1)}...`;
+  return name.length > 64 ? `${name.slice(0, 32)}...` : name;
+}
+
 function fieldOf(context: string, error: ErrorObject): string {
   const base = pathOf(context, error.instancePath);
-  if (error.keyword === 'additionalProperties') return `${base}.${error.params.additionalProperty}`;
+  if (error.keyword === 'additionalProperties') return `${base}.${safeFieldName(String(error.params.additionalProperty))}`;
   if (error.keyword === 'required') return `${base}.${error.params.missingProperty}`;
   return base;
 }
@@ -64,7 +72,9 @@ export function describeValidationErrors(context: string, errors: ErrorObject[])
     // A union (for example "string or null") failed: a branch whose type matched but whose
     // rule did not says the most; otherwise list the accepted types.
     const branches = errors.filter((e) => e.schemaPath.startsWith(`${anyOf.schemaPath}/`));
-    const specific = branches.find((e) => e.keyword !== 'type' && e.keyword !== 'const');
+    // An error deeper than the union itself (an item of a nullable list, say) names the field best.
+    const deeper = branches.find((e) => e.instancePath.length > anyOf.instancePath.length);
+    const specific = deeper ?? branches.find((e) => e.keyword !== 'type' && e.keyword !== 'const');
     if (specific) return [{ path: fieldOf(context, specific), message: describe(specific) }];
     const accepted = branches.map((e) =>
       e.keyword === 'const' ? JSON.stringify(e.params.allowedValue) : String(e.params.type),

@@ -27,7 +27,7 @@ function assertDeclared(access: RouteAccess | undefined, method: string, url: st
 
 function readWebsiteId(request: FastifyRequest, access: WebsiteScopedAccess): { id: string | undefined; field: string } {
   if ((access.websiteIdIn ?? 'path') === 'path') {
-    return { id: (request.params as Record<string, string>).websiteId, field: 'websiteId' };
+    return { id: (request.params as Record<string, string>).websiteId, field: 'path.websiteId' };
   }
   const value = (request.query as Record<string, unknown>).websiteId;
   return { id: typeof value === 'string' ? value : undefined, field: 'query.websiteId' };

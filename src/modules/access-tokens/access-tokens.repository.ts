@@ -14,6 +14,7 @@ export async function listActiveTokens(db: Kysely<Database>, accountId: string):
     .execute();
 }
 
+
 export async function countActiveTokens(db: Kysely<Database>, accountId: string): Promise<number> {
   const row = await db
     .selectFrom('access_tokens')

@@ -1,3 +1,4 @@
+import { lockAccount } from '../../db/locks.ts';
 import type { Kysely } from 'kysely';
 import { ALL, isSubset } from '../../auth/permissions.ts';
 import type { TokenPrincipal } from '../../auth/principal.ts';
@@ -66,6 +67,7 @@ export async function createAccessToken(db: Kysely<Database>, creator: TokenPrin
   assertWithinCreator(creator, permissions, websiteIds);
 
   return db.transaction().execute(async (trx) => {
+    await lockAccount(trx, creator.accountId);
     const reachable = await accessibleWebsiteIds(trx, creator.accountId);
     websiteIds.forEach((id, i) => {
       if (!reachable.has(id)) throw invalidField(`body.websiteIds[${i}]`, 'is not a website of this account');

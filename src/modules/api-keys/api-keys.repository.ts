@@ -10,6 +10,7 @@ export async function listActiveKeys(db: Kysely<Database>, websiteId: string): P
   return active(db, websiteId).selectAll().orderBy('created_at').orderBy('id').execute();
 }
 
+
 export async function countActiveKeys(db: Kysely<Database>, websiteId: string): Promise<number> {
   const row = await active(db, websiteId).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
@@ -23,8 +24,22 @@ export async function insertKey(db: Kysely<Database>, row: ApiKeyRow): Promise<v
   await db.insertInto('api_keys').values(row).execute();
 }
 
-export async function replaceSecret(db: Kysely<Database>, keyId: string, digest: string, display: string): Promise<void> {
-  await db.updateTable('api_keys').set({ digest, display_key: display, last_used_at: null }).where('id', '=', keyId).execute();
+/** False when the key is not an active key of this website (unknown, foreign, or revoked meanwhile). */
+export async function replaceSecret(
+  db: Kysely<Database>,
+  websiteId: string,
+  keyId: string,
+  digest: string,
+  display: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ digest, display_key: display, last_used_at: null })
+    .where('id', '=', keyId)
+    .where('website_id', '=', websiteId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function revokeKey(db: Kysely<Database>, websiteId: string, keyId: string, at: string): Promise<boolean> {

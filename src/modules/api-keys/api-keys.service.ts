@@ -1,3 +1,4 @@
+import { lockWebsite } from '../../db/locks.ts';
 import type { Kysely } from 'kysely';
 import { digestCredential, displayKey, generateCredential } from '../../auth/tokens.ts';
 import type { Database } from '../../db/schema.ts';
@@ -23,6 +24,7 @@ export async function createApiKey(db: Kysely<Database>, websiteId: string, name
     created_at: new Date().toISOString(),
   };
   await db.transaction().execute(async (trx) => {
+    await lockWebsite(trx, websiteId);
     if ((await repo.countActiveKeys(trx, websiteId)) >= limit) {
       throw badRequest(`API key limit reached: a website may have at most ${limit} keys; revoke one first`);
     }
@@ -35,11 +37,11 @@ export async function createApiKey(db: Kysely<Database>, websiteId: string, name
 export async function rollApiKey(db: Kysely<Database>, websiteId: string, keyId: string) {
   const raw = generateCredential('apiKey');
   return db.transaction().execute(async (trx) => {
+    const display = displayKey(raw);
+    if (!(await repo.replaceSecret(trx, websiteId, keyId, digestCredential(raw), display))) throw notFound('API key not found');
     const row = await repo.findActiveKey(trx, websiteId, keyId);
     if (!row) throw notFound('API key not found');
-    const display = displayKey(raw);
-    await repo.replaceSecret(trx, keyId, digestCredential(raw), display);
-    return { ...presentApiKey({ ...row, display_key: display, last_used_at: null }), key: raw };
+    return { ...presentApiKey(row), key: raw };
   });
 }
 

@@ -28,6 +28,7 @@ export async function findWebsite(db: Kysely<Database>, websiteId: string): Prom
   return db.selectFrom('websites').selectAll().where('id', '=', websiteId).executeTakeFirst();
 }
 
+
 /** Whether the account owns a website with this domain (other than `exceptId`). */
 export async function ownerHasDomain(db: Kysely<Database>, ownerId: string, domain: string, exceptId?: string): Promise<boolean> {
   let query = db

@@ -1,3 +1,4 @@
+import { lockAccount } from '../../db/locks.ts';
 import type { Insertable, Kysely } from 'kysely';
 import type { TokenPrincipal, WebsiteAccess } from '../../auth/principal.ts';
 import type { Database, WebsitesTable } from '../../db/schema.ts';
@@ -40,6 +41,7 @@ export async function createWebsite(db: Kysely<Database>, principal: TokenPrinci
     updated_at: now,
   };
   await db.transaction().execute(async (trx) => {
+    await lockAccount(trx, principal.accountId);
     if (await repo.ownerHasDomain(trx, principal.accountId, domain)) {
       throw conflict(`You already have a website with the domain ${domain}`);
     }
@@ -59,6 +61,7 @@ export async function updateWebsite(db: Kysely<Database>, access: WebsiteAccess,
   return db.transaction().execute(async (trx) => {
     if (changes.domain !== undefined) {
       const ownerId = await repo.findOwnerId(trx, access.websiteId);
+      await lockAccount(trx, ownerId);
       if (await repo.ownerHasDomain(trx, ownerId, changes.domain as string, access.websiteId)) {
         throw conflict(`The owner already has a website with the domain ${String(changes.domain)}`);
       }
