@@ -8,6 +8,7 @@ import { adminModules } from './modules/index.ts';
 import database from './plugins/database.ts';
 import errorHandler from './plugins/error-handler.ts';
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
+import keyring from './plugins/keyring.ts';
 import openapi from './plugins/openapi.ts';
 import routeGuard from './plugins/route-guard.ts';
 
@@ -34,6 +35,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   app.setValidatorCompiler(validatorCompiler);
   const db = options.db ?? createDatabase(config.databaseUrl);
   await app.register(database, { db, config, ownsDb: !options.db });
+  await app.register(keyring);
   await app.register(errorHandler);
   await app.register(jsonBody);
   await app.register(openapi);

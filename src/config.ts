@@ -23,6 +23,8 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   secretKey: string | undefined;
+  /** Older keys, still accepted for decryption while credentials are re-encrypted. */
+  previousSecretKeys: string[];
   smtpUrl: string | undefined;
   mailFrom: string;
   alertCooldownSeconds: number;
@@ -60,6 +62,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: boolean(env, 'TRUST_PROXY'),
     secretKey: env.SIGHTLINE_SECRET_KEY || undefined,
+    previousSecretKeys: (env.SIGHTLINE_PREVIOUS_SECRET_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'Sightline <sightline@localhost>',
     alertCooldownSeconds: integer(env, 'ALERT_COOLDOWN_SECONDS', 60),
