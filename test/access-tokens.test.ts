@@ -347,6 +347,22 @@ describeEachEngine('access tokens', (engine) => {
     expectError(await t.request('DELETE', `${TOKENS}/${UNKNOWN_ID}`, { token: account.token }), 404);
   });
 
+  it('refuses with 403 to let a narrow token revoke a wider one, but lets it revoke itself and narrower ones', async () => {
+    const account = await createAccount(t);
+    const website = await createWebsite(t, account.token);
+    const narrow = await createToken(t, account, ['api-keys:write', 'api-keys:read'], [website.id]);
+    const narrower = await createToken(t, account, ['api-keys:read'], [website.id]);
+    const ids = await t.request('GET', TOKENS, { token: account.token });
+    const idOf = (raw: string) => ids.body.data.find((row: { displayKey: string }) => row.displayKey === `${raw.slice(0, 8)}...${raw.slice(-4)}`).id;
+    const adminId = idOf(account.token);
+
+    expectError(await t.request('DELETE', `${TOKENS}/${adminId}`, { token: narrow }), 403, /wider rights/);
+    expect(await isRevoked(adminId)).toBe(false);
+    expect((await t.request('DELETE', `${TOKENS}/${idOf(narrower)}`, { token: narrow })).status).toBe(200);
+    expect((await t.request('DELETE', `${TOKENS}/${idOf(narrow)}`, { token: narrow })).status).toBe(200);
+    expectError(await t.request('GET', TOKENS, { token: narrow }), 401);
+  });
+
   it('answers 400 naming the parameter for a malformed tokenId', async () => {
     const account = await createAccount(t);
     expectError(await t.request('DELETE', `${TOKENS}/not-a-token-id`, { token: account.token }), 400, /tokenId/);

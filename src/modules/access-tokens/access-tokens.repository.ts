@@ -15,6 +15,16 @@ export async function listActiveTokens(db: Kysely<Database>, accountId: string):
 }
 
 
+export async function findActiveToken(db: Kysely<Database>, accountId: string, tokenId: string): Promise<AccessTokenRow | undefined> {
+  return db
+    .selectFrom('access_tokens')
+    .selectAll()
+    .where('id', '=', tokenId)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
 export async function countActiveTokens(db: Kysely<Database>, accountId: string): Promise<number> {
   const row = await db
     .selectFrom('access_tokens')

@@ -30,6 +30,6 @@ export const accessTokensRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/access-tokens/:tokenId', {
     config: { access: { scope: 'account', permission: 'api-keys:write', apiKey: false } },
     schema: { tags, summary: 'Revoke a token', params: TokenParams, response: withErrors({ 200: Envelope(Message) }) },
-    handler: async (request) => ok([await service.revokeAccessToken(db, tokenOf(request).accountId, request.params.tokenId)]),
+    handler: async (request) => ok([await service.revokeAccessToken(db, tokenOf(request), request.params.tokenId)]),
   });
 };

@@ -16,14 +16,17 @@ export async function listAccessTokens(db: Kysely<Database>, accountId: string) 
 }
 
 /** A new token can never grant more than the token that creates it (Immich's isGranted rule). */
+function exceeds(caller: TokenPrincipal, permissions: string[], websiteIds: string[]): 'permissions' | 'websites' | null {
+  if (!isSubset(permissions, caller.permissions)) return 'permissions';
+  const callerWebsites = caller.websiteIds;
+  const wider = callerWebsites.length > 0 && (websiteIds.length === 0 || websiteIds.some((id) => !callerWebsites.includes(id)));
+  return wider ? 'websites' : null;
+}
+
 function assertWithinCreator(creator: TokenPrincipal, permissions: string[], websiteIds: string[]): void {
-  if (!isSubset(permissions, creator.permissions)) {
-    throw forbidden('A token cannot grant permissions that the token creating it does not hold');
-  }
-  const creatorWebsites = creator.websiteIds;
-  const widerWebsites =
-    creatorWebsites.length > 0 && (websiteIds.length === 0 || websiteIds.some((id) => !creatorWebsites.includes(id)));
-  if (widerWebsites) throw forbidden('A token cannot reach websites that the token creating it cannot reach');
+  const excess = exceeds(creator, permissions, websiteIds);
+  if (excess === 'permissions') throw forbidden('A token cannot grant permissions that the token creating it does not hold');
+  if (excess === 'websites') throw forbidden('A token cannot reach websites that the token creating it cannot reach');
 }
 
 export interface IssueTokenOptions {
@@ -86,8 +89,15 @@ export async function createAccessToken(db: Kysely<Database>, creator: TokenPrin
   });
 }
 
-export async function revokeAccessToken(db: Kysely<Database>, accountId: string, tokenId: string) {
-  const revoked = await repo.revokeToken(db, accountId, tokenId, new Date().toISOString());
-  if (!revoked) throw notFound('Token not found');
-  return { message: 'Token revoked' };
+/** A narrow token cannot revoke a wider one (say, the owner's full-access token). */
+export async function revokeAccessToken(db: Kysely<Database>, caller: TokenPrincipal, tokenId: string) {
+  return db.transaction().execute(async (trx) => {
+    const target = await repo.findActiveToken(trx, caller.accountId, tokenId);
+    if (!target) throw notFound('Token not found');
+    if (exceeds(caller, JSON.parse(target.permissions), JSON.parse(target.website_ids))) {
+      throw forbidden('A token cannot revoke a token with wider rights than its own');
+    }
+    await repo.revokeToken(trx, caller.accountId, tokenId, new Date().toISOString());
+    return { message: 'Token revoked' };
+  });
 }
