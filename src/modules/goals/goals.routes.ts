@@ -1,4 +1,58 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Envelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
+import { websiteOf } from '../../http/request-context.ts';
+import {
+  CUSTOMIZATION_BODY_LIMIT,
+  CustomizationReset,
+  GoalCustomization,
+  GoalNameQuery,
+  PaletteColor,
+  UpdateGoalCustomizationBody,
+} from './goals.schemas.ts';
+import * as service from './goals.service.ts';
 
-// Placeholder until this module lands; it registers no route.
-export const goalsRoutes: FastifyPluginAsyncTypebox = async () => {};
+const tags = ['Goals'];
+
+export const goalsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.db.kysely;
+
+  app.get('/websites/:websiteId/goals/customizations', {
+    config: { access: { scope: 'website', permission: 'goals:read', action: 'read', apiKey: true } },
+    schema: {
+      tags,
+      summary: "List the website's goal display customizations, with the palette of colors they may use",
+      params: WebsiteParams,
+      response: withErrors({ 200: Envelope(GoalCustomization, { colors: Type.Array(PaletteColor) }) }),
+    },
+    handler: async (request) => ({
+      ...ok(await service.listGoalCustomizations(db, websiteOf(request).websiteId)),
+      colors: service.goalPalette(),
+    }),
+  });
+
+  app.patch('/websites/:websiteId/goals/customizations', {
+    config: { access: { scope: 'website', permission: 'goals:write', action: 'manage', apiKey: true } },
+    bodyLimit: CUSTOMIZATION_BODY_LIMIT,
+    schema: {
+      tags,
+      summary: "Set a goal's display name, color or description (only the fields sent change; null clears)",
+      params: WebsiteParams,
+      body: UpdateGoalCustomizationBody,
+      response: withErrors({ 200: Envelope(GoalCustomization) }),
+    },
+    handler: async (request) => ok([await service.updateGoalCustomization(db, websiteOf(request).websiteId, request.body)]),
+  });
+
+  app.delete('/websites/:websiteId/goals/customizations', {
+    config: { access: { scope: 'website', permission: 'goals:write', action: 'manage', apiKey: true } },
+    schema: {
+      tags,
+      summary: 'Reset a goal to its default display metadata',
+      params: WebsiteParams,
+      querystring: GoalNameQuery,
+      response: withErrors({ 200: Envelope(CustomizationReset) }),
+    },
+    handler: async (request) => ok([await service.resetGoalCustomization(db, websiteOf(request).websiteId, request.query.goalName)]),
+  });
+};
