@@ -26,7 +26,8 @@ export function registerAdminCommands(program: Command): void {
       const name = options.name.trim();
       if (name.length < 1 || name.length > 100) fail('--name must be 1 to 100 characters', 2);
 
-      const db = createDatabase(configOrFail().databaseUrl);
+      const config = configOrFail();
+      const db = createDatabase(config.databaseUrl);
       try {
         await migrateToLatest(db);
         const result = await createAccountWithToken(db.kysely, email, name);
@@ -36,7 +37,7 @@ export function registerAdminCommands(program: Command): void {
           process.stdout.write(
             `Created account ${result.account.email} (${result.account.id}).\n\n` +
               `Account token (full access; shown only now, store it safely):\n\n  ${result.token}\n\n` +
-              `Try it:\n  curl -H "Authorization: Bearer ${result.token}" http://127.0.0.1:3000/api/v1/admin/account\n`,
+              `Try it:\n  curl -H "Authorization: Bearer ${result.token}" ${config.publicUrl}/api/v1/admin/account\n`,
           );
         }
       } catch (error) {

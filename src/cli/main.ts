@@ -18,10 +18,12 @@ Getting started:
 Configuration comes from environment variables (DATABASE_URL, HOST, PORT, ...); see the README.`,
   );
 
-registerServerCommands(program);
-registerAdminCommands(program);
-
+// Usage errors exit 2 (API and runtime errors exit 1). Commander copies this setting to
+// subcommands when they are created, so it must come before them.
 program.exitOverride((error) => {
   process.exit(error.exitCode === 0 ? 0 : 2);
 });
+
+registerServerCommands(program);
+registerAdminCommands(program);
 await program.parseAsync(process.argv);

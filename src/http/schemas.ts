@@ -43,6 +43,8 @@ export function withErrors<T extends Record<number, TSchema>>(success: T) {
     401: ErrorEnvelope,
     403: ErrorEnvelope,
     404: ErrorEnvelope,
+    413: ErrorEnvelope,
+    415: ErrorEnvelope,
     429: ErrorEnvelope,
   };
 }
