@@ -52,10 +52,15 @@ function describe(error: ErrorObject): string {
   }
 }
 
-/** An unknown field's name is client input: never echo a credential or a wall of text back. */
+/**
+ * An unknown field's name is client input: echo it only when it reads like a field name, never
+ * when it could be a secret pasted in the wrong place (a token, a provider key).
+ */
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+const SECRET_LIKE = /^(dft?|sk|pk|rk|whsec)_|\d{6}|[a-z][A-Z0-9].*[A-Z0-9].*[0-9]/;
+
 function safeFieldName(name: string): string {
-  if (/^dft?_/.test(name)) return `${name.slice(0, name.indexOf('_') + 1)}...`;
-  return name.length > 64 ? `${name.slice(0, 32)}...` : name;
+  return FIELD_NAME.test(name) && !SECRET_LIKE.test(name) ? name : '<an unknown field, name withheld>';
 }
 
 function fieldOf(context: string, error: ErrorObject): string {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Envelope, Message, ok, withErrors } from '../../http/schemas.ts';
+import { EmptyBody, Envelope, Message, ok, withErrors } from '../../http/schemas.ts';
 import { tokenOf } from '../../http/request-context.ts';
 import { AccessToken, CreateAccessTokenBody, CreatedAccessToken, TokenParams } from './access-tokens.schemas.ts';
 import * as service from './access-tokens.service.ts';
@@ -29,7 +29,7 @@ export const accessTokensRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/access-tokens/:tokenId', {
     config: { access: { scope: 'account', permission: 'api-keys:write', apiKey: false } },
-    schema: { tags, summary: 'Revoke a token', params: TokenParams, response: withErrors({ 200: Envelope(Message) }) },
+    schema: { tags, summary: 'Revoke a token', params: TokenParams, body: EmptyBody, response: withErrors({ 200: Envelope(Message) }) },
     handler: async (request) => ok([await service.revokeAccessToken(db, tokenOf(request), request.params.tokenId)]),
   });
 };

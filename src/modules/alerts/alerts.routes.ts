@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Envelope, Message, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
+import { EmptyBody, Envelope, Message, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import {
   Alert,
@@ -64,7 +64,7 @@ export const alertsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/websites/:websiteId/alerts/:alertId', {
     config: { access: { scope: 'website', permission: 'alerts:write', action: 'manage', apiKey: true } },
-    schema: { tags, summary: 'Delete an alert (its history is kept)', params: AlertParams, response: withErrors({ 200: Envelope(Message) }) },
+    schema: { tags, summary: 'Delete an alert (its history is kept)', params: AlertParams, body: EmptyBody, response: withErrors({ 200: Envelope(Message) }) },
     handler: async (request) => ok([await service.deleteAlert(db, websiteOf(request).websiteId, request.params.alertId)]),
   });
 };

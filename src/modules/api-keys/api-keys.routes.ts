@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Envelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
+import { EmptyBody, Envelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
-import { ApiKey, ApiKeyParams, ApiKeyWithSecret, CreateApiKeyBody, Deleted, RollApiKeyBody } from './api-keys.schemas.ts';
+import { ApiKey, ApiKeyParams, ApiKeyWithSecret, CreateApiKeyBody, Deleted } from './api-keys.schemas.ts';
 import * as service from './api-keys.service.ts';
 
 const tags = ['Website API keys'];
@@ -34,7 +34,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       summary: 'Roll a key: same id and name, new secret returned once; the old secret stops working at once',
       params: ApiKeyParams,
-      body: RollApiKeyBody,
+      body: EmptyBody,
       response: withErrors({ 200: Envelope(ApiKeyWithSecret) }),
     },
     handler: async (request) => ok([await service.rollApiKey(db, websiteOf(request).websiteId, request.params.apiKeyId)]),
@@ -42,7 +42,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/websites/:websiteId/apikeys/:apiKeyId', {
     config: { access: { scope: 'website', permission: 'api-keys:write', action: 'manage', apiKey: true } },
-    schema: { tags, summary: 'Revoke a key', params: ApiKeyParams, response: withErrors({ 200: Envelope(Deleted) }) },
+    schema: { tags, summary: 'Revoke a key', params: ApiKeyParams, body: EmptyBody, response: withErrors({ 200: Envelope(Deleted) }) },
     handler: async (request) => ok([await service.revokeApiKey(db, websiteOf(request).websiteId, request.params.apiKeyId)]),
   });
 };

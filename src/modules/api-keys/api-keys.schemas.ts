@@ -22,8 +22,6 @@ export const CreateApiKeyBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Rolling takes no fields; an empty body or none at all is fine. */
-export const RollApiKeyBody = Type.Object({}, { additionalProperties: false });
 
 export const ApiKeyParams = Type.Object({ websiteId: Id, apiKeyId: Id }, { additionalProperties: false });
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Envelope, ErrorEnvelope, Message, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
+import { EmptyBody, Envelope, ErrorEnvelope, Message, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import { CreateFunnelBody, Funnel, FunnelParams, UpdateFunnelBody } from './funnels.schemas.ts';
 import * as service from './funnels.service.ts';
@@ -42,7 +42,7 @@ export const funnelsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/websites/:websiteId/funnels/:funnelId', {
     config: { access: { scope: 'website', permission: 'funnels:write', action: 'manage', apiKey: true } },
-    schema: { tags, summary: 'Soft-delete a funnel (isActive becomes false)', params: FunnelParams, response: withErrors({ 200: Envelope(Message) }) },
+    schema: { tags, summary: 'Soft-delete a funnel (isActive becomes false)', params: FunnelParams, body: EmptyBody, response: withErrors({ 200: Envelope(Message) }) },
     handler: async (request) => ok([await service.deleteFunnel(db, websiteOf(request).websiteId, request.params.funnelId)]),
   });
 };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Envelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
+import { EmptyBody, Envelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import {
   CUSTOMIZATION_BODY_LIMIT,
@@ -51,6 +51,7 @@ export const goalsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Reset a goal to its default display metadata',
       params: WebsiteParams,
       querystring: GoalNameQuery,
+      body: EmptyBody,
       response: withErrors({ 200: Envelope(CustomizationReset) }),
     },
     handler: async (request) => ok([await service.resetGoalCustomization(db, websiteOf(request).websiteId, request.query.goalName)]),

@@ -41,7 +41,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     app.delete(`${base}/${provider}`, {
       config: { access: write },
-      schema: { tags, summary: `Disconnect ${provider} (idempotent)`, params: WebsiteParams, response: withErrors({ 200: Envelope(Disconnected) }) },
+      schema: { tags, summary: `Disconnect ${provider} (idempotent)`, params: WebsiteParams, body: EmptyBody, response: withErrors({ 200: Envelope(Disconnected) }) },
       handler: async (request) => ok([await service.disconnect(db, websiteOf(request).websiteId, provider as Provider)]),
     });
   }

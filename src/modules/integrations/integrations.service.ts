@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Keyring } from '../../crypto/keyring.ts';
+import { lockWebsite } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -11,8 +12,12 @@ import { type Provider, RESYNC_JOB, RESYNC_PROVIDER } from './providers.ts';
 async function currentResync(db: Kysely<Database>, websiteId: string, connectedAt: string | undefined) {
   if (!connectedAt) return undefined;
   const job = await repo.latestJob(db, websiteId, RESYNC_PROVIDER, RESYNC_JOB);
-  // A job from before the current connection belongs to an older one.
-  return job && job.requested_at >= connectedAt ? job : undefined;
+  if (!job) return undefined;
+  // Disconnecting ends every open job, so an open job belongs to the current connection even
+  // when the credentials were replaced after it was queued. A finished job from before the
+  // current connection belongs to an older one.
+  if (job.status === 'queued' || job.status === 'running') return job;
+  return job.requested_at >= connectedAt ? job : undefined;
 }
 
 export async function getStatus(db: Kysely<Database>, websiteId: string) {
@@ -46,6 +51,8 @@ export async function connect(
 /** Idempotent: disconnecting what is not connected answers disconnected: false. */
 export async function disconnect(db: Kysely<Database>, websiteId: string, provider: Provider) {
   return db.transaction().execute(async (trx) => {
+    // Serialised with queueResync, so a re-sync cannot be queued for a connection being removed.
+    await lockWebsite(trx, websiteId);
     const disconnected = await repo.deleteIntegration(trx, websiteId, provider);
     if (disconnected) await repo.cancelOpenJobs(trx, websiteId, provider, new Date().toISOString());
     return { message: disconnected ? `${provider} disconnected` : `${provider} was not connected`, disconnected };
@@ -55,6 +62,8 @@ export async function disconnect(db: Kysely<Database>, websiteId: string, provid
 /** Queues a re-sync of historical payments; one open job at a time per website. */
 export async function queueResync(db: Kysely<Database>, websiteId: string) {
   return db.transaction().execute(async (trx) => {
+    // Check-then-insert: one request at a time per website (see db/locks.ts).
+    await lockWebsite(trx, websiteId);
     const integration = await repo.findIntegration(trx, websiteId, RESYNC_PROVIDER);
     if (!integration) throw badRequest(`${RESYNC_PROVIDER} is not connected; connect it before asking for a re-sync`);
     const open = await currentResync(trx, websiteId, integration.connected_at);
