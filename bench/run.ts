@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Engine } from '../src/db/database.ts';
+import { startChild, stopAllChildren } from './children.ts';
+import { failures, load } from './load.ts';
+import { postgresProblem, prepareDatabase } from './prepare.ts';
+import { type EngineResult, type Report, printReport, writeReport } from './report.ts';
+
+// `npm run bench`: the real Sightline server against a bare node:http server answering the same
+// bytes, on SQLite and (when reachable) PostgreSQL. Servers run in child processes; autocannon
+// runs here. Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10),
+// BENCH_WARMUP (s, default 2), BENCH_ENGINES (default "sqlite,postgres"),
+// BENCH_CPU_PROF=1 (write a .cpuprofile of each Sightline child into bench/results/profiles/).
+
+const PATH = '/api/v1/admin/websites/{id}';
+const RESULTS = resolve('bench/results/latest.json');
+
+function setting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number >= 0, got "${raw}"`);
+  return value;
+}
+
+const settings = {
+  durationSeconds: setting('BENCH_DURATION', 10),
+  warmupSeconds: setting('BENCH_WARMUP', 2),
+  connections: setting('BENCH_CONNECTIONS', 10),
+};
+const profile = process.env.BENCH_CPU_PROF === '1';
+const engines = (process.env.BENCH_ENGINES || 'sqlite,postgres').split(',');
+const tempDir = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
+const drops: (() => Promise<void>)[] = [];
+
+let cleaned: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaned ??= (async () => {
+    await stopAllChildren();
+    for (const drop of drops) await drop().catch((error: Error) => console.error(`cleanup: ${error.message}`));
+    rmSync(tempDir, { recursive: true, force: true });
+  })();
+  return cleaned;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping servers and removing temporary data`);
+    void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
+async function call(method: string, url: string, headers: Record<string, string>, body?: unknown) {
+  const response = await fetch(url, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) throw new Error(`${method} ${url} answered ${response.status}: ${bytes}`);
+  return { bytes, contentType: response.headers.get('content-type') ?? '' };
+}
+
+async function benchEngine(engine: Engine): Promise<EngineResult> {
+  const database = await prepareDatabase(engine, tempDir, (drop) => drops.push(drop));
+  const headers = { authorization: `Bearer ${database.token}` };
+  const loadOptions = { headers, seconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections };
+
+  const serverEnv: Record<string, string> = { BENCH_DATABASE_URL: database.url, ...(database.pgSchema ? { BENCH_PG_SCHEMA: database.pgSchema } : {}) };
+  const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve('bench/results/profiles')}`] : [];
+  const sightline = await startChild('bench/sightline-server.ts', serverEnv, nodeArgs);
+  let captured: { bytes: Buffer; contentType: string };
+  let path: string;
+  let sightlineResult;
+  try {
+    const base = `http://127.0.0.1:${sightline.port}/api/v1/admin`;
+    const created = await call('POST', `${base}/websites`, headers, { domain: 'bench.example.com', timezone: 'Europe/Paris', name: 'Bench' });
+    const websiteId = (JSON.parse(created.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
+    path = `/api/v1/admin/websites/${websiteId}`;
+    captured = await call('GET', `http://127.0.0.1:${sightline.port}${path}`, headers);
+    console.error(`${engine}: loading Sightline on port ${sightline.port}`);
+    sightlineResult = await load({ url: `http://127.0.0.1:${sightline.port}${path}`, serverPid: sightline.child.pid, ...loadOptions });
+  } finally {
+    await sightline.stop();
+  }
+
+  const bodyFile = join(tempDir, `${engine}-body`);
+  writeFileSync(bodyFile, captured.bytes);
+  const bare = await startChild('bench/bare-server.ts', { BENCH_BODY_FILE: bodyFile, BENCH_CONTENT_TYPE: captured.contentType });
+  let bareResult;
+  try {
+    const url = `http://127.0.0.1:${bare.port}${path}`;
+    const echoed = await call('GET', url, headers);
+    if (!echoed.bytes.equals(captured.bytes) || echoed.contentType !== captured.contentType) {
+      throw new Error('the bare server does not answer the bytes Sightline answered');
+    }
+    console.error(`${engine}: loading bare node:http on port ${bare.port}`);
+    bareResult = await load({ url, serverPid: bare.child.pid, ...loadOptions });
+  } finally {
+    await bare.stop();
+  }
+  await database.drop();
+  return { engine, path: PATH, sightline: sightlineResult, bare: bareResult, ratio: sightlineResult.reqPerSec / bareResult.reqPerSec };
+}
+
+function commandLine(): string {
+  const env = Object.keys(process.env)
+    .filter((name) => name.startsWith('BENCH_') && !name.startsWith('BENCH_DATABASE') && !name.startsWith('BENCH_BODY'))
+    .map((name) => `${name}=${process.env[name]}`);
+  const how = process.env.npm_lifecycle_event === 'bench' ? 'npm run bench' : 'node bin/run-ts.js bench/run.ts';
+  return [...env, how].join(' ');
+}
+
+let exitCode = 0;
+try {
+  const report: Report = {
+    date: new Date().toISOString(),
+    node: process.version,
+    command: commandLine(),
+    settings,
+    engines: [],
+    skipped: [],
+  };
+  if (engines.includes('sqlite')) report.engines.push(await benchEngine('sqlite'));
+  const problem = engines.includes('postgres') ? await postgresProblem() : 'not in BENCH_ENGINES';
+  if (problem) report.skipped.push({ engine: 'postgres', reason: problem });
+  else report.engines.push(await benchEngine('postgres'));
+
+  printReport(report);
+  writeReport(RESULTS, report);
+  console.log(`\nresults written to ${RESULTS}`);
+  const failed = report.engines.flatMap((e) => [e.sightline, e.bare]).reduce((sum, r) => sum + failures(r), 0);
+  if (failed > 0) {
+    console.error(`FAILED: ${failed} request(s) failed (non-2xx answers or connection errors)`);
+    exitCode = 1;
+  }
+} catch (error) {
+  console.error(error);
+  exitCode = 1;
+} finally {
+  await cleanup();
+}
+process.exit(exitCode);
