@@ -4,9 +4,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { type Db, createDatabase } from './db/database.ts';
 import { validatorCompiler } from './http/validation.ts';
-import { adminModules } from './modules/index.ts';
+import { adminModules, websiteApiModules } from './modules/index.ts';
 import database from './plugins/database.ts';
 import errorHandler from './plugins/error-handler.ts';
+import eventWriter from './plugins/event-writer.ts';
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
 import keyring from './plugins/keyring.ts';
 import openapi from './plugins/openapi.ts';
@@ -36,6 +37,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const db = options.db ?? createDatabase(config.databaseUrl);
   await app.register(database, { db, config, ownsDb: !options.db });
   await app.register(keyring);
+  await app.register(eventWriter);
   await app.register(errorHandler);
   await app.register(jsonBody);
   await app.register(openapi);
@@ -52,6 +54,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(async (api) => {
     await api.register(routeGuard);
     for (const module of adminModules) await api.register(module, { prefix: '/api/v1/admin' });
+    for (const module of websiteApiModules) await api.register(module);
   });
 
   return app;

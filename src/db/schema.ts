@@ -151,6 +151,104 @@ export interface IntegrationJobsTable {
   finished_at: string | null;
 }
 
+/** Every accepted event, as ingested (browser SDK or server-side API). */
+export interface EventsTable {
+  id: string;
+  website_id: string;
+  /** pageview | custom | identify | payment | external_link */
+  type: string;
+  /** The goal name for custom events; null otherwise. */
+  name: string | null;
+  visitor_id: string;
+  session_id: string | null;
+  hostname: string | null;
+  path: string | null;
+  referrer: string | null;
+  country: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string | null;
+  /** JSON object of string properties (custom events, server goals), or null. */
+  metadata: JsonText | null;
+  /** browser | api */
+  source: string;
+  occurred_at: string;
+}
+
+export interface PaymentsTable {
+  id: string;
+  website_id: string;
+  transaction_id: string;
+  /** In the currency's minor unit (cents), so sums are exact. */
+  amount_minor: number;
+  currency: string;
+  visitor_id: string | null;
+  email: string | null;
+  renewal: Bool;
+  refunded: Bool;
+  occurred_at: string;
+  created_at: string;
+}
+
+/** Rollup: one row per visitor per local day of the website (time-series speed). */
+export interface VisitorDaysTable {
+  website_id: string;
+  day: string;
+  visitor_id: string;
+  pageviews: number;
+  sessions: number;
+  last_session_id: string | null;
+  goals: number;
+}
+
+/** Rollup: totals per local day of the website. */
+export interface DailyTotalsTable {
+  website_id: string;
+  day: string;
+  visitors: number;
+  sessions: number;
+  pageviews: number;
+  converted_visitors: number;
+}
+
+/** Rollup behind the tracked-goals list: completions and distinct visitors per goal. */
+export interface GoalStatsTable {
+  website_id: string;
+  goal_name: string;
+  completions: number;
+  visitors: number;
+  last_completed_at: string;
+}
+
+export interface GoalVisitorsTable {
+  website_id: string;
+  goal_name: string;
+  visitor_id: string;
+}
+
+/** Daily-rotating salt for cookieless visitor ids; old days are deleted. */
+export interface DailySaltsTable {
+  day: string;
+  salt: string;
+}
+
+/** Persisted outgoing mail (alert e-mails): written with the history row, sent afterwards. */
+export interface MailOutboxTable {
+  id: string;
+  website_id: string;
+  alert_history_id: string | null;
+  to_address: string;
+  subject: string;
+  text: string;
+  /** pending | sent | failed */
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   access_tokens: AccessTokensTable;
@@ -164,4 +262,12 @@ export interface Database {
   invitations: InvitationsTable;
   integrations: IntegrationsTable;
   integration_jobs: IntegrationJobsTable;
+  events: EventsTable;
+  payments: PaymentsTable;
+  visitor_days: VisitorDaysTable;
+  daily_totals: DailyTotalsTable;
+  goal_stats: GoalStatsTable;
+  goal_visitors: GoalVisitorsTable;
+  daily_salts: DailySaltsTable;
+  mail_outbox: MailOutboxTable;
 }

@@ -2,7 +2,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import { accessTokensRoutes } from './access-tokens/access-tokens.routes.ts';
 import { accountRoutes } from './account/account.routes.ts';
 import { alertsRoutes } from './alerts/alerts.routes.ts';
+import { analyticsRoutes } from './analytics/analytics.routes.ts';
 import { apiKeysRoutes } from './api-keys/api-keys.routes.ts';
+import { ingestRoutes } from './events/ingest.routes.ts';
+import { serverEventsRoutes } from './events/server-events.routes.ts';
 import { funnelsRoutes } from './funnels/funnels.routes.ts';
 import { goalsRoutes } from './goals/goals.routes.ts';
 import { integrationsRoutes } from './integrations/integrations.routes.ts';
@@ -23,3 +26,6 @@ export const adminModules: FastifyPluginAsync[] = [
   invitationsRoutes,
   integrationsRoutes,
 ];
+
+/** The website API where the admin interface touches it (contract section 5); full paths. */
+export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, analyticsRoutes];

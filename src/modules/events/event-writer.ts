@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import type { EventEffectsConfig, NewEvent, RecordedEvent } from './event.types.ts';
+import { recordEvents } from './record-events.ts';
+
+// Group commit: requests that arrive while a transaction is being written wait for the next one,
+// so under load many events share one durable commit (one fsync on SQLite with synchronous=FULL),
+// and each request is answered only after the commit that holds its events.
+
+interface Pending {
+  events: NewEvent[];
+  resolve: (recorded: RecordedEvent[]) => void;
+  reject: (error: unknown) => void;
+}
+
+const MAX_BATCH_EVENTS = 1000;
+
+export class EventWriter {
+  private queue: Pending[] = [];
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly effects: EventEffectsConfig,
+  ) {}
+
+  write(events: NewEvent[]): Promise<RecordedEvent[]> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ events, resolve, reject });
+      this.running ??= this.drain();
+    });
+  }
+
+  /** Resolves when everything written so far is committed (for a graceful close). */
+  async flush(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    // Let the requests of this tick join the batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0) {
+      const batch = this.take();
+      try {
+        const recorded = await this.db.transaction().execute((trx) => recordEvents(trx, batch.flatMap((p) => p.events), this.effects));
+        let offset = 0;
+        for (const pending of batch) {
+          pending.resolve(recorded.slice(offset, offset + pending.events.length));
+          offset += pending.events.length;
+        }
+      } catch (error) {
+        await this.writeOneByOne(batch, error);
+      }
+    }
+    this.running = null;
+  }
+
+  private take(): Pending[] {
+    const batch: Pending[] = [];
+    let size = 0;
+    while (this.queue.length > 0 && (batch.length === 0 || size + this.queue[0]!.events.length <= MAX_BATCH_EVENTS)) {
+      const next = this.queue.shift()!;
+      size += next.events.length;
+      batch.push(next);
+    }
+    return batch;
+  }
+
+  /** One failing request must not fail the others that shared its batch. */
+  private async writeOneByOne(batch: Pending[], batchError: unknown): Promise<void> {
+    if (batch.length === 1) {
+      batch[0]!.reject(batchError);
+      return;
+    }
+    for (const pending of batch) {
+      try {
+        pending.resolve(await this.db.transaction().execute((trx) => recordEvents(trx, pending.events, this.effects)));
+      } catch (error) {
+        pending.reject(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,32 @@
+/** An event ready to be stored: validated, filtered and enriched by its ingestion route. */
+export interface NewEvent {
+  websiteId: string;
+  type: 'pageview' | 'custom' | 'identify' | 'payment' | 'external_link';
+  /** The goal name for custom events; null otherwise. */
+  name: string | null;
+  visitorId: string;
+  sessionId: string | null;
+  hostname: string | null;
+  path: string | null;
+  referrer: string | null;
+  country: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string | null;
+  metadata: Record<string, string> | null;
+  source: 'browser' | 'api';
+  occurredAt: string;
+}
+
+export interface RecordedEvent extends NewEvent {
+  id: string;
+}
+
+/** What the side effects of recording need from the configuration. */
+export interface EventEffectsConfig {
+  alertCooldownSeconds: number;
+  /** False when SMTP_URL is unset: alert deliveries are recorded as skipped. */
+  mailEnabled: boolean;
+}
+
+export const isGoal = (event: NewEvent): boolean => event.type === 'custom' && event.name !== null;
