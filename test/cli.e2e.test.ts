@@ -6,13 +6,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../src/db/database.ts';
-import { POSTGRES_URL } from './helpers/engines.ts';
+import { POSTGRES_URL, postgresProblem } from './helpers/engines.ts';
 import { type CliProcess, type CliResult, Processes, REPO_ROOT, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
 
 // The real process, started the way the README tells a new user to start it: `npx sightline ...`
 // in a checkout, configured by environment variables only, on a database nobody has touched.
 
-const REQUIRE_POSTGRES = process.env.SIGHTLINE_REQUIRE_POSTGRES === '1';
 const TIMEOUT = { timeout: 90_000 };
 const TOKEN_PATTERN = /^dft_[0-9A-Za-z]{36}$/;
 
@@ -65,24 +64,6 @@ function postgresDatabases(): Databases {
       for (const name of names.splice(0)) await asAdmin(`drop database if exists ${name} with (force)`);
     },
   };
-}
-
-async function probePostgres(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const postgresProblem = await probePostgres();
-if (postgresProblem && REQUIRE_POSTGRES) {
-  throw new Error(`SIGHTLINE_REQUIRE_POSTGRES=1 but PostgreSQL at ${POSTGRES_URL} is unreachable: ${postgresProblem}`);
 }
 
 /** Reads the database the CLI wrote, as a check from outside the process. */

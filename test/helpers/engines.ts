@@ -27,7 +27,8 @@ async function probePostgres(): Promise<string | null> {
   }
 }
 
-const postgresProblem = await probePostgres();
+/** Why PostgreSQL cannot be used here, or null when it can. */
+export const postgresProblem = await probePostgres();
 if (postgresProblem && REQUIRE_POSTGRES) {
   throw new Error(`SIGHTLINE_REQUIRE_POSTGRES=1 but PostgreSQL at ${POSTGRES_URL} is unreachable: ${postgresProblem}`);
 }
