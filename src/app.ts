@@ -10,6 +10,7 @@ import errorHandler from './plugins/error-handler.ts';
 import eventWriter from './plugins/event-writer.ts';
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
 import keyring from './plugins/keyring.ts';
+import mail from './plugins/mail.ts';
 import openapi from './plugins/openapi.ts';
 import routeGuard from './plugins/route-guard.ts';
 
@@ -38,6 +39,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(database, { db, config, ownsDb: !options.db });
   await app.register(keyring);
   await app.register(eventWriter);
+  await app.register(mail);
   await app.register(errorHandler);
   await app.register(jsonBody);
   await app.register(openapi);

@@ -74,7 +74,7 @@ export const AlertHistoryEntry = Type.Object({
   alertId: Id,
   alertName: Type.String(),
   goalName: Type.String(),
-  status: Type.Enum([...ALERT_HISTORY_STATUSES]),
+  status: Type.Enum([...ALERT_HISTORY_STATUSES, 'queued'], { description: 'queued: the e-mail waits in the outbox (counted only in total)' }),
   error: Nullable(Type.String()),
   visitorId: Nullable(Type.String()),
   triggeredAt: Timestamp,

@@ -18,6 +18,7 @@ const MAX_BATCH_EVENTS = 1000;
 export class EventWriter {
   private queue: Pending[] = [];
   private running: Promise<void> | null = null;
+  private readonly committedListeners: ((recorded: RecordedEvent[]) => void)[] = [];
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -31,6 +32,11 @@ export class EventWriter {
     });
   }
 
+  /** Called after each commit with the events it held (for example to wake the mail worker). */
+  onCommitted(listener: (recorded: RecordedEvent[]) => void): void {
+    this.committedListeners.push(listener);
+  }
+
   /** Resolves when everything written so far is committed (for a graceful close). */
   async flush(): Promise<void> {
     while (this.running) await this.running;
@@ -42,7 +48,7 @@ export class EventWriter {
     while (this.queue.length > 0) {
       const batch = this.take();
       try {
-        const recorded = await this.db.transaction().execute((trx) => recordEvents(trx, batch.flatMap((p) => p.events), this.effects));
+        const recorded = await this.commit(batch.flatMap((p) => p.events));
         let offset = 0;
         for (const pending of batch) {
           pending.resolve(recorded.slice(offset, offset + pending.events.length));
@@ -53,6 +59,12 @@ export class EventWriter {
       }
     }
     this.running = null;
+  }
+
+  private async commit(events: NewEvent[]): Promise<RecordedEvent[]> {
+    const recorded = await this.db.transaction().execute((trx) => recordEvents(trx, events, this.effects));
+    for (const listener of this.committedListeners) listener(recorded);
+    return recorded;
   }
 
   private take(): Pending[] {
@@ -74,7 +86,7 @@ export class EventWriter {
     }
     for (const pending of batch) {
       try {
-        pending.resolve(await this.db.transaction().execute((trx) => recordEvents(trx, pending.events, this.effects)));
+        pending.resolve(await this.commit(pending.events));
       } catch (error) {
         pending.reject(error);
       }

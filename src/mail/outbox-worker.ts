@@ -1,0 +1,164 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, MailOutboxTable } from '../db/schema.ts';
+import type { Mailer } from './mailer.ts';
+
+// Sends the persisted mail of mail_outbox. A row is written (status pending, due now) in the same
+// transaction as the alert history row it belongs to; this worker claims due rows, sends them and
+// records the outcome on both rows. The retry state lives in the row (attempts, next_attempt_at),
+// so a restart loses nothing: a pending row is simply due again. In-process retry libraries
+// (p-retry, exponential-backoff) keep that state in memory, hence the one-line delay below.
+//
+// Claiming is a compare-and-set on `attempts` that also pushes next_attempt_at out by a lease, so
+// two workers on one database never send the same row twice, and a row whose worker died while
+// sending becomes due again when the lease runs out.
+
+export interface OutboxWorkerOptions {
+  /** Attempts before a row is marked failed. */
+  maxAttempts: number;
+  /** Delay after the first failed attempt; doubled after each further one. */
+  retryDelayMs: number;
+  maxRetryDelayMs: number;
+  /** How long a claimed row is kept from other workers; longer than the mailer's timeouts. */
+  leaseMs: number;
+  pollIntervalMs: number;
+  batchSize: number;
+}
+
+export const DEFAULT_OUTBOX_OPTIONS: OutboxWorkerOptions = {
+  maxAttempts: 5,
+  retryDelayMs: 30_000,
+  maxRetryDelayMs: 30 * 60_000,
+  leaseMs: 5 * 60_000,
+  pollIntervalMs: 1_000,
+  batchSize: 20,
+};
+
+/** 30 s, 1 min, 2 min, 4 min ... capped: the delay before attempt `failedAttempts + 1`. */
+export function retryDelay(failedAttempts: number, options: Pick<OutboxWorkerOptions, 'retryDelayMs' | 'maxRetryDelayMs'>): number {
+  return Math.min(options.retryDelayMs * 2 ** Math.max(0, failedAttempts - 1), options.maxRetryDelayMs);
+}
+
+type OutboxRow = Selectable<MailOutboxTable>;
+
+export class OutboxWorker {
+  private readonly options: OutboxWorkerOptions;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly mailer: Mailer,
+    private readonly log: FastifyBaseLogger,
+    options: Partial<OutboxWorkerOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
+  }
+
+  /** Sends what is already due (mail left by an earlier process included), then polls. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.timer = setInterval(() => this.poke(), this.options.pollIntervalMs);
+    this.timer.unref();
+    this.poke();
+  }
+
+  /** Look for due mail now (called right after a commit that may have queued some). */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Stops polling and waits for the send in progress; unsent rows stay pending for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    while (this.running) await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.drain();
+      } catch (error) {
+        this.log.error({ error: this.mailer.scrub(error) }, 'mail outbox: could not read the queue');
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** Processes due rows until none is left (or the worker stops). */
+  private async drain(): Promise<void> {
+    while (!this.stopped) {
+      const due = await this.db
+        .selectFrom('mail_outbox')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', new Date().toISOString())
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(this.options.batchSize)
+        .execute();
+      if (due.length === 0) return;
+      for (const row of due) {
+        if (this.stopped) return;
+        if (await this.claim(row)) await this.deliver({ ...row, attempts: row.attempts + 1 });
+      }
+    }
+  }
+
+  private async claim(row: OutboxRow): Promise<boolean> {
+    const result = await this.db
+      .updateTable('mail_outbox')
+      .set({ attempts: row.attempts + 1, next_attempt_at: new Date(Date.now() + this.options.leaseMs).toISOString() })
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .where('attempts', '=', row.attempts)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  private async deliver(row: OutboxRow): Promise<void> {
+    try {
+      await this.mailer.send({ to: row.to_address, subject: row.subject, text: row.text });
+    } catch (error) {
+      await this.recordFailure(row, this.mailer.scrub(error));
+      return;
+    }
+    const now = new Date().toISOString();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('mail_outbox').set({ status: 'sent', sent_at: now, last_error: null }).where('id', '=', row.id).execute();
+      if (row.alert_history_id) {
+        await trx.updateTable('alert_history').set({ status: 'sent', error: null }).where('id', '=', row.alert_history_id).execute();
+      }
+    });
+    this.log.info({ outboxId: row.id, attempts: row.attempts }, 'mail outbox: sent');
+  }
+
+  private async recordFailure(row: OutboxRow, error: string): Promise<void> {
+    if (row.attempts >= this.options.maxAttempts) {
+      await this.db.transaction().execute(async (trx) => {
+        await trx.updateTable('mail_outbox').set({ status: 'failed', last_error: error }).where('id', '=', row.id).execute();
+        if (row.alert_history_id) {
+          await trx.updateTable('alert_history').set({ status: 'failed', error }).where('id', '=', row.alert_history_id).execute();
+        }
+      });
+      this.log.error({ outboxId: row.id, attempts: row.attempts, error }, 'mail outbox: giving up');
+      return;
+    }
+    const delay = retryDelay(row.attempts, this.options);
+    const nextAttemptAt = new Date(Date.now() + delay).toISOString();
+    await this.db.updateTable('mail_outbox').set({ next_attempt_at: nextAttemptAt, last_error: error }).where('id', '=', row.id).execute();
+    this.log.warn({ outboxId: row.id, attempts: row.attempts, nextAttemptAt, error }, 'mail outbox: send failed, will retry');
+  }
+}
