@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
 // The floor: a bare node:http server answering the exact bytes Sightline answered.
-// Input: BENCH_BODY_FILE, BENCH_CONTENT_TYPE. Output: "LISTENING <port>" on stdout.
+// Input: BENCH_BODY_FILE, BENCH_CONTENT_TYPE, BENCH_READ_BODY=1 (read the whole request body
+// before answering, as a server accepting a POST must). Output: "LISTENING <port>" on stdout.
 
 const bodyFile = process.env.BENCH_BODY_FILE;
 const contentType = process.env.BENCH_CONTENT_TYPE;
@@ -10,9 +11,20 @@ if (!bodyFile || !contentType) throw new Error('BENCH_BODY_FILE and BENCH_CONTEN
 const body = readFileSync(bodyFile);
 const headers = { 'content-type': contentType, 'content-length': String(body.length) };
 
-const server = createServer((_request, response) => {
-  response.writeHead(200, headers);
-  response.end(body);
+const readBody = process.env.BENCH_READ_BODY === '1';
+
+const server = createServer((request, response) => {
+  if (!readBody) {
+    response.writeHead(200, headers);
+    response.end(body);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    if (Buffer.concat(chunks).length === 0) response.writeHead(400).end();
+    else response.writeHead(200, headers).end(body);
+  });
 });
 server.keepAliveTimeout = 72_000; // Fastify's default, so both keep connections the same way
 server.listen(0, '127.0.0.1', () => {

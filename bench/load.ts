@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { cpuTimeMs } from './children.ts';
 
-// One autocannon run (in this process) against a GET URL, after a warm-up whose numbers are
+// One autocannon run (in this process) against a URL, after a warm-up whose numbers are
 // discarded but whose failures still count. Latencies are collected from autocannon's
 // 'response' events, because its own histogram keeps whole milliseconds only.
 
@@ -25,12 +25,21 @@ export interface LoadOptions {
   connections: number;
   /** The server's process id, to read its CPU time. */
   serverPid?: number;
+  /** POST with a body made per request (default: GET without a body). */
+  body?: () => string;
 }
 
 function run(options: LoadOptions, seconds: number, latencies: number[]): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
+    const makeBody = options.body;
     const instance = autocannon(
-      { url: options.url, headers: options.headers, connections: options.connections, duration: seconds },
+      {
+        url: options.url,
+        headers: options.headers,
+        connections: options.connections,
+        duration: seconds,
+        ...(makeBody ? { method: 'POST' as const, requests: [{ setupRequest: (request) => ({ ...request, body: makeBody() }) }] } : {}),
+      },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
     instance.on('response', (_client, _statusCode, _bytes, responseTime: number) => void latencies.push(responseTime));

@@ -1,8 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { IngestionResult } from './ingestion.ts';
 import type { LoadResult } from './load.ts';
+import type { TimeseriesResult } from './timeseries.ts';
 
-// The printed table and the JSON file.
+// The printed tables and the JSON file.
 
 export interface EngineResult {
   engine: string;
@@ -13,20 +15,33 @@ export interface EngineResult {
   ratio: number;
 }
 
+/** The issue's targets, checked on every run. */
+export const TARGETS = { ingestionRatio: 0.5, seriesP50Ms: 50 };
+
 export interface Report {
   date: string;
   node: string;
   command: string;
-  settings: { durationSeconds: number; warmupSeconds: number; connections: number };
+  settings: {
+    durationSeconds: number;
+    warmupSeconds: number;
+    connections: number;
+    parts: string[];
+    seriesEvents: number;
+    seriesConnections: number;
+  };
+  targets: typeof TARGETS;
   engines: EngineResult[];
+  ingestion: IngestionResult[];
+  timeseries: TimeseriesResult[];
   skipped: { engine: string; reason: string }[];
 }
 
 const COLUMNS = ['engine', 'target', 'req/s', 'p50 ms', 'p99 ms', 'Sightline/bare', 'failed', 'server CPU us/req'];
 const WIDTHS = [9, 10, 10, 8, 8, 15, 7, 18];
 
-function row(cells: string[]): string {
-  return cells.map((cell, i) => (i < 2 ? cell.padEnd(WIDTHS[i]!) : cell.padStart(WIDTHS[i]!))).join('  ');
+function row(cells: string[], widths = WIDTHS): string {
+  return cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
 }
 
 function line(engine: string, target: string, result: LoadResult, ratio: string): string {
@@ -35,17 +50,50 @@ function line(engine: string, target: string, result: LoadResult, ratio: string)
   return row([engine, target, result.reqPerSec.toFixed(0), result.p50Ms.toFixed(2), result.p99Ms.toFixed(2), ratio, failed, cpu]);
 }
 
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+
+function printPairs(title: string, results: { engine: string; sightline: LoadResult; bare: LoadResult; ratio: number }[]) {
+  console.log('');
+  console.log(title);
+  console.log(row(COLUMNS));
+  for (const result of results) {
+    console.log(line(result.engine, 'sightline', result.sightline, percent(result.ratio)));
+    console.log(line(result.engine, 'bare', result.bare, ''));
+  }
+}
+
+const SERIES_COLUMNS = ['engine', 'events', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'server CPU us/req', 'seed s', 'rollups s'];
+const SERIES_WIDTHS = [9, 10, 10, 8, 8, 7, 18, 7, 10];
+
 export function printReport(report: Report): void {
-  const { durationSeconds, warmupSeconds, connections } = report.settings;
+  const { durationSeconds, warmupSeconds, connections, seriesConnections } = report.settings;
   console.log('');
   console.log(`command: ${report.command}`);
   console.log(`node ${report.node}; autocannon ${connections} connections, ${durationSeconds} s after a ${warmupSeconds} s warm-up`);
-  if (report.engines[0]) console.log(`request: GET ${report.engines[0].path} (authenticated, full-access token)`);
-  console.log('');
-  console.log(row(COLUMNS));
-  for (const result of report.engines) {
-    console.log(line(result.engine, 'sightline', result.sightline, `${(result.ratio * 100).toFixed(1)} %`));
-    console.log(line(result.engine, 'bare', result.bare, ''));
+  if (report.engines.length > 0) {
+    printPairs(`request: GET ${report.engines[0]!.path} (authenticated, full-access token)`, report.engines);
+  }
+  if (report.ingestion.length > 0) {
+    printPairs(`ingestion: POST ${report.ingestion[0]!.path} (one pageview per request, so req/s = events/s)`, report.ingestion);
+    for (const result of report.ingestion) {
+      console.log(`${result.engine}: ${result.stored} events stored; ingestion ${percent(result.ratio)} of bare, target >= ${percent(TARGETS.ingestionRatio)}: ${verdict(result.ratio >= TARGETS.ingestionRatio)}`);
+    }
+  }
+  if (report.timeseries.length > 0) {
+    const first = report.timeseries[0]!;
+    console.log('');
+    console.log(`time series: GET ${first.path} (the default 30 days), ${seriesConnections} connection(s)`);
+    console.log(row(SERIES_COLUMNS, SERIES_WIDTHS));
+    for (const r of report.timeseries) {
+      const cpu = r.series.serverCpuUsPerRequest === null ? 'n/a' : r.series.serverCpuUsPerRequest.toFixed(1);
+      const cells = [r.engine, String(r.events), r.series.reqPerSec.toFixed(0), r.series.p50Ms.toFixed(2), r.series.p99Ms.toFixed(2)];
+      cells.push(String(r.series.non2xx + r.series.errors), cpu, r.seedSeconds.toFixed(1), r.rebuildSeconds.toFixed(1));
+      console.log(row(cells, SERIES_WIDTHS));
+    }
+    for (const r of report.timeseries) {
+      console.log(`${r.engine}: ${r.events} events and ${r.payments} payments over ${r.days} days; 30-day p50 ${r.series.p50Ms.toFixed(2)} ms, target < ${TARGETS.seriesP50Ms} ms: ${verdict(r.series.p50Ms < TARGETS.seriesP50Ms)}`);
+    }
   }
   for (const { engine, reason } of report.skipped) console.log(`${engine}: skipped (${reason})`);
 }

@@ -3,14 +3,20 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Engine } from '../src/db/database.ts';
 import { startChild, stopAllChildren } from './children.ts';
+import { benchIngestion } from './ingestion.ts';
 import { failures, load } from './load.ts';
-import { postgresProblem, prepareDatabase } from './prepare.ts';
-import { type EngineResult, type Report, printReport, writeReport } from './report.ts';
+import { type BenchDatabase, postgresProblem, prepareDatabase } from './prepare.ts';
+import { type EngineResult, type Report, TARGETS, printReport, writeReport } from './report.ts';
+import { benchTimeseries } from './timeseries.ts';
 
 // `npm run bench`: the real Sightline server against a bare node:http server answering the same
-// bytes, on SQLite and (when reachable) PostgreSQL. Servers run in child processes; autocannon
-// runs here. Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10),
-// BENCH_WARMUP (s, default 2), BENCH_ENGINES (default "sqlite,postgres"),
+// bytes, on SQLite and (when reachable) PostgreSQL, in three parts: an authenticated admin read
+// (admin), event ingestion through POST /api/events (ingestion), and the 30-day daily time
+// series over a million synthetic events (timeseries). Servers run in child processes;
+// autocannon runs here. Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default
+// 10), BENCH_WARMUP (s, default 2), BENCH_ENGINES (default "sqlite,postgres"), BENCH_PARTS
+// (default "admin,ingestion,timeseries"), BENCH_SERIES_EVENTS (default 1000000),
+// BENCH_SERIES_CONNECTIONS (default 1: latency of one request at a time),
 // BENCH_CPU_PROF=1 (write a .cpuprofile of each Sightline child into bench/results/profiles/).
 
 const PATH = '/api/v1/admin/websites/{id}';
@@ -27,8 +33,12 @@ const settings = {
   durationSeconds: setting('BENCH_DURATION', 10),
   warmupSeconds: setting('BENCH_WARMUP', 2),
   connections: setting('BENCH_CONNECTIONS', 10),
+  parts: (process.env.BENCH_PARTS || 'admin,ingestion,timeseries').split(','),
+  seriesEvents: setting('BENCH_SERIES_EVENTS', 1_000_000),
+  seriesConnections: setting('BENCH_SERIES_CONNECTIONS', 1),
 };
 const profile = process.env.BENCH_CPU_PROF === '1';
+const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve('bench/results/profiles')}`] : [];
 const engines = (process.env.BENCH_ENGINES || 'sqlite,postgres').split(',');
 const tempDir = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
 const drops: (() => Promise<void>)[] = [];
@@ -60,13 +70,11 @@ async function call(method: string, url: string, headers: Record<string, string>
   return { bytes, contentType: response.headers.get('content-type') ?? '' };
 }
 
-async function benchEngine(engine: Engine): Promise<EngineResult> {
-  const database = await prepareDatabase(engine, tempDir, (drop) => drops.push(drop));
+async function benchAdminRead(engine: Engine, database: BenchDatabase): Promise<EngineResult> {
   const headers = { authorization: `Bearer ${database.token}` };
   const loadOptions = { headers, seconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections };
 
   const serverEnv: Record<string, string> = { BENCH_DATABASE_URL: database.url, ...(database.pgSchema ? { BENCH_PG_SCHEMA: database.pgSchema } : {}) };
-  const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve('bench/results/profiles')}`] : [];
   const sightline = await startChild('bench/sightline-server.ts', serverEnv, nodeArgs);
   let captured: { bytes: Buffer; contentType: string };
   let path: string;
@@ -98,8 +106,21 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
   } finally {
     await bare.stop();
   }
-  await database.drop();
   return { engine, path: PATH, sightline: sightlineResult, bare: bareResult, ratio: sightlineResult.reqPerSec / bareResult.reqPerSec };
+}
+
+async function benchEngine(engine: Engine, report: Report): Promise<void> {
+  const database = await prepareDatabase(engine, tempDir, (drop) => drops.push(drop));
+  const timing = { seconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
+  if (settings.parts.includes('admin')) report.engines.push(await benchAdminRead(engine, database));
+  if (settings.parts.includes('ingestion')) {
+    report.ingestion.push(await benchIngestion(engine, database, { ...timing, connections: settings.connections, tempDir, nodeArgs, call }));
+  }
+  if (settings.parts.includes('timeseries')) {
+    const options = { ...timing, events: settings.seriesEvents, connections: settings.seriesConnections, nodeArgs, call };
+    report.timeseries.push(await benchTimeseries(engine, database, options));
+  }
+  await database.drop();
 }
 
 function commandLine(): string {
@@ -117,22 +138,29 @@ try {
     node: process.version,
     command: commandLine(),
     settings,
+    targets: TARGETS,
     engines: [],
+    ingestion: [],
+    timeseries: [],
     skipped: [],
   };
-  if (engines.includes('sqlite')) report.engines.push(await benchEngine('sqlite'));
+  if (engines.includes('sqlite')) await benchEngine('sqlite', report);
   const problem = engines.includes('postgres') ? await postgresProblem() : 'not in BENCH_ENGINES';
   if (problem) report.skipped.push({ engine: 'postgres', reason: problem });
-  else report.engines.push(await benchEngine('postgres'));
+  else await benchEngine('postgres', report);
 
   printReport(report);
   writeReport(RESULTS, report);
   console.log(`\nresults written to ${RESULTS}`);
-  const failed = report.engines.flatMap((e) => [e.sightline, e.bare]).reduce((sum, r) => sum + failures(r), 0);
+  const loads = [...report.engines, ...report.ingestion].flatMap((e) => [e.sightline, e.bare]).concat(report.timeseries.map((r) => r.series));
+  const failed = loads.reduce((sum, r) => sum + failures(r), 0);
   if (failed > 0) {
     console.error(`FAILED: ${failed} request(s) failed (non-2xx answers or connection errors)`);
     exitCode = 1;
   }
+  const lost = report.ingestion.filter((r) => r.stored < r.sightline.requests);
+  for (const r of lost) console.error(`FAILED: ${r.engine}: ${r.sightline.requests} events answered but only ${r.stored} stored`);
+  if (lost.length > 0) exitCode = 1;
 } catch (error) {
   console.error(error);
   exitCode = 1;

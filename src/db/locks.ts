@@ -1,14 +1,11 @@
-import { type Kysely, PostgresAdapter } from 'kysely';
+import type { Kysely } from 'kysely';
+import { isPostgres } from './engine.ts';
 import type { Database } from './schema.ts';
 
 // Check-then-write sequences (a limit, a uniqueness rule) lock their parent row first, inside
 // the transaction, so two concurrent requests cannot both pass the check. PostgreSQL takes a
 // row lock (read committed would let both read the same snapshot); SQLite already runs one
 // transaction at a time on its single connection, and has no FOR UPDATE.
-
-function isPostgres(db: Kysely<Database>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 export async function lockAccount(db: Kysely<Database>, accountId: string): Promise<void> {
   if (isPostgres(db)) await db.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();

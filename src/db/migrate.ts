@@ -3,12 +3,14 @@ import type { Db } from './database.ts';
 import { foundation } from './migrations/0001-foundation.ts';
 import { websiteResources } from './migrations/0002-website-resources.ts';
 import { events } from './migrations/0003-events.ts';
+import { analytics } from './migrations/0004-analytics.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
     '0001-foundation': foundation(db.engine),
     '0002-website-resources': websiteResources(db.engine),
     '0003-events': events(db.engine),
+    '0004-analytics': analytics(),
   };
   return { getMigrations: async () => migrations };
 }

@@ -199,6 +199,23 @@ export interface VisitorDaysTable {
   sessions: number;
   last_session_id: string | null;
   goals: number;
+  /** The visitor's previous active day, null for a first visit. */
+  prev_day: string | null;
+  /** The visitor's previous day with a goal, set on days with a goal only. */
+  prev_goal_day: string | null;
+}
+
+/**
+ * Rollup: visitor_days rows counted per (day, previous active day), so distinct visitors over a
+ * range of days is a sum over a few hundred rows instead of a distinct count over all of them.
+ */
+export interface VisitorRecencyTable {
+  website_id: string;
+  day: string;
+  /** '' for a first visit (or first conversion): it sorts before every day. */
+  prev_day: string;
+  visitors: number;
+  converted: number;
 }
 
 /** Rollup: totals per local day of the website. */
@@ -265,6 +282,7 @@ export interface Database {
   events: EventsTable;
   payments: PaymentsTable;
   visitor_days: VisitorDaysTable;
+  visitor_recency: VisitorRecencyTable;
   daily_totals: DailyTotalsTable;
   goal_stats: GoalStatsTable;
   goal_visitors: GoalVisitorsTable;

@@ -1,4 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { withErrors } from '../../http/schemas.ts';
+import { websiteOf } from '../../http/request-context.ts';
+import { Timeseries, TimeseriesQuery } from './analytics.schemas.ts';
+import * as service from './analytics.service.ts';
 
-// Placeholder until this part lands; it registers no route.
-export const analyticsRoutes: FastifyPluginAsyncTypebox = async () => {};
+const tags = ['Analytics'];
+
+export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.db.kysely;
+
+  app.get('/api/v1/analytics/timeseries', {
+    config: { access: { scope: 'website', permission: 'analytics:read', action: 'read', apiKey: true, websiteIdIn: 'query' } },
+    schema: {
+      tags,
+      summary: "Visitors, sessions, pageviews, revenue, payments and conversion rate per hour, day, week or month, in the website's time zone",
+      querystring: TimeseriesQuery,
+      response: withErrors({ 200: Timeseries }),
+    },
+    handler: async (request) => service.timeseries(db, websiteOf(request).websiteId, request.query),
+  });
+};

@@ -1,0 +1,118 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Engine } from '../src/db/database.ts';
+import { createDatabase } from '../src/db/database.ts';
+import { startChild } from './children.ts';
+import { type LoadResult, load } from './load.ts';
+import type { BenchDatabase } from './prepare.ts';
+
+// Ingestion: POST /api/events as the datafast browser SDK sends it (a pageview, varying over
+// 5,000 visitors and 20 pages), against a bare node:http server that reads the same POST body
+// and answers the bytes Sightline answered. One request is one event, so req/s is events/s.
+
+export const INGEST_PATH = '/api/events';
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const VISITORS = 5000;
+
+export interface IngestionResult {
+  engine: string;
+  path: string;
+  sightline: LoadResult;
+  bare: LoadResult;
+  /** Sightline events/s divided by bare requests/s. */
+  ratio: number;
+  /** Events found in the database after the run (every answered request must have stored one). */
+  stored: number;
+}
+
+export interface IngestionOptions {
+  tempDir: string;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  nodeArgs: string[];
+  call: (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ bytes: Buffer; contentType: string }>;
+}
+
+function eventBodies(website: { trackingId: string; domain: string }) {
+  let sequence = 0;
+  return () => {
+    const visitor = sequence++ % VISITORS;
+    return JSON.stringify({
+      websiteId: website.trackingId,
+      domain: website.domain,
+      visitorId: `bench-visitor-${visitor}`,
+      sessionId: `bench-session-${visitor}`,
+      visitorFirstSeenAt: '2026-01-01T00:00:00.000Z',
+      visitorSessionNumber: 1,
+      href: `https://${website.domain}/page-${sequence % 20}?utm_source=bench`,
+      referrer: 'https://news.example.org/item?id=1',
+      type: 'pageview',
+      viewport: { width: 1280, height: 720 },
+      language: 'en-US',
+      timezone: 'Europe/Paris',
+      screenWidth: 1920,
+      screenHeight: 1080,
+      device: { platform: 'web', osVersion: CHROME, model: 'Browser' },
+    });
+  };
+}
+
+async function countEvents(database: BenchDatabase, websiteId: string): Promise<number> {
+  const db = createDatabase(database.url, database.pgSchema ? { pgSchema: database.pgSchema } : {});
+  try {
+    const row = await db.kysely
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('website_id', '=', websiteId)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  } finally {
+    await db.close();
+  }
+}
+
+export async function benchIngestion(engine: Engine, database: BenchDatabase, options: IngestionOptions): Promise<IngestionResult> {
+  const auth = { authorization: `Bearer ${database.token}` };
+  const headers = { 'content-type': 'application/json', 'user-agent': CHROME };
+  const loadOptions = { headers, seconds: options.seconds, warmupSeconds: options.warmupSeconds, connections: options.connections };
+  const serverEnv: Record<string, string> = { BENCH_DATABASE_URL: database.url, ...(database.pgSchema ? { BENCH_PG_SCHEMA: database.pgSchema } : {}) };
+
+  const sightline = await startChild('bench/sightline-server.ts', serverEnv, options.nodeArgs);
+  let captured: { bytes: Buffer; contentType: string };
+  let websiteId: string;
+  let sightlineResult: LoadResult;
+  let website: { id: string; trackingId: string; domain: string };
+  try {
+    const base = `http://127.0.0.1:${sightline.port}`;
+    const created = await options.call('POST', `${base}/api/v1/admin/websites`, auth, { domain: 'ingest.bench.example.com', timezone: 'Europe/Paris' });
+    website = (JSON.parse(created.bytes.toString()) as { data: { id: string; trackingId: string; domain: string }[] }).data[0]!;
+    websiteId = website.id;
+    const probe = await fetch(`${base}${INGEST_PATH}`, { method: 'POST', headers, body: eventBodies(website)() });
+    captured = { bytes: Buffer.from(await probe.arrayBuffer()), contentType: probe.headers.get('content-type') ?? '' };
+    const dropped = probe.headers.get('x-sightline-dropped');
+    if (probe.status !== 200 || dropped || !captured.bytes.toString().includes('eventId')) {
+      throw new Error(`POST ${INGEST_PATH} did not store the event (${probe.status}, dropped: ${dropped}): ${captured.bytes}`);
+    }
+    console.error(`${engine}: loading Sightline ingestion on port ${sightline.port}`);
+    sightlineResult = await load({ url: `${base}${INGEST_PATH}`, serverPid: sightline.child.pid, body: eventBodies(website), ...loadOptions });
+  } finally {
+    await sightline.stop();
+  }
+  const stored = await countEvents(database, websiteId);
+
+  const bodyFile = join(options.tempDir, `${engine}-ingest-body`);
+  writeFileSync(bodyFile, captured.bytes);
+  const bare = await startChild('bench/bare-server.ts', { BENCH_BODY_FILE: bodyFile, BENCH_CONTENT_TYPE: captured.contentType, BENCH_READ_BODY: '1' });
+  let bareResult: LoadResult;
+  try {
+    const url = `http://127.0.0.1:${bare.port}${INGEST_PATH}`;
+    const echoed = await fetch(url, { method: 'POST', headers, body: eventBodies(website)() });
+    if (!Buffer.from(await echoed.arrayBuffer()).equals(captured.bytes)) throw new Error('the bare server does not answer the bytes Sightline answered');
+    console.error(`${engine}: loading bare node:http (POST) on port ${bare.port}`);
+    bareResult = await load({ url, serverPid: bare.child.pid, body: eventBodies(website), ...loadOptions });
+  } finally {
+    await bare.stop();
+  }
+  return { engine, path: INGEST_PATH, sightline: sightlineResult, bare: bareResult, ratio: sightlineResult.reqPerSec / bareResult.reqPerSec, stored };
+}

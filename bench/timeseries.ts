@@ -1,0 +1,96 @@
+import type { Engine } from '../src/db/database.ts';
+import { createDatabase } from '../src/db/database.ts';
+import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
+import { startChild } from './children.ts';
+import { type LoadResult, load } from './load.ts';
+import type { BenchDatabase } from './prepare.ts';
+import { loadSyntheticEvents } from './synthetic-events.ts';
+
+// The time series over a large website: synthetic events are written straight into the
+// database and the day rollups built by the product's rebuild, then the 30-day daily series
+// (every field) is loaded through HTTP on the real server.
+
+export const SERIES_PATH = '/api/v1/analytics/timeseries?websiteId={id}&fields=visitors,sessions,pageviews,revenue,payments,conversion_rate&interval=day';
+const TIMEZONE = 'America/New_York';
+const DAYS = 35;
+
+export interface TimeseriesResult {
+  engine: string;
+  path: string;
+  events: number;
+  payments: number;
+  visitorDays: number;
+  days: number;
+  seedSeconds: number;
+  rebuildSeconds: number;
+  connections: number;
+  /** The answer's totals, to show the series really covers the data. */
+  totals: Record<string, number>;
+  series: LoadResult;
+}
+
+export interface TimeseriesOptions {
+  events: number;
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+  nodeArgs: string[];
+  call: (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ bytes: Buffer }>;
+}
+
+async function seed(database: BenchDatabase, websiteId: string, events: number) {
+  let started = performance.now();
+  const counts = await loadSyntheticEvents(database.engine, database.url, database.pgSchema, { websiteId, events, days: DAYS, now: Date.now() });
+  const seedSeconds = (performance.now() - started) / 1000;
+
+  started = performance.now();
+  const db = createDatabase(database.url, database.pgSchema ? { pgSchema: database.pgSchema } : {});
+  try {
+    await db.kysely.transaction().execute((trx) => rebuildDailyRollups(trx, websiteId, TIMEZONE));
+  } finally {
+    await db.close();
+  }
+  return { ...counts, seedSeconds, rebuildSeconds: (performance.now() - started) / 1000 };
+}
+
+export async function benchTimeseries(engine: Engine, database: BenchDatabase, options: TimeseriesOptions): Promise<TimeseriesResult> {
+  const headers = { authorization: `Bearer ${database.token}` };
+  const serverEnv: Record<string, string> = { BENCH_DATABASE_URL: database.url, ...(database.pgSchema ? { BENCH_PG_SCHEMA: database.pgSchema } : {}) };
+  const sightline = await startChild('bench/sightline-server.ts', serverEnv, options.nodeArgs);
+  try {
+    const base = `http://127.0.0.1:${sightline.port}`;
+    const created = await options.call('POST', `${base}/api/v1/admin/websites`, headers, { domain: 'series.bench.example.com', timezone: TIMEZONE, name: 'Series' });
+    const websiteId = (JSON.parse(created.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
+    console.error(`${engine}: writing ${options.events} synthetic events and rebuilding the rollups`);
+    const seeded = await seed(database, websiteId, options.events);
+    console.error(`${engine}: seeded in ${seeded.seedSeconds.toFixed(1)} s, rollups rebuilt in ${seeded.rebuildSeconds.toFixed(1)} s`);
+
+    const url = `${base}${SERIES_PATH.replace('{id}', websiteId)}`;
+    const probe = JSON.parse((await options.call('GET', url, headers)).bytes.toString()) as { data: unknown[]; totals: Record<string, number> };
+    if (probe.data.length !== 30 || !(probe.totals.pageviews! > 0)) throw new Error(`unexpected series: ${JSON.stringify(probe).slice(0, 500)}`);
+    console.error(`${engine}: loading the 30-day daily series on port ${sightline.port}`);
+    const series = await load({
+      url,
+      headers,
+      seconds: options.seconds,
+      warmupSeconds: options.warmupSeconds,
+      connections: options.connections,
+      serverPid: sightline.child.pid,
+    });
+    return {
+      engine,
+      path: SERIES_PATH,
+      events: seeded.events,
+      payments: seeded.payments,
+      visitorDays: seeded.visitorDays,
+      days: DAYS,
+      seedSeconds: seeded.seedSeconds,
+      rebuildSeconds: seeded.rebuildSeconds,
+      connections: options.connections,
+      totals: probe.totals,
+      series,
+    };
+  } finally {
+    await sightline.stop();
+  }
+}

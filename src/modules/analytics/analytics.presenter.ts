@@ -1,0 +1,67 @@
+import { fromMinorUnits } from '../../http/money.ts';
+import type { MoneyCounts, TrafficCounts } from './analytics.repository.ts';
+import type { Metric, MetricValues, TimeseriesView } from './analytics.schemas.ts';
+import type { Bucket } from './zoned-time.ts';
+
+export interface SeriesCounts {
+  traffic: { perBucket: Map<number, TrafficCounts>; totalVisitors: number; totalConverted: number } | null;
+  money: Map<number, MoneyCounts> | null;
+}
+
+export interface SeriesInput {
+  fields: Metric[];
+  interval: string;
+  timezone: string;
+  currency: string;
+  buckets: Bucket[];
+  counts: SeriesCounts;
+}
+
+const NO_TRAFFIC: TrafficCounts = { visitors: 0, sessions: 0, pageviews: 0, converted: 0 };
+const NO_MONEY: MoneyCounts = { minor: 0, payments: 0 };
+
+/** Converted visitors as a percentage of visitors, 2 decimals; 0 without visitors. */
+function conversionRate(converted: number, visitors: number): number {
+  return visitors === 0 ? 0 : Math.round((converted / visitors) * 10_000) / 100;
+}
+
+function values(fields: Metric[], traffic: TrafficCounts, money: MoneyCounts, currency: string): MetricValues {
+  const all: Record<Metric, () => number> = {
+    visitors: () => traffic.visitors,
+    sessions: () => traffic.sessions,
+    pageviews: () => traffic.pageviews,
+    revenue: () => fromMinorUnits(money.minor, currency),
+    payments: () => money.payments,
+    conversion_rate: () => conversionRate(traffic.converted, traffic.visitors),
+  };
+  const out: MetricValues = {};
+  for (const field of fields) out[field] = all[field]();
+  return out;
+}
+
+export function presentTimeseries(input: SeriesInput): TimeseriesView {
+  const { fields, currency, counts } = input;
+  const sums: TrafficCounts = { ...NO_TRAFFIC };
+  const money: MoneyCounts = { ...NO_MONEY };
+  const data = input.buckets.map((bucket, i) => {
+    const traffic = counts.traffic?.perBucket.get(i) ?? NO_TRAFFIC;
+    const paid = counts.money?.get(i) ?? NO_MONEY;
+    sums.sessions += traffic.sessions;
+    sums.pageviews += traffic.pageviews;
+    money.minor += paid.minor;
+    money.payments += paid.payments;
+    return { name: bucket.name, timestamp: bucket.timestamp, ...values(fields, traffic, paid, currency) };
+  });
+  // Visitors (and converted visitors) are distinct over the whole range, not a sum of buckets.
+  sums.visitors = counts.traffic?.totalVisitors ?? 0;
+  sums.converted = counts.traffic?.totalConverted ?? 0;
+  return {
+    status: 'success',
+    fields,
+    interval: input.interval,
+    timezone: input.timezone,
+    currency,
+    totals: values(fields, sums, money, currency),
+    data,
+  };
+}

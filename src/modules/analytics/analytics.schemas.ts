@@ -1,0 +1,57 @@
+import { type Static, Type } from 'typebox';
+import { Id } from '../../http/schemas.ts';
+
+export const METRICS = ['visitors', 'sessions', 'pageviews', 'revenue', 'payments', 'conversion_rate'] as const;
+export type Metric = (typeof METRICS)[number];
+export const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+
+const BOUND =
+  'a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone when it has no offset; ' +
+  'day, week and month series count whole days, so an instant stands for its local day)';
+
+export const TimeseriesQuery = Type.Object(
+  {
+    websiteId: Type.Optional(Id),
+    fields: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: `comma-separated, any of: ${METRICS.join(', ')}`,
+    }),
+    interval: Type.Enum([...INTERVALS], { description: 'weeks start on Monday (ISO weeks)' }),
+    startAt: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: `${BOUND}; with endAt` })),
+    endAt: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: `${BOUND}, included; with startAt` })),
+    timezone: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "an IANA time zone for the buckets; default the website's" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TimeseriesQueryInput = Static<typeof TimeseriesQuery>;
+
+const metricSchemas = {
+  visitors: Type.Optional(Type.Integer({ description: 'distinct visitors (any event counts its visitor)' })),
+  sessions: Type.Optional(Type.Integer()),
+  pageviews: Type.Optional(Type.Integer()),
+  revenue: Type.Optional(Type.Number({ description: "in the website's currency, major units (29.99)" })),
+  payments: Type.Optional(Type.Integer()),
+  conversion_rate: Type.Optional(Type.Number({ description: 'percent of visitors with a goal, 2 decimals (12.5 = 12.5 %)' })),
+};
+
+export type MetricValues = Partial<Record<Metric, number>>;
+
+export const TimeseriesPoint = Type.Object({
+  name: Type.String({ description: 'hour "2026-03-08 14:00", day "2026-03-08", week "2026-W10", month "2026-03"' }),
+  timestamp: Type.String({ description: "the bucket's start, ISO with the zone's offset: 2026-03-08T00:00:00.000-05:00" }),
+  ...metricSchemas,
+});
+
+export const Timeseries = Type.Object({
+  status: Type.Literal('success'),
+  fields: Type.Array(Type.String()),
+  interval: Type.String(),
+  timezone: Type.String(),
+  currency: Type.String(),
+  totals: Type.Object(metricSchemas),
+  data: Type.Array(TimeseriesPoint),
+});
+export type TimeseriesView = Static<typeof Timeseries>;

@@ -1,0 +1,173 @@
+import type { Kysely } from 'kysely';
+import { DateTime } from 'luxon';
+import type { Database } from '../../db/schema.ts';
+import { invalidField, notFound } from '../../errors.ts';
+import { normaliseTimezone } from '../../lib/formats.ts';
+import { presentTimeseries, type SeriesCounts } from './analytics.presenter.ts';
+import * as repo from './analytics.repository.ts';
+import { METRICS, type Metric, type TimeseriesQueryInput, type TimeseriesView } from './analytics.schemas.ts';
+import { type Bucket, type Interval, type ZonedRange, bucketCountBound, buckets, startOfLocalDay } from './zoned-time.ts';
+
+// GET /api/v1/analytics/timeseries. Day, week and month series of the website's own time zone
+// read the day rollups (daily_totals for a day's counts, visitor_recency for distinct visitors
+// over several days); hour series, and any series asked in another time zone, count the raw
+// events. Revenue always comes from the payments table.
+
+export const MAX_BUCKETS = 1500;
+const TOTAL = -1;
+
+const FIELD_NAME = /^[a-z_]{1,40}$/;
+
+export function parseFields(raw: string): Metric[] {
+  const names = raw.split(',').map((name) => name.trim());
+  const out: Metric[] = [];
+  for (const name of names) {
+    if (!(METRICS as readonly string[]).includes(name)) {
+      const shown = name === '' ? 'an empty name' : FIELD_NAME.test(name) ? `"${name}"` : 'an unknown name';
+      throw invalidField('query.fields', `${shown} is not a field; use any of: ${METRICS.join(', ')}`);
+    }
+    if (!out.includes(name as Metric)) out.push(name as Metric);
+  }
+  return out;
+}
+
+type Bound = { day: DateTime } | { instant: DateTime };
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
+const BOUND_RULE = 'must be a YYYY-MM-DD day or an ISO-8601 date-time such as 2026-03-08T14:00:00Z';
+
+function parseBound(field: string, value: string, timezone: string): Bound {
+  if (DAY.test(value)) {
+    const day = startOfLocalDay(value, timezone);
+    if (day) return { day };
+  } else if (DATE_TIME.test(value)) {
+    const instant = DateTime.fromISO(value, { zone: timezone });
+    if (instant.isValid) return { instant };
+  }
+  throw invalidField(field, BOUND_RULE);
+}
+
+function localDayStart(bound: Bound): DateTime {
+  return 'day' in bound ? bound.day : bound.instant.startOf('day');
+}
+
+/**
+ * The range [start, end) a query covers. Day, week and month series count whole local days (an
+ * instant stands for its day); hour series count instants (endAt included).
+ */
+export function resolveRange(query: TimeseriesQueryInput, interval: Interval, timezone: string, now: Date): ZonedRange {
+  if ((query.startAt === undefined) !== (query.endAt === undefined)) {
+    const missing = query.startAt === undefined ? 'startAt' : 'endAt';
+    throw invalidField(`query.${missing}`, 'is required when the other end of the range is given (send both or neither)');
+  }
+  if (query.startAt === undefined || query.endAt === undefined) return defaultRange(interval, timezone, now);
+  const first = parseBound('query.startAt', query.startAt, timezone);
+  const last = parseBound('query.endAt', query.endAt, timezone);
+  let range: ZonedRange;
+  if (interval === 'hour') {
+    range = {
+      start: 'day' in first ? first.day : first.instant,
+      end: 'day' in last ? last.day.plus({ days: 1 }).startOf('day') : last.instant.plus({ milliseconds: 1 }),
+    };
+  } else {
+    range = { start: localDayStart(first), end: localDayStart(last).plus({ days: 1 }).startOf('day') };
+  }
+  if (range.end.toMillis() <= range.start.toMillis()) throw invalidField('query.endAt', 'must not be before startAt');
+  return range;
+}
+
+function defaultRange(interval: Interval, timezone: string, now: Date): ZonedRange {
+  const local = DateTime.fromJSDate(now, { zone: timezone });
+  if (interval === 'hour') return { start: local.startOf('hour').minus({ hours: 23 }), end: local.plus({ milliseconds: 1 }) };
+  const end = local.startOf('day').plus({ days: 1 }).startOf('day');
+  if (interval === 'month') return { start: local.startOf('month').minus({ months: 11 }).startOf('month'), end };
+  return { start: local.startOf('day').minus({ days: 29 }).startOf('day'), end };
+}
+
+function seriesBuckets(range: ZonedRange, interval: Interval): Bucket[] {
+  const tooMany = () =>
+    invalidField('query.endAt', `the range holds more than ${MAX_BUCKETS} ${interval} buckets; narrow it or use a longer interval`);
+  if (bucketCountBound(range, interval) > 2 * MAX_BUCKETS) throw tooMany();
+  const list = buckets(range, interval);
+  if (list.length > MAX_BUCKETS) throw tooMany();
+  return list;
+}
+
+const TRAFFIC: Metric[] = ['visitors', 'sessions', 'pageviews', 'conversion_rate'];
+const DISTINCT: Metric[] = ['visitors', 'conversion_rate'];
+
+export async function timeseries(
+  db: Kysely<Database>,
+  websiteId: string,
+  query: TimeseriesQueryInput,
+  now = new Date(),
+): Promise<TimeseriesView> {
+  const website = await repo.findWebsiteSettings(db, websiteId);
+  if (!website) throw notFound('Website not found');
+  const fields = parseFields(query.fields);
+  const interval = query.interval as Interval;
+  let timezone = website.timezone;
+  if (query.timezone !== undefined) {
+    const asked = normaliseTimezone(query.timezone);
+    if (asked === null) throw invalidField('query.timezone', 'must be an IANA time-zone name such as Europe/Paris');
+    timezone = asked;
+  }
+  const range = resolveRange(query, interval, timezone, now);
+  const list = seriesBuckets(range, interval);
+  const whole: Bucket = { ...list[0]!, end: list.at(-1)!.end, lastDay: list.at(-1)!.lastDay };
+
+  const counts: SeriesCounts = { traffic: null, money: null };
+  const wants = (metrics: Metric[]) => fields.some((field) => metrics.includes(field));
+  if (wants(TRAFFIC)) {
+    const fromRollups = interval !== 'hour' && timezone === website.timezone;
+    counts.traffic = fromRollups
+      ? await rollupTraffic(db, websiteId, list, whole, interval, wants(DISTINCT))
+      : await eventTraffic(db, websiteId, list, whole, wants(DISTINCT));
+  }
+  if (wants(['revenue', 'payments'])) {
+    const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));
+    const rules = { currency: website.currency, includeRenewals: Boolean(website.include_renewal_revenue) };
+    counts.money = await repo.paymentTotals(db, websiteId, spans, rules);
+  }
+  return presentTimeseries({ fields, interval, timezone, currency: website.currency, buckets: list, counts });
+}
+
+async function eventTraffic(db: Kysely<Database>, websiteId: string, list: Bucket[], whole: Bucket, distinct: boolean) {
+  const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));
+  if (distinct) spans.push({ id: TOTAL, from: whole.start, to: whole.end });
+  const found = await repo.eventTraffic(db, websiteId, spans);
+  const total = found.get(TOTAL);
+  return { perBucket: found, totalVisitors: total?.visitors ?? 0, totalConverted: total?.converted ?? 0 };
+}
+
+async function rollupTraffic(db: Kysely<Database>, websiteId: string, list: Bucket[], whole: Bucket, interval: Interval, distinct: boolean) {
+  const days = await repo.dailyTotals(db, websiteId, whole.firstDay, whole.lastDay);
+  const perBucket = new Map<number, repo.TrafficCounts>();
+  let index = 0;
+  for (const row of days.sort((a, b) => (a.day < b.day ? -1 : 1))) {
+    while (index < list.length && list[index]!.lastDay < row.day) index += 1;
+    const bucket = list[index];
+    if (!bucket || row.day < bucket.firstDay) continue;
+    const counts = perBucket.get(index) ?? { visitors: 0, sessions: 0, pageviews: 0, converted: 0 };
+    counts.sessions += Number(row.sessions);
+    counts.pageviews += Number(row.pageviews);
+    // A day's rows hold each visitor once; longer buckets get distinct counts below.
+    counts.visitors += Number(row.visitors);
+    counts.converted += Number(row.converted_visitors);
+    perBucket.set(index, counts);
+  }
+  if (!distinct) return { perBucket, totalVisitors: 0, totalConverted: 0 };
+
+  const spans = interval === 'day' ? [] : list.map((bucket, id) => ({ id, from: bucket.firstDay, to: bucket.lastDay }));
+  spans.push({ id: TOTAL, from: whole.firstDay, to: whole.lastDay });
+  const found = await repo.distinctVisitors(db, websiteId, spans);
+  if (interval !== 'day') {
+    for (const [id, counts] of perBucket) {
+      counts.visitors = found.get(id)?.visitors ?? 0;
+      counts.converted = found.get(id)?.converted ?? 0;
+    }
+  }
+  const total = found.get(TOTAL);
+  return { perBucket, totalVisitors: total?.visitors ?? 0, totalConverted: total?.converted ?? 0 };
+}
