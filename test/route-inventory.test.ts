@@ -24,7 +24,7 @@ const INVENTORY: Record<string, string[]> = {
     'DELETE /websites/{websiteId}/apikeys/{apiKeyId}',
   ],
   Goals: [
-    // GET /websites/{websiteId}/goals (tracked goals) comes with event ingestion.
+    'GET /websites/{websiteId}/goals',
     'GET /websites/{websiteId}/goals/customizations',
     'PATCH /websites/{websiteId}/goals/customizations',
     'DELETE /websites/{websiteId}/goals/customizations',

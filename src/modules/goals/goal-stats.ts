@@ -1,6 +1,100 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import type { RecordedEvent } from '../events/event.types.ts';
+import { type RecordedEvent, isGoal } from '../events/event.types.ts';
 
-/** Placeholder until the tracked-goals work lands: keeps goal_stats and goal_visitors current. */
-export async function updateGoalStats(_trx: Kysely<Database>, _events: RecordedEvent[]): Promise<void> {}
+// The all-time rollup behind the tracked-goals list, kept in the transaction that records the
+// events: goal_stats holds completions, distinct visitors and the last completion per goal, and
+// goal_visitors remembers which visitors already completed a goal so `visitors` stays distinct.
+
+/** Rows per INSERT, well under both engines' bound-parameter limits. */
+const CHUNK = 500;
+
+interface GoalGroup {
+  websiteId: string;
+  goalName: string;
+  completions: number;
+  lastCompletedAt: string;
+  visitorIds: Set<string>;
+  newVisitors: number;
+}
+
+const keyOf = (websiteId: string, goalName: string) => `${websiteId}\u0000${goalName}`;
+const byKey = (a: GoalGroup, b: GoalGroup) => {
+  const ka = keyOf(a.websiteId, a.goalName);
+  const kb = keyOf(b.websiteId, b.goalName);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+};
+
+function groupGoals(events: RecordedEvent[]): GoalGroup[] {
+  const groups = new Map<string, GoalGroup>();
+  for (const event of events) {
+    if (!isGoal(event)) continue;
+    const goalName = event.name as string;
+    // One spelling of time (ISO UTC with milliseconds), so text comparison on SQLite is time order.
+    const at = new Date(event.occurredAt).toISOString();
+    const key = keyOf(event.websiteId, goalName);
+    let group = groups.get(key);
+    if (!group) {
+      group = { websiteId: event.websiteId, goalName, completions: 0, lastCompletedAt: at, visitorIds: new Set(), newVisitors: 0 };
+      groups.set(key, group);
+    }
+    group.completions += 1;
+    if (at > group.lastCompletedAt) group.lastCompletedAt = at;
+    group.visitorIds.add(event.visitorId);
+  }
+  // A fixed order of writes, so two transactions never wait on each other's rows in a cycle.
+  return [...groups.values()].sort(byKey);
+}
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+export async function updateGoalStats(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
+  const groups = groupGoals(events);
+  if (groups.length === 0) return;
+  const byGroupKey = new Map(groups.map((group) => [keyOf(group.websiteId, group.goalName), group]));
+
+  // Visitors seen for the first time on a goal are the ones this insert really adds.
+  const pairs = groups.flatMap((group) =>
+    [...group.visitorIds].sort().map((visitorId) => ({ website_id: group.websiteId, goal_name: group.goalName, visitor_id: visitorId })),
+  );
+  for (const chunk of chunks(pairs)) {
+    const inserted = await trx
+      .insertInto('goal_visitors')
+      .values(chunk)
+      .onConflict((oc) => oc.columns(['website_id', 'goal_name', 'visitor_id']).doNothing())
+      .returning(['website_id', 'goal_name'])
+      .execute();
+    for (const row of inserted) byGroupKey.get(keyOf(row.website_id, row.goal_name))!.newVisitors += 1;
+  }
+
+  for (const chunk of chunks(groups)) {
+    await trx
+      .insertInto('goal_stats')
+      .values(
+        chunk.map((group) => ({
+          website_id: group.websiteId,
+          goal_name: group.goalName,
+          completions: group.completions,
+          visitors: group.newVisitors,
+          last_completed_at: group.lastCompletedAt,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['website_id', 'goal_name']).doUpdateSet((eb) => ({
+          completions: eb('goal_stats.completions', '+', eb.ref('excluded.completions')),
+          visitors: eb('goal_stats.visitors', '+', eb.ref('excluded.visitors')),
+          last_completed_at: eb
+            .case()
+            .when('excluded.last_completed_at', '>', eb.ref('goal_stats.last_completed_at'))
+            .then(eb.ref('excluded.last_completed_at'))
+            .else(eb.ref('goal_stats.last_completed_at'))
+            .end(),
+        })),
+      )
+      .execute();
+  }
+}

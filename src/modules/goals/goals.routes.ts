@@ -11,11 +11,28 @@ import {
   UpdateGoalCustomizationBody,
 } from './goals.schemas.ts';
 import * as service from './goals.service.ts';
+import { TrackedGoal, TrackedGoalsQuery } from './tracked-goals.schemas.ts';
+import { listTrackedGoals } from './tracked-goals.service.ts';
 
 const tags = ['Goals'];
 
 export const goalsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db.kysely;
+
+  app.get('/websites/:websiteId/goals', {
+    config: { access: { scope: 'website', permission: 'settings:read', action: 'read', apiKey: true } },
+    schema: {
+      tags,
+      summary: 'List the goals the website has tracked, most completions first, with their display customizations',
+      description:
+        'All time by default. With startAt and endAt (both or neither; each a YYYY-MM-DD day in the ' +
+        "website's time zone, whole day included, or an ISO-8601 instant) only completions in that period count.",
+      params: WebsiteParams,
+      querystring: TrackedGoalsQuery,
+      response: withErrors({ 200: Envelope(TrackedGoal) }),
+    },
+    handler: async (request) => ok(await listTrackedGoals(db, websiteOf(request).websiteId, request.query)),
+  });
 
   app.get('/websites/:websiteId/goals/customizations', {
     config: { access: { scope: 'website', permission: 'goals:read', action: 'read', apiKey: true } },

@@ -2,10 +2,12 @@ import { lockAccount } from '../../db/locks.ts';
 import type { Insertable, Kysely } from 'kysely';
 import type { TokenPrincipal, WebsiteAccess } from '../../auth/principal.ts';
 import type { Database, WebsitesTable } from '../../db/schema.ts';
-import { conflict, forbidden, notFound } from '../../errors.ts';
+import { conflict, forbidden, invalidField, notFound } from '../../errors.ts';
 import { randomBase62 } from '../../lib/base62.ts';
 import { normaliseHostname, normaliseTimezone } from '../../lib/formats.ts';
 import { newId } from '../../lib/ids.ts';
+import { rebuildRollupsForTimezone } from '../analytics/rollup-rebuild.ts';
+import { hasTrackedGoal } from '../goals/tracked-goals.repository.ts';
 import { presentWebsite, presentWebsiteSummary } from './websites.presenter.ts';
 import * as repo from './websites.repository.ts';
 import type { CreateWebsiteInput, UpdateWebsiteInput, WebsiteView } from './websites.schemas.ts';
@@ -58,6 +60,10 @@ export async function getWebsite(db: Kysely<Database>, access: WebsiteAccess): P
 
 export async function updateWebsite(db: Kysely<Database>, access: WebsiteAccess, input: UpdateWebsiteInput): Promise<WebsiteView> {
   const changes = settingsChanges(input);
+  // `kpi` names a goal the website has tracked (null clears it); goals are never untracked.
+  if (typeof changes.kpi === 'string' && !(await hasTrackedGoal(db, access.websiteId, changes.kpi))) {
+    throw invalidField('body.kpi', `must be a goal this website has tracked; "${changes.kpi}" has no completion yet (GET /websites/{websiteId}/goals lists them)`);
+  }
   return db.transaction().execute(async (trx) => {
     if (changes.domain !== undefined) {
       const ownerId = await repo.findOwnerId(trx, access.websiteId);
@@ -66,6 +72,7 @@ export async function updateWebsite(db: Kysely<Database>, access: WebsiteAccess,
         throw conflict(`The owner already has a website with the domain ${String(changes.domain)}`);
       }
     }
+    if (changes.timezone !== undefined) await rebuildRollupsForTimezone(trx, access.websiteId, changes.timezone as string);
     await repo.updateWebsite(trx, access.websiteId, { ...changes, updated_at: new Date().toISOString() });
     const row = await repo.findWebsite(trx, access.websiteId);
     if (!row) throw notFound('Website not found');

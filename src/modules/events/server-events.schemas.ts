@@ -1,0 +1,59 @@
+import { type Static, Type } from 'typebox';
+import { GoalName, Id, Nullable } from '../../http/schemas.ts';
+
+// The server-side website API (contract section 5): goals and payments sent by a backend with a
+// `df_` key (its own website) or an account token and `?websiteId=`.
+
+export const METADATA_MAX_KEYS = 10;
+export const METADATA_KEY = /^[a-z0-9_-]{1,64}$/;
+export const METADATA_VALUE_MAX = 255;
+/** The largest amount accepted, in major units (safely inside a 64-bit integer of minor units). */
+export const AMOUNT_MAX = 1_000_000_000_000;
+
+export const WebsiteIdQuery = Type.Object(
+  { websiteId: Type.Optional(Id) },
+  { additionalProperties: false },
+);
+
+const VisitorId = Type.String({ minLength: 1, maxLength: 255, description: 'the datafast_visitor_id cookie of the visitor' });
+
+const Metadata = Type.Record(Type.String(), Type.String({ maxLength: METADATA_VALUE_MAX }), {
+  maxProperties: METADATA_MAX_KEYS,
+  description: `at most ${METADATA_MAX_KEYS} string properties; keys [a-z0-9_-] up to 64 characters, values up to ${METADATA_VALUE_MAX} characters`,
+});
+
+export const ServerGoalBody = Type.Object(
+  {
+    datafast_visitor_id: Type.Optional(VisitorId),
+    visitorId: Type.Optional(VisitorId),
+    name: GoalName,
+    metadata: Type.Optional(Nullable(Metadata)),
+  },
+  { additionalProperties: false },
+);
+export type ServerGoalInput = Static<typeof ServerGoalBody>;
+
+export const GoalRecorded = Type.Object({ message: Type.String(), eventId: Id });
+
+export const PaymentBody = Type.Object(
+  {
+    amount: Type.Number({ exclusiveMinimum: 0, maximum: AMOUNT_MAX, description: 'in major units, e.g. 29.99; no more decimals than the currency has' }),
+    currency: Type.String({ minLength: 3, maxLength: 3, description: 'ISO-4217 code, e.g. USD' }),
+    transaction_id: Type.String({ minLength: 1, maxLength: 255, description: "the provider's id; the same id twice records one payment" }),
+    datafast_visitor_id: Type.Optional(Nullable(VisitorId)),
+    email: Type.Optional(Nullable(Type.String({ maxLength: 254 }))),
+    renewal: Type.Optional(Type.Boolean()),
+    refunded: Type.Optional(Type.Boolean({ description: 'true on a transaction already recorded marks it refunded' })),
+    timestamp: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })], {
+        description: 'when the payment happened: an ISO-8601 instant with a zone, or epoch milliseconds; default now',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PaymentInput = Static<typeof PaymentBody>;
+
+/** The hosted service answers payments without the envelope. */
+export const PaymentRecorded = Type.Object({ message: Type.String(), transaction_id: Type.String() });
+export type PaymentRecordedView = Static<typeof PaymentRecorded>;

@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { badRequest, invalidField, notFound } from '../../errors.ts';
+import { toMinorUnits } from '../../http/money.ts';
+import { normaliseCurrency, normaliseEmail } from '../../lib/formats.ts';
+import { newId } from '../../lib/ids.ts';
+import type { EventWriter } from './event-writer.ts';
+import type { NewEvent } from './event.types.ts';
+import * as repo from './server-events.repository.ts';
+import {
+  METADATA_KEY,
+  type PaymentInput,
+  type PaymentRecordedView,
+  type ServerGoalInput,
+} from './server-events.schemas.ts';
+
+// Goals and payments sent by a website's backend (contract section 5).
+
+function visitorIdOf(input: ServerGoalInput): string {
+  if (input.datafast_visitor_id !== undefined && input.visitorId !== undefined) {
+    throw badRequest('body: send datafast_visitor_id or its alias visitorId, not both', [
+      { path: 'body.visitorId', message: 'is an alias of datafast_visitor_id; send only one of them' },
+    ]);
+  }
+  const visitorId = input.datafast_visitor_id ?? input.visitorId;
+  if (visitorId === undefined) throw invalidField('body.datafast_visitor_id', 'is required (or its alias visitorId)');
+  return visitorId;
+}
+
+function metadataOf(input: ServerGoalInput): Record<string, string> | null {
+  if (!input.metadata) return null;
+  for (const key of Object.keys(input.metadata)) {
+    if (!METADATA_KEY.test(key)) throw invalidField('body.metadata', 'keys must be 1-64 characters of a-z, 0-9, _ and -');
+  }
+  return Object.keys(input.metadata).length === 0 ? null : { ...input.metadata };
+}
+
+/**
+ * A goal completed by a visitor the website has seen: the visitor needs a pageview on it. The
+ * event carries the device and place of the visitor's latest pageview, so breakdowns of goals
+ * by country or browser include server-side goals.
+ */
+export async function recordServerGoal(
+  db: Kysely<Database>,
+  events: EventWriter,
+  websiteId: string,
+  input: ServerGoalInput,
+): Promise<{ message: string; eventId: string }> {
+  const visitorId = visitorIdOf(input);
+  const metadata = metadataOf(input);
+  const pageview = await repo.findLatestPageview(db, websiteId, visitorId);
+  if (!pageview) throw notFound('Visitor not found: this visitor has no pageview on this website');
+  const event: NewEvent = {
+    websiteId,
+    type: 'custom',
+    name: input.name,
+    visitorId,
+    sessionId: null,
+    hostname: pageview.hostname,
+    path: null,
+    referrer: null,
+    country: pageview.country,
+    browser: pageview.browser,
+    os: pageview.os,
+    device: pageview.device,
+    metadata,
+    source: 'api',
+    occurredAt: new Date().toISOString(),
+  };
+  const [recorded] = await events.write([event]);
+  return { message: `Goal "${input.name}" recorded`, eventId: recorded!.id };
+}
+
+const EARLIEST_PAYMENT = Date.UTC(2000, 0, 1);
+const FUTURE_TOLERANCE_MS = 60 * 60 * 1000;
+const TIMESTAMP_RULE = 'must be between 2000-01-01 and one hour from now (an ISO-8601 instant or epoch milliseconds)';
+
+function occurredAtOf(timestamp: PaymentInput['timestamp'], now: number): string {
+  if (timestamp === undefined) return new Date(now).toISOString();
+  const at = typeof timestamp === 'number' ? timestamp : Date.parse(timestamp);
+  if (!Number.isFinite(at) || at < EARLIEST_PAYMENT || at > now + FUTURE_TOLERANCE_MS) throw invalidField('body.timestamp', TIMESTAMP_RULE);
+  return new Date(at).toISOString();
+}
+
+function amountOf(amount: number, currency: string): number {
+  const result = toMinorUnits(amount, currency);
+  if (result.ok) return result.minor;
+  if (result.reason === 'precision') {
+    const allowed = result.digits === 0 ? 'no decimals' : `at most ${result.digits} decimal place${result.digits === 1 ? '' : 's'}`;
+    throw invalidField('body.amount', `has more decimals than ${currency} has (${allowed})`);
+  }
+  throw invalidField('body.amount', 'is too large');
+}
+
+/**
+ * Records a payment once per transaction id and website. Sending the same transaction id again
+ * changes nothing, except that `refunded: true` marks the recorded payment refunded (a refund
+ * cannot be undone this way). The payments table is the only record of payments: no event is
+ * written, and the time series reads revenue from it.
+ */
+export async function recordPayment(db: Kysely<Database>, websiteId: string, input: PaymentInput): Promise<PaymentRecordedView> {
+  const currency = normaliseCurrency(input.currency);
+  if (currency === null) throw invalidField('body.currency', 'must be an ISO-4217 currency code such as USD');
+  const amountMinor = amountOf(input.amount, currency);
+  let email: string | null = null;
+  if (input.email !== undefined && input.email !== null) {
+    email = normaliseEmail(input.email);
+    if (email === null) throw invalidField('body.email', 'must be an e-mail address');
+  }
+  const now = Date.now();
+  const row = {
+    id: newId(now),
+    website_id: websiteId,
+    transaction_id: input.transaction_id,
+    amount_minor: amountMinor,
+    currency,
+    visitor_id: input.datafast_visitor_id ?? null,
+    email,
+    renewal: input.renewal ?? false,
+    refunded: input.refunded ?? false,
+    occurred_at: occurredAtOf(input.timestamp, now),
+    created_at: new Date(now).toISOString(),
+  } satisfies repo.NewPaymentRow;
+  const message = await db.transaction().execute(async (trx) => {
+    if (await repo.insertPaymentOnce(trx, row)) return row.refunded ? 'Payment recorded as refunded' : 'Payment recorded';
+    if (input.refunded === true) {
+      return (await repo.markRefunded(trx, websiteId, input.transaction_id))
+        ? 'Payment already recorded; now marked as refunded'
+        : 'Payment already recorded and refunded; nothing changed';
+    }
+    return 'Payment already recorded; nothing changed';
+  });
+  return { message, transaction_id: input.transaction_id };
+}

@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { notFound } from '../../errors.ts';
+import { customizationsByGoalName } from './goals.service.ts';
+import type { GoalCustomizationView } from './goals.schemas.ts';
+import { parseRange } from './tracked-goals.range.ts';
+import * as repo from './tracked-goals.repository.ts';
+import type { TrackedGoalView, TrackedGoalsQueryInput } from './tracked-goals.schemas.ts';
+
+// Most completions first; ties in code-point order of the name, the same on both engines.
+function byFrequency(a: repo.GoalStatsRow, b: repo.GoalStatsRow): number {
+  if (a.completions !== b.completions) return b.completions - a.completions;
+  return a.goal_name < b.goal_name ? -1 : a.goal_name > b.goal_name ? 1 : 0;
+}
+
+function present(row: repo.GoalStatsRow, customization: GoalCustomizationView | undefined): TrackedGoalView {
+  return {
+    goalName: row.goal_name,
+    completions: row.completions,
+    visitors: row.visitors,
+    lastCompletedAt: row.last_completed_at,
+    displayName: customization?.displayName ?? null,
+    color: customization?.color ?? null,
+    description: customization?.description ?? null,
+  };
+}
+
+/**
+ * The goals the website has tracked, with their display customizations. All time from the
+ * rollup; over a period (startAt/endAt) from the raw events.
+ */
+export async function listTrackedGoals(db: Kysely<Database>, websiteId: string, query: TrackedGoalsQueryInput): Promise<TrackedGoalView[]> {
+  let rows: repo.GoalStatsRow[];
+  if (query.startAt === undefined && query.endAt === undefined) {
+    rows = await repo.listGoalStats(db, websiteId);
+  } else {
+    const timezone = await repo.findWebsiteTimezone(db, websiteId);
+    if (timezone === undefined) throw notFound('Website not found');
+    const range = parseRange(query, timezone)!;
+    rows = await repo.goalStatsBetween(db, websiteId, range.from, range.to);
+  }
+  const customizations = await customizationsByGoalName(db, websiteId);
+  return rows.sort(byFrequency).map((row) => present(row, customizations.get(row.goal_name)));
+}
