@@ -28,6 +28,11 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   alertCooldownSeconds: number;
+  /**
+   * The request header (name in lower case) that a trusted proxy or CDN fills with the visitor's
+   * ISO-3166 country code; null reads no country.
+   */
+  countryHeader: string | null;
   limits: Limits;
   rateLimit: RateLimitConfig;
 }
@@ -51,6 +56,15 @@ function boolean(env: Env, name: string): boolean {
   return raw === '1' || raw === 'true' || raw === 'yes';
 }
 
+/** A header name, lower-cased; "none" reads no header. */
+function headerName(env: Env, name: string, fallback: string): string | null {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === 'none') return null;
+  if (raw === '') return fallback;
+  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(raw)) throw new ConfigError(`${name} must be an HTTP header name or "none", got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const host = env.HOST || '127.0.0.1';
   const port = integer(env, 'PORT', 3000);
@@ -66,6 +80,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'Sightline <sightline@localhost>',
     alertCooldownSeconds: integer(env, 'ALERT_COOLDOWN_SECONDS', 60),
+    countryHeader: headerName(env, 'COUNTRY_HEADER', 'cf-ipcountry'),
     limits: {
       tokensPerAccount: integer(env, 'LIMIT_TOKENS_PER_ACCOUNT', 20, 1),
       apiKeysPerWebsite: integer(env, 'LIMIT_API_KEYS_PER_WEBSITE', 10, 1),
