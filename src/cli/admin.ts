@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { createDatabase } from '../db/database.ts';
-import { migrateToLatest } from '../db/migrate.ts';
 import { normaliseEmail } from '../lib/formats.ts';
-import { AccountExistsError, createAccountWithToken } from '../modules/account/account.service.ts';
 import { configOrFail, fail } from './server-commands.ts';
 
 interface CreateAccountOptions {
@@ -27,6 +24,9 @@ export function registerAdminCommands(program: Command): void {
       if (name.length < 1 || name.length > 100) fail('--name must be 1 to 100 characters', 2);
 
       const config = configOrFail();
+      const { createDatabase } = await import('../db/database.ts');
+      const { migrateToLatest } = await import('../db/migrate.ts');
+      const { AccountExistsError, createAccountWithToken } = await import('../modules/account/account.service.ts');
       const db = createDatabase(config.databaseUrl);
       try {
         await migrateToLatest(db);

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin.ts';
+import { registerClientCommands } from './client/index.ts';
 import { registerServerCommands } from './server-commands.ts';
+import { registerMcpCommand } from '../mcp/command.ts';
 
 const program = new Command()
   .name('sightline')
@@ -26,4 +28,6 @@ program.exitOverride((error) => {
 
 registerServerCommands(program);
 registerAdminCommands(program);
+registerClientCommands(program);
+registerMcpCommand(program);
 await program.parseAsync(process.argv);

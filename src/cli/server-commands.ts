@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
-import { createDatabase } from '../db/database.ts';
-import { migrateToLatest } from '../db/migrate.ts';
-import { startServer } from '../server.ts';
+
+// The server, the database drivers and the migrations load only when a command needs them, so
+// the client commands (and --help) start quickly.
 
 export function fail(message: string, code = 1): never {
   process.stderr.write(`sightline: ${message}\n`);
@@ -24,6 +24,7 @@ export function registerServerCommands(program: Command): void {
     .description('run the HTTP server (migrates the database first); listens on HOST:PORT')
     .action(async () => {
       try {
+        const { startServer } = await import('../server.ts');
         await startServer(configOrFail());
       } catch (error) {
         fail(`could not start: ${(error as Error).message}`);
@@ -34,6 +35,8 @@ export function registerServerCommands(program: Command): void {
     .command('migrate')
     .description('bring the database schema up to date and exit')
     .action(async () => {
+      const { createDatabase } = await import('../db/database.ts');
+      const { migrateToLatest } = await import('../db/migrate.ts');
       const db = createDatabase(configOrFail().databaseUrl);
       try {
         const applied = await migrateToLatest(db);

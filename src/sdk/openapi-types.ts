@@ -9755,9 +9755,9 @@ export interface paths {
                     fields: string;
                     /** @description weeks start on Monday (ISO weeks) */
                     interval: "hour" | "day" | "week" | "month";
-                    /** @description a YYYY-MM-DD day in the time zone (whole day) or an ISO-8601 date-time (read in the time zone when it has no offset); with endAt */
+                    /** @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone when it has no offset; day, week and month series count whole days, so an instant stands for its local day); with endAt */
                     startAt?: string;
-                    /** @description a YYYY-MM-DD day in the time zone (whole day) or an ISO-8601 date-time (read in the time zone when it has no offset), included; with startAt */
+                    /** @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone when it has no offset; day, week and month series count whole days, so an instant stands for its local day), included; with startAt */
                     endAt?: string;
                     /** @description an IANA time zone for the buckets; default the website's */
                     timezone?: string;

@@ -1,0 +1,103 @@
+import type { Permission } from '../auth/permissions.ts';
+
+// The one hand-written part of the MCP catalogue: for each operation of openapi.json, its stable
+// tool name, the permission the route declares (the document does not carry it) and what kind of
+// change it makes. Everything else (summary, parameters, body fields and their rules) is read from
+// the document, so a schema change reaches the tools with `npm run openapi`. test/mcp.test.ts fails
+// when an operation has no entry here or an entry names the wrong permission.
+
+/**
+ * read: changes nothing. write: creates or updates. destroy: removes or replaces something that
+ * cannot be had back. credential: issues a new secret. destroy and credential need `confirm: true`.
+ */
+export type OperationKind = 'read' | 'write' | 'destroy' | 'credential';
+
+export interface OperationEntry {
+  tool: string;
+  permission: Permission;
+  kind: OperationKind;
+  /** A rule beyond the permission, said in the description. */
+  note?: string;
+  /** Rolling a key both issues a credential and destroys the old one. */
+  alsoDestroys?: true;
+}
+
+export type OperationKey = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} ${string}`;
+
+const A = '/api/v1/admin';
+const W = `${A}/websites/{websiteId}`;
+
+const OWNER_ONLY = 'The caller must own the website.';
+const PROVIDERS = ['one', 'two', 'three', 'four', 'five', 'six'] as const;
+/** Providers this interface can connect (five and six are connected elsewhere and only disconnected here). */
+const CONNECTABLE = ['one', 'two', 'three', 'four'] as const;
+
+export const OPERATIONS: Record<OperationKey, OperationEntry> = {
+  [`GET ${A}/account`]: { tool: 'account_get', permission: 'analytics:read', kind: 'read' },
+  [`PUT ${A}/account`]: { tool: 'account_update', permission: 'analytics:read', kind: 'write' },
+
+  [`GET ${A}/access-tokens`]: { tool: 'tokens_list', permission: 'api-keys:read', kind: 'read' },
+  [`POST ${A}/access-tokens`]: { tool: 'token_create', permission: 'api-keys:write', kind: 'credential' },
+  [`DELETE ${A}/access-tokens/{tokenId}`]: { tool: 'token_revoke', permission: 'api-keys:write', kind: 'destroy' },
+
+  [`GET ${A}/websites`]: { tool: 'websites_list', permission: 'websites:read', kind: 'read' },
+  [`POST ${A}/websites`]: { tool: 'website_create', permission: 'websites:write', kind: 'write' },
+  [`GET ${W}`]: { tool: 'website_get', permission: 'settings:read', kind: 'read' },
+  [`PUT ${W}`]: { tool: 'website_update', permission: 'settings:write', kind: 'write' },
+  [`DELETE ${W}`]: { tool: 'website_delete', permission: 'websites:write', kind: 'destroy' },
+
+  [`GET ${W}/apikeys`]: { tool: 'apikeys_list', permission: 'api-keys:read', kind: 'read' },
+  [`POST ${W}/apikeys`]: { tool: 'apikey_create', permission: 'api-keys:write', kind: 'credential' },
+  [`PUT ${W}/apikeys/{apiKeyId}`]: { tool: 'apikey_roll', permission: 'api-keys:write', kind: 'credential', alsoDestroys: true },
+  [`DELETE ${W}/apikeys/{apiKeyId}`]: { tool: 'apikey_revoke', permission: 'api-keys:write', kind: 'destroy' },
+
+  [`GET ${W}/goals`]: { tool: 'goals_list', permission: 'settings:read', kind: 'read' },
+  [`GET ${W}/goals/customizations`]: { tool: 'goal_customizations_list', permission: 'goals:read', kind: 'read' },
+  [`PATCH ${W}/goals/customizations`]: { tool: 'goal_customize', permission: 'goals:write', kind: 'write' },
+  [`DELETE ${W}/goals/customizations`]: { tool: 'goal_customization_reset', permission: 'goals:write', kind: 'destroy' },
+
+  [`GET ${W}/funnels`]: { tool: 'funnels_list', permission: 'funnels:read', kind: 'read' },
+  [`POST ${W}/funnels`]: { tool: 'funnel_create', permission: 'funnels:write', kind: 'write' },
+  [`PUT ${W}/funnels/{funnelId}`]: { tool: 'funnel_update', permission: 'funnels:write', kind: 'write' },
+  [`DELETE ${W}/funnels/{funnelId}`]: { tool: 'funnel_delete', permission: 'funnels:write', kind: 'destroy' },
+
+  [`GET ${W}/alerts`]: { tool: 'alerts_list', permission: 'alerts:read', kind: 'read' },
+  [`POST ${W}/alerts`]: { tool: 'alert_create', permission: 'alerts:write', kind: 'write' },
+  [`PUT ${W}/alerts/{alertId}`]: { tool: 'alert_update', permission: 'alerts:write', kind: 'write' },
+  [`DELETE ${W}/alerts/{alertId}`]: { tool: 'alert_delete', permission: 'alerts:write', kind: 'destroy' },
+  [`GET ${W}/alerts/history`]: { tool: 'alerts_history', permission: 'alerts:read', kind: 'read' },
+
+  [`GET ${W}/team`]: { tool: 'team_list', permission: 'team:read', kind: 'read' },
+  [`POST ${W}/team`]: { tool: 'team_invite', permission: 'team:write', kind: 'write', note: OWNER_ONLY },
+  [`DELETE ${W}/team`]: { tool: 'team_remove', permission: 'team:write', kind: 'destroy', note: OWNER_ONLY },
+
+  [`GET ${A}/invitations`]: { tool: 'invitations_list', permission: 'websites:read', kind: 'read' },
+  [`POST ${A}/invitations/{invitationId}/accept`]: { tool: 'invitation_accept', permission: 'websites:write', kind: 'write' },
+
+  [`GET ${W}/integrations`]: { tool: 'integrations_status', permission: 'settings:read', kind: 'read' },
+  ...Object.fromEntries(
+    CONNECTABLE.map((n) => [
+      `POST ${W}/integrations/provider-${n}`,
+      { tool: `integration_connect_provider_${n}`, permission: 'settings:write', kind: 'write' },
+    ]),
+  ),
+  ...Object.fromEntries(
+    PROVIDERS.map((n) => [
+      `DELETE ${W}/integrations/provider-${n}`,
+      { tool: `integration_disconnect_provider_${n}`, permission: 'settings:write', kind: 'destroy' },
+    ]),
+  ),
+  [`PATCH ${W}/integrations/provider-four`]: { tool: 'integration_resync_provider_four', permission: 'settings:write', kind: 'write' },
+
+  [`GET /api/v1/analytics/timeseries`]: {
+    tool: 'analytics_timeseries',
+    permission: 'analytics:read',
+    kind: 'read',
+    note: 'A website API key (df_) may leave websiteId out.',
+  },
+};
+
+/** Which operations of the document become tools: the administration API and the time series. */
+export function isToolOperation(method: string, path: string): boolean {
+  return path.startsWith(`${A}/`) || `${method.toUpperCase()} ${path}` === 'GET /api/v1/analytics/timeseries';
+}
