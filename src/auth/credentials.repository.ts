@@ -1,27 +1,54 @@
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 
 // Lookups behind authentication: by digest only, never by raw value.
 
-export async function findActiveTokenByDigest(db: Kysely<Database>, digest: string) {
-  return db
+const TOKEN_COLUMNS = [
+  'access_tokens.id',
+  'access_tokens.account_id',
+  'access_tokens.permissions',
+  'access_tokens.website_ids',
+  'access_tokens.expires_at',
+  'access_tokens.last_used_at',
+] as const;
+
+const activeToken = prepareQuery((db, digest: string) =>
+  db.selectFrom('access_tokens').select(TOKEN_COLUMNS).where('digest', '=', digest).where('revoked_at', 'is', null),
+);
+
+// The role rides along with the token on website routes: one statement instead of two.
+const activeTokenWithRole = prepareQuery((db, digest: string, websiteId: string) =>
+  db
     .selectFrom('access_tokens')
-    .select(['id', 'account_id', 'permissions', 'website_ids', 'expires_at', 'last_used_at'])
-    .where('digest', '=', digest)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+    .leftJoin('website_members', (join) =>
+      join.onRef('website_members.account_id', '=', 'access_tokens.account_id').on('website_members.website_id', '=', websiteId),
+    )
+    .select([...TOKEN_COLUMNS, 'website_members.role'])
+    .where('access_tokens.digest', '=', digest)
+    .where('access_tokens.revoked_at', 'is', null),
+);
+
+/** The token by digest; with a websiteId, also its account's role there (null: none). */
+export async function findActiveTokenByDigest(db: Kysely<Database>, digest: string, websiteId?: string) {
+  if (websiteId !== undefined) return activeTokenWithRole.first(db, digest, websiteId);
+  const row = await activeToken.first(db, digest);
+  return row && { ...row, role: null };
 }
 
-export async function findActiveApiKeyByDigest(db: Kysely<Database>, digest: string) {
-  return db
+const activeApiKey = prepareQuery((db, digest: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('website_members', (join) =>
       join.onRef('website_members.website_id', '=', 'api_keys.website_id').on('website_members.role', '=', 'owner'),
     )
     .select(['api_keys.id', 'api_keys.website_id', 'api_keys.last_used_at', 'website_members.account_id as owner_id'])
     .where('api_keys.digest', '=', digest)
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+export async function findActiveApiKeyByDigest(db: Kysely<Database>, digest: string) {
+  return activeApiKey.first(db, digest);
 }
 
 export async function touchToken(db: Kysely<Database>, id: string, at: string): Promise<void> {
@@ -32,12 +59,10 @@ export async function touchApiKey(db: Kysely<Database>, id: string, at: string):
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
 }
 
+const memberRole = prepareQuery((db, accountId: string, websiteId: string) =>
+  db.selectFrom('website_members').select('role').where('account_id', '=', accountId).where('website_id', '=', websiteId),
+);
+
 export async function findRole(db: Kysely<Database>, accountId: string, websiteId: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('website_members')
-    .select('role')
-    .where('account_id', '=', accountId)
-    .where('website_id', '=', websiteId)
-    .executeTakeFirst();
-  return row?.role;
+  return (await memberRole.first(db, accountId, websiteId))?.role;
 }

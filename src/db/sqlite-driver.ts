@@ -2,12 +2,13 @@ import SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 // better-sqlite3 as Kysely sees it, with two adjustments at the driver edge:
-// booleans bind as 1/0 (better-sqlite3 refuses them), and prepared statements are reused
-// per SQL text, which saves a parse on every request.
+// booleans bind as 1/0 (better-sqlite3 refuses them), and prepared statements (with the
+// wrapper Kysely calls) are reused per SQL text, which saves a parse on every request.
 
 const STATEMENT_CACHE_SIZE = 500;
 
-function bindable(parameters: readonly unknown[]): unknown[] {
+function bindable(parameters: readonly unknown[]): readonly unknown[] {
+  if (!parameters.some((value) => typeof value === 'boolean')) return parameters;
   return parameters.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
 }
 
@@ -19,31 +20,26 @@ export function openSqlite(path: string): { database: SqliteDatabase; raw: SQLit
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
 
-  const statements = new Map<string, SQLite.Statement>();
-  const prepare = (sql: string): SQLite.Statement => {
+  const statements = new Map<string, SqliteStatement>();
+  const wrap = (statement: SQLite.Statement): SqliteStatement => ({
+    reader: statement.reader,
+    all: (parameters) => statement.all(...bindable(parameters)),
+    run: (parameters) => {
+      const result = statement.run(...bindable(parameters));
+      return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+    },
+    iterate: (parameters) => statement.iterate(...bindable(parameters)),
+  });
+
+  const prepare = (sql: string): SqliteStatement => {
     let statement = statements.get(sql);
     if (!statement) {
-      statement = raw.prepare(sql);
+      statement = wrap(raw.prepare(sql));
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
       statements.set(sql, statement);
     }
     return statement;
   };
-
-  const database: SqliteDatabase = {
-    close: () => raw.close(),
-    prepare(sql: string): SqliteStatement {
-      const statement = prepare(sql);
-      return {
-        reader: statement.reader,
-        all: (parameters) => statement.all(...bindable(parameters)),
-        run: (parameters) => {
-          const result = statement.run(...bindable(parameters));
-          return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
-        },
-        iterate: (parameters) => statement.iterate(...bindable(parameters)),
-      };
-    },
-  };
+  const database: SqliteDatabase = { close: () => raw.close(), prepare };
   return { database, raw };
 }

@@ -16,13 +16,20 @@ import type { Database } from '../db/schema.ts';
 
 const TOUCH_INTERVAL_MS = 60_000;
 
-export type AuthOutcome = { principal: Principal } | { failure: string };
+/** The account's role on the website a route names, read in the same statement as the token. */
+export interface Membership {
+  websiteId: string;
+  role: string | null;
+}
+
+export type AuthOutcome = { principal: Principal; membership: Membership | null } | { failure: string };
 
 function needsTouch(lastUsedAt: string | null, now: number): boolean {
   return lastUsedAt === null || now - Date.parse(lastUsedAt) >= TOUCH_INTERVAL_MS;
 }
 
-export async function authenticate(db: Kysely<Database>, header: string | undefined): Promise<AuthOutcome> {
+/** `websiteId`: the well-formed website id of a website route, whose role a token lookup reads too. */
+export async function authenticate(db: Kysely<Database>, header: string | undefined, websiteId?: string): Promise<AuthOutcome> {
   if (!header) return { failure: 'Authorization header is missing; send "Authorization: Bearer <token>"' };
   const match = /^Bearer +(\S+)\s*$/i.exec(header);
   if (!match) return { failure: 'Authorization header must be "Bearer <token>"' };
@@ -33,7 +40,7 @@ export async function authenticate(db: Kysely<Database>, header: string | undefi
   const digest = digestCredential(raw);
   const now = Date.now();
   if (kind === 'token') {
-    const row = await findActiveTokenByDigest(db, digest);
+    const row = await findActiveTokenByDigest(db, digest, websiteId);
     if (!row) return { failure: 'The token is unknown or has been revoked' };
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return { failure: 'The token has expired' };
     if (needsTouch(row.last_used_at, now)) await touchToken(db, row.id, new Date(now).toISOString());
@@ -45,12 +52,16 @@ export async function authenticate(db: Kysely<Database>, header: string | undefi
         permissions: JSON.parse(row.permissions) as string[],
         websiteIds: JSON.parse(row.website_ids) as string[],
       },
+      membership: websiteId === undefined ? null : { websiteId, role: row.role },
     };
   }
   const row = await findActiveApiKeyByDigest(db, digest);
   if (!row) return { failure: 'The API key is unknown or has been revoked' };
   if (needsTouch(row.last_used_at, now)) await touchApiKey(db, row.id, new Date(now).toISOString());
-  return { principal: { kind: 'apiKey', apiKeyId: row.id, websiteId: row.website_id, accountId: row.owner_id } };
+  return {
+    principal: { kind: 'apiKey', apiKeyId: row.id, websiteId: row.website_id, accountId: row.owner_id },
+    membership: null,
+  };
 }
 
 export function credentialRateKey(request: FastifyRequest): string {

@@ -7,13 +7,14 @@ import { findRole } from '../auth/credentials.repository.ts';
 import { type Principal, type WebsiteAccess, tokenAllowsWebsite } from '../auth/principal.ts';
 import { AppError, forbidden, invalidField, notFound, unauthorized } from '../errors.ts';
 import { isId } from '../lib/ids.ts';
-import { authenticate, credentialRateKey } from './authenticate.ts';
+import { type Membership, authenticate, credentialRateKey } from './authenticate.ts';
 import type { AccountAccess, RouteAccess, WebsiteScopedAccess } from './route-access.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     authFailure: string | null;
+    membership: Membership | null;
     websiteAccess: WebsiteAccess | null;
   }
 }
@@ -31,6 +32,20 @@ function readWebsiteId(request: FastifyRequest, access: WebsiteScopedAccess): { 
   }
   const value = (request.query as Record<string, unknown>).websiteId;
   return { id: typeof value === 'string' ? value : undefined, field: 'query.websiteId' };
+}
+
+/** The website id whose role the token lookup can read along, when the route names a valid one. */
+function websiteIdToPrefetch(request: FastifyRequest, access: AccountAccess | WebsiteScopedAccess): string | undefined {
+  if (access.scope !== 'website') return undefined;
+  const { id } = readWebsiteId(request, access);
+  return id !== undefined && isId(id) ? id : undefined;
+}
+
+/** The role read with the token in this very request when it was for this website; never cached. */
+async function findRoleOn(app: FastifyInstance, request: FastifyRequest, accountId: string, websiteId: string) {
+  const membership = request.membership;
+  if (membership?.websiteId === websiteId) return membership.role ?? undefined;
+  return findRole(app.db.kysely, accountId, websiteId);
 }
 
 function checkAccount(principal: Principal, access: AccountAccess): void {
@@ -55,7 +70,7 @@ async function checkWebsite(app: FastifyInstance, request: FastifyRequest, princ
     if (websiteId !== principal.websiteId) throw forbidden('This API key belongs to another website');
     role = API_KEY_ROLE;
   } else {
-    const found = await findRole(app.db.kysely, principal.accountId, websiteId);
+    const found = await findRoleOn(app, request, principal.accountId, websiteId);
     if (!found) throw notFound('Website not found');
     role = found as Role;
     if (!tokenAllowsWebsite(principal, websiteId)) throw forbidden('This token is not allowed to access this website');
@@ -70,6 +85,7 @@ async function checkWebsite(app: FastifyInstance, request: FastifyRequest, princ
 async function routeGuard(app: FastifyInstance): Promise<void> {
   app.decorateRequest('principal', null);
   app.decorateRequest('authFailure', null);
+  app.decorateRequest('membership', null);
   app.decorateRequest('websiteAccess', null);
 
   app.addHook('onRoute', (route) => {
@@ -80,9 +96,13 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access || 'public' in access) return;
-    const outcome = await authenticate(app.db.kysely, request.headers.authorization);
-    if ('principal' in outcome) request.principal = outcome.principal;
-    else request.authFailure = outcome.failure;
+    const outcome = await authenticate(app.db.kysely, request.headers.authorization, websiteIdToPrefetch(request, access));
+    if ('principal' in outcome) {
+      request.principal = outcome.principal;
+      request.membership = outcome.membership;
+    } else {
+      request.authFailure = outcome.failure;
+    }
   });
 
   // 2. Rate limit: per credential once authenticated, per client address otherwise.

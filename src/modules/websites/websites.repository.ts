@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, WebsitesTable } from '../../db/schema.ts';
 
 export type WebsiteRow = Selectable<WebsitesTable>;
@@ -24,10 +25,11 @@ export async function listWebsitesForAccount(db: Kysely<Database>, accountId: st
   return query.orderBy('websites.created_at').orderBy('websites.id').execute();
 }
 
-export async function findWebsite(db: Kysely<Database>, websiteId: string): Promise<WebsiteRow | undefined> {
-  return db.selectFrom('websites').selectAll().where('id', '=', websiteId).executeTakeFirst();
-}
+const websiteById = prepareQuery((db, websiteId: string) => db.selectFrom('websites').selectAll().where('id', '=', websiteId));
 
+export async function findWebsite(db: Kysely<Database>, websiteId: string): Promise<WebsiteRow | undefined> {
+  return websiteById.first(db, websiteId);
+}
 
 /** Whether the account owns a website with this domain (other than `exceptId`). */
 export async function ownerHasDomain(db: Kysely<Database>, ownerId: string, domain: string, exceptId?: string): Promise<boolean> {
