@@ -18,7 +18,7 @@ const config = loadConfig({}, {
   databaseUrl: url,
   logLevel: 'warn',
   secretKey: randomBytes(32).toString('base64'), // required on PostgreSQL; nothing here is encrypted
-  rateLimit: { perCredential: NEVER, perAddress: NEVER, windowMs: 60_000 },
+  rateLimit: { perCredential: NEVER, perAddress: NEVER, perPublicAddress: NEVER, windowMs: 60_000 },
 });
 
 const db = createDatabase(url, pgSchema ? { pgSchema } : {});

@@ -6,7 +6,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { generateOpenApiDocument } from '../src/openapi-document.ts';
 
 export const OPENAPI_PATH = resolve(import.meta.dirname, '../openapi.json');
-export const SDK_TYPES_PATH = resolve(import.meta.dirname, '../src/sdk/openapi-types.ts');
+export const SDK_TYPES_PATH = resolve(import.meta.dirname, '../sdk/openapi-types.ts');
 
 export async function renderOpenApiFiles(): Promise<{ json: string; types: string }> {
   const document = await generateOpenApiDocument();

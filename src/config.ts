@@ -12,6 +12,8 @@ export interface RateLimitConfig {
   perCredential: number;
   /** Requests per window for one client address without a valid credential. */
   perAddress: number;
+  /** Requests per window for one client address on public routes (browser ingestion). */
+  perPublicAddress: number;
   windowMs: number;
 }
 
@@ -89,6 +91,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimit: {
       perCredential: integer(env, 'RATE_LIMIT_PER_CREDENTIAL', 600, 1),
       perAddress: integer(env, 'RATE_LIMIT_PER_ADDRESS', 300, 1),
+      perPublicAddress: integer(env, 'RATE_LIMIT_PUBLIC_PER_ADDRESS', 6000, 1),
       windowMs: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1) * 1000,
     },
     ...overrides,

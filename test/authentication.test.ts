@@ -98,7 +98,7 @@ describeEachEngine('authentication', (engine) => {
 });
 
 describe('rate limiting', () => {
-  const t = useTestApp('sqlite', { rateLimit: { perCredential: 3, perAddress: 2, windowMs: 60_000 } });
+  const t = useTestApp('sqlite', { rateLimit: { perCredential: 3, perAddress: 2, perPublicAddress: 4, windowMs: 60_000 } });
 
   it('limits each credential separately and answers 429 with Retry-After', async () => {
     const first = await createAccount(t);
@@ -114,5 +114,15 @@ describe('rate limiting', () => {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await t.request('GET', '/api/v1/admin/account')).status);
     expect(statuses).toEqual([401, 401, 429]);
+  });
+
+  it('gives public ingestion a budget of its own per address, apart from the admin routes', async () => {
+    const from = (remoteAddress: string, url: string, method: 'GET' | 'POST' = 'POST') =>
+      t.app.inject({ method, url, remoteAddress, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await from('10.9.9.9', '/api/events')).statusCode);
+    expect(statuses.slice(0, 4).every((status) => status !== 429)).toBe(true);
+    expect(statuses[4]).toBe(429);
+    expect((await from('10.9.9.9', '/api/v1/admin/account', 'GET')).statusCode).toBe(401);
   });
 });

@@ -8,7 +8,7 @@ import { REPO_ROOT } from './helpers/processes.ts';
 // them and committed; the CLI calls the API through the typed SDK (so tsc catches a changed
 // shape). These tests fail when a generated file is stale or an operation has no CLI command.
 
-const REGENERATE = 'Run `npm run openapi` and commit openapi.json and src/sdk/openapi-types.ts.';
+const REGENERATE = 'Run `npm run openapi` and commit openapi.json and sdk/openapi-types.ts.';
 
 /** Where two texts first differ, as "line N: committed ... / generated ...". */
 function firstDifference(committed: string, generated: string): string {
@@ -32,8 +32,8 @@ describe('generated API description', { timeout: 60_000 }, () => {
     expectSame('openapi.json', readFileSync(OPENAPI_PATH, 'utf8'), (await render()).json);
   });
 
-  it('the committed SDK types (src/sdk/openapi-types.ts) are what openapi.json generates', async () => {
-    expectSame('src/sdk/openapi-types.ts', readFileSync(SDK_TYPES_PATH, 'utf8'), (await render()).types);
+  it('the committed SDK types (sdk/openapi-types.ts) are what openapi.json generates', async () => {
+    expectSame('sdk/openapi-types.ts', readFileSync(SDK_TYPES_PATH, 'utf8'), (await render()).types);
   });
 
   it('every admin operation and the time series has a CLI command that calls it through the SDK', async () => {

@@ -1,4 +1,4 @@
-import { type SightlineClient, createSightlineClient } from '../sdk/index.ts';
+import { type SightlineClient, createSightlineClient } from '../../sdk/index.ts';
 import type { HttpMethod } from './catalogue.ts';
 
 // The tools call the server through the typed SDK client. The catalogue knows its operations

@@ -64,8 +64,11 @@ export async function authenticate(db: Kysely<Database>, header: string | undefi
   };
 }
 
+/** Public routes (browser ingestion) count per address in a budget of their own. */
 export function credentialRateKey(request: FastifyRequest): string {
   const principal = request.principal;
+  const access = request.routeOptions.config.access;
+  if (access && 'public' in access) return `public:${request.ip}`;
   if (!principal) return `address:${request.ip}`;
   return principal.kind === 'token' ? `token:${principal.tokenId}` : `apiKey:${principal.apiKeyId}`;
 }

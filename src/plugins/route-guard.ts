@@ -107,12 +107,14 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
 
   // 2. Rate limit: per credential once authenticated, per client address otherwise.
   await app.register(rateLimit, { global: false });
-  const { perCredential, perAddress, windowMs } = app.config.rateLimit;
+  const { perCredential, perAddress, perPublicAddress, windowMs } = app.config.rateLimit;
+  const maxFor = (key: string) =>
+    key.startsWith('public:') ? perPublicAddress : key.startsWith('address:') ? perAddress : perCredential;
   app.addHook(
     'onRequest',
     app.rateLimit({
       keyGenerator: credentialRateKey,
-      max: (_request, key) => (key.startsWith('address:') ? perAddress : perCredential),
+      max: (_request, key) => maxFor(key),
       timeWindow: windowMs,
       errorResponseBuilder: (_request, context) =>
         new AppError(429, `Rate limit exceeded: at most ${context.max} requests per ${windowMs / 1000} s; retry in ${context.after}`),

@@ -35,7 +35,7 @@ export interface TestApp {
 export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export const TEST_CONFIG_OVERRIDES: Partial<Config> = {
-  rateLimit: { perCredential: 100_000, perAddress: 100_000, windowMs: 60_000 },
+  rateLimit: { perCredential: 100_000, perAddress: 100_000, perPublicAddress: 100_000, windowMs: 60_000 },
   secretKey: TEST_SECRET_KEY,
 };
 

@@ -1,4 +1,4 @@
-import { type SightlineClient, createSightlineClient, type paths } from '../../sdk/index.ts';
+import { type SightlineClient, createSightlineClient, type paths } from '../../../sdk/index.ts';
 import { type ClientSettings, resolveClientSettings } from './settings.ts';
 
 // The client side of every command: a typed SDK client from the settings, and one way to turn
