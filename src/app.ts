@@ -3,10 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { type Db, createDatabase } from './db/database.ts';
+import { loggerOptions } from './http/logging.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { adminModules, websiteApiModules } from './modules/index.ts';
 import database from './plugins/database.ts';
-import errorHandler from './plugins/error-handler.ts';
+import errorHandler, { sendError, toErrorResponse } from './plugins/error-handler.ts';
 import eventWriter from './plugins/event-writer.ts';
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
 import keyring from './plugins/keyring.ts';
@@ -22,16 +23,16 @@ export interface BuildOptions {
   logger?: boolean | object;
 }
 
-// Secrets never reach a log line: the credential header and anything that looks like one.
-export const REDACT_PATHS = ['req.headers.authorization', 'req.headers.cookie', '*.token', '*.key', '*.password'];
-
 export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    logger: options.logger ?? loggerOptions(config.logLevel),
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
+    // Router-level failures (a malformed %-escape, an over-long path parameter) answer in the
+    // same envelope as everything else.
+    frameworkErrors: (error, request, reply) => sendError(reply, request, toErrorResponse(error)),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

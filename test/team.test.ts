@@ -53,6 +53,24 @@ describeEachEngine('team and invitations', (engine) => {
     expect(list.body.data.map((m: { role: string }) => m.role)).toEqual(['owner', 'viewer']);
   });
 
+  it('answers one 200 and 409s, never a 5xx, for the same invitation sent concurrently', async () => {
+    const { owner, website } = await setup();
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () => t.request('POST', team(website.id), { token: owner.token, body: { email: 'race@example.org' } })),
+    );
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    expect(await invitationsOf(website.id)).toHaveLength(1);
+  });
+
+  it('makes a member once when an invitation is accepted concurrently', async () => {
+    const { owner, website } = await setup();
+    const invitee = await createAccount(t);
+    const invited = await t.request('POST', team(website.id), { token: owner.token, body: { email: invitee.email } });
+    const accept = `/api/v1/admin/invitations/${invited.body.data[0].invitationId}/accept`;
+    const responses = await Promise.all(Array.from({ length: 3 }, () => t.request('POST', accept, { token: invitee.token })));
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 404, 404]);
+  });
+
   it('shows pending invitations beside the members', async () => {
     const { owner, website } = await setup();
     await t.request('POST', team(website.id), { token: owner.token, body: { email: 'someone@example.org', role: 'member' } });

@@ -56,10 +56,10 @@ function describe(error: ErrorObject): string {
  * An unknown field's name is client input: echo it only when it reads like a field name, never
  * when it could be a secret pasted in the wrong place (a token, a provider key).
  */
-const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
-const SECRET_LIKE = /^(dft?|sk|pk|rk|whsec)_|\d{6}|[a-z][A-Z0-9].*[A-Z0-9].*[0-9]/;
+const FIELD_NAME = /^[a-z][A-Za-z0-9_-]{0,39}$/;
+const SECRET_LIKE = /^(dft?|sk|pk|rk|whsec)_|\d{6}|[a-z][A-Z0-9].*[A-Z0-9].*[0-9]|^(?=.{17,}).*\d/;
 
-function safeFieldName(name: string): string {
+export function safeFieldName(name: string): string {
   return FIELD_NAME.test(name) && !SECRET_LIKE.test(name) ? name : '<an unknown field, name withheld>';
 }
 

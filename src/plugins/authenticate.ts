@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import {
@@ -62,13 +61,4 @@ export async function authenticate(db: Kysely<Database>, header: string | undefi
     principal: { kind: 'apiKey', apiKeyId: row.id, websiteId: row.website_id, accountId: row.owner_id },
     membership: null,
   };
-}
-
-/** Public routes (browser ingestion) count per address in a budget of their own. */
-export function credentialRateKey(request: FastifyRequest): string {
-  const principal = request.principal;
-  const access = request.routeOptions.config.access;
-  if (access && 'public' in access) return `public:${request.ip}`;
-  if (!principal) return `address:${request.ip}`;
-  return principal.kind === 'token' ? `token:${principal.tokenId}` : `apiKey:${principal.apiKeyId}`;
 }

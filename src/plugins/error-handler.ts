@@ -24,6 +24,10 @@ function mapFastifyError(error: FastifyError): Mapped | null {
       return { statusCode: 400, message: 'Content-Length does not match the body' };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { statusCode: 400, message: 'The body is empty; send a JSON object' };
+    case 'FST_ERR_BAD_URL':
+      return { statusCode: 400, message: 'The URL is malformed (check its %-escapes)' };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { statusCode: 400, message: 'A path parameter is too long; ids are 24 hex characters' };
     default:
       return null;
   }

@@ -1,23 +1,42 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import secureJson from 'secure-json-parse';
-import { badRequest } from '../errors.ts';
+import { AppError, badRequest } from '../errors.ts';
+import { safeFieldName } from '../http/validation.ts';
 
-// JSON is the only body the API takes (anything else is a 415). An empty body counts as no
-// body, so `DELETE` or a key roll sent with a JSON content type and nothing else just works.
-// Prototype-poisoning keys are refused, as Fastify's own parser does.
+// JSON is the only body the admin API takes (anything else is a 415). An empty body counts as
+// no body, so `DELETE` or a key roll sent with a JSON content type and nothing else just works.
+// Prototype-poisoning keys are refused, as Fastify's own parser does, and so are NUL characters
+// in strings (PostgreSQL cannot store them).
 
 export const BODY_LIMIT = 64 * 1024;
+
+function refuseNul(key: string, value: unknown): unknown {
+  if (typeof value === 'string' && value.includes('\u0000')) {
+    throw badRequest(`The body contains a NUL character${key ? ` in ${safeFieldName(key)}` : ''}; remove it`);
+  }
+  return value;
+}
+
+/** Parses a JSON body; undefined for an empty one. Throws the 400 to send. */
+export function parseJsonText(raw: string): unknown {
+  const text = raw.trim();
+  if (text === '') return undefined;
+  try {
+    return secureJson.parse(text, refuseNul, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw badRequest('The body is not valid JSON');
+  }
+}
 
 async function jsonBody(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(badRequest('The body is not valid JSON'), undefined);
+      done(null, parseJsonText(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
     }
   });
   // A route with a body schema and no body sent validates an empty object, so the answer

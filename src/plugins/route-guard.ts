@@ -1,14 +1,17 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { Type } from 'typebox';
 import { holds } from '../auth/permissions.ts';
 import { API_KEY_ROLE, type Role, describeAction, roleAllows } from '../auth/policy.ts';
 import { findRole } from '../auth/credentials.repository.ts';
 import { type Principal, type WebsiteAccess, tokenAllowsWebsite } from '../auth/principal.ts';
 import { AppError, forbidden, invalidField, notFound, unauthorized } from '../errors.ts';
 import { isId } from '../lib/ids.ts';
-import { type Membership, authenticate, credentialRateKey } from './authenticate.ts';
+import { type Membership, authenticate } from './authenticate.ts';
 import type { AccountAccess, RouteAccess, WebsiteScopedAccess } from './route-access.ts';
+
+const NoQuery = Type.Object({}, { additionalProperties: false });
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,6 +34,7 @@ function readWebsiteId(request: FastifyRequest, access: WebsiteScopedAccess): { 
     return { id: (request.params as Record<string, string>).websiteId, field: 'path.websiteId' };
   }
   const value = (request.query as Record<string, unknown>).websiteId;
+  if (Array.isArray(value)) throw invalidField('query.websiteId', 'must be a single value');
   return { id: typeof value === 'string' ? value : undefined, field: 'query.websiteId' };
 }
 
@@ -46,6 +50,18 @@ async function findRoleOn(app: FastifyInstance, request: FastifyRequest, account
   const membership = request.membership;
   if (membership?.websiteId === websiteId) return membership.role ?? undefined;
   return findRole(app.db.kysely, accountId, websiteId);
+}
+
+/**
+ * Rate-limit buckets: per credential once authenticated, per client address otherwise, and a
+ * larger per-address budget of its own for public routes (browser ingestion behind NATs).
+ */
+function rateKey(request: FastifyRequest): string {
+  const access = request.routeOptions.config.access;
+  if (access && 'public' in access) return `public:${request.ip}`;
+  const principal = request.principal;
+  if (!principal) return `address:${request.ip}`;
+  return principal.kind === 'token' ? `token:${principal.tokenId}` : `apiKey:${principal.apiKeyId}`;
 }
 
 function checkAccount(principal: Principal, access: AccountAccess): void {
@@ -89,7 +105,12 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
   app.decorateRequest('websiteAccess', null);
 
   app.addHook('onRoute', (route) => {
-    assertDeclared(route.config?.access, String(route.method), route.url);
+    const access = route.config?.access;
+    assertDeclared(access, String(route.method), route.url);
+    // A route that takes no query parameters refuses them, so a typo comes back as a 400.
+    if (access && !('public' in access) && !route.schema?.querystring) {
+      route.schema = { ...route.schema, querystring: NoQuery };
+    }
   });
 
   // 1. Who is calling (never answers by itself).
@@ -113,7 +134,7 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
   app.addHook(
     'onRequest',
     app.rateLimit({
-      keyGenerator: credentialRateKey,
+      keyGenerator: rateKey,
       max: (_request, key) => maxFor(key),
       timeWindow: windowMs,
       errorResponseBuilder: (_request, context) =>

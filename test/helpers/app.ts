@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
-import { REDACT_PATHS, buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/app.ts';
+import { loggerOptions } from '../../src/http/logging.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Engine } from '../../src/db/database.ts';
 import type { Database } from '../../src/db/schema.ts';
@@ -54,11 +55,7 @@ export function useTestApp(engine: Engine, overrides: Partial<Config> = {}): Tes
     ctx.app = await buildApp({
       config: ctx.config,
       db: database.db,
-      logger: {
-        level: 'info',
-        redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-        stream: { write: (line: string) => ctx.logLines.push(line) },
-      },
+      logger: loggerOptions('info', { write: (line: string) => ctx.logLines.push(line) }),
     });
     ctx.db = database.db.kysely;
     ctx.request = async (method, url, options = {}) => {

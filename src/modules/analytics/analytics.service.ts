@@ -37,15 +37,18 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
 const BOUND_RULE = 'must be a YYYY-MM-DD day or an ISO-8601 date-time such as 2026-03-08T14:00:00Z';
 
+// Both engines store these years; PostgreSQL refuses year 0 and years past 9999.
+const inYears = (at: DateTime) => at.year >= 1970 && at.year < 9999;
+
 function parseBound(field: string, value: string, timezone: string): Bound {
   if (DAY.test(value)) {
     const day = startOfLocalDay(value, timezone);
-    if (day) return { day };
+    if (day && inYears(day)) return { day };
   } else if (DATE_TIME.test(value)) {
     const instant = DateTime.fromISO(value, { zone: timezone });
-    if (instant.isValid) return { instant };
+    if (instant.isValid && inYears(instant)) return { instant };
   }
-  throw invalidField(field, BOUND_RULE);
+  throw invalidField(field, `${BOUND_RULE}, between 1970 and 9998`);
 }
 
 function localDayStart(bound: Bound): DateTime {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { lockAccount, lockWebsite } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { badRequest, conflict, invalidField, notFound } from '../../errors.ts';
 import { normaliseEmail } from '../../lib/formats.ts';
@@ -28,6 +29,7 @@ export async function invite(db: Kysely<Database>, websiteId: string, callerId: 
   const email = requireEmail(input.email);
   const role = input.role ?? 'viewer';
   return db.transaction().execute(async (trx) => {
+    await lockWebsite(trx, websiteId);
     const caller = await findAccount(trx, callerId);
     if (caller?.email === email) throw invalidField('body.email', 'you cannot invite yourself');
     if (await repo.findMemberByEmail(trx, websiteId, email)) throw conflict(`${email} is already a member of this website`);
@@ -56,6 +58,7 @@ export async function remove(db: Kysely<Database>, websiteId: string, input: Rem
   }
   const email = input.email === undefined ? undefined : requireEmail(input.email);
   return db.transaction().execute(async (trx) => {
+    await lockWebsite(trx, websiteId);
     const member = input.userId
       ? await repo.findMemberById(trx, websiteId, input.userId)
       : await repo.findMemberByEmail(trx, websiteId, email!);
@@ -84,6 +87,8 @@ export async function listMyInvitations(db: Kysely<Database>, accountId: string)
 
 export async function accept(db: Kysely<Database>, accountId: string, invitationId: string) {
   return db.transaction().execute(async (trx) => {
+    // One accept at a time per account, so a double click cannot insert the membership twice.
+    await lockAccount(trx, accountId);
     const invitation = await repo.findInvitationForEmail(trx, invitationId, await callerEmail(trx, accountId));
     if (!invitation) throw notFound('Invitation not found');
     if (await repo.findMemberById(trx, invitation.website_id, accountId)) throw conflict('You are already a member of this website');
