@@ -14,7 +14,6 @@ export async function listActiveTokens(db: Kysely<Database>, accountId: string):
     .execute();
 }
 
-
 export async function findActiveToken(db: Kysely<Database>, accountId: string, tokenId: string): Promise<AccessTokenRow | undefined> {
   return db
     .selectFrom('access_tokens')

@@ -1,8 +1,8 @@
-import { lockAccount } from '../../db/locks.ts';
 import type { Kysely } from 'kysely';
 import { ALL, isSubset } from '../../auth/permissions.ts';
 import type { TokenPrincipal } from '../../auth/principal.ts';
 import { digestCredential, displayKey, generateCredential } from '../../auth/tokens.ts';
+import { lockAccount } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { badRequest, forbidden, invalidField, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';

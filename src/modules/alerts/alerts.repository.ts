@@ -1,12 +1,10 @@
 import { type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { AlertHistoryTable, AlertsTable, Database } from '../../db/schema.ts';
-import type { AlertHistoryStatus } from './alerts.schemas.ts';
 
 export type AlertRow = Selectable<AlertsTable>;
 /** A row to insert that is also a full row, so the presenter can answer from it. */
 export type NewAlert = AlertRow & Insertable<AlertsTable>;
 export type AlertHistoryRow = Selectable<AlertHistoryTable>;
-export type NewAlertHistory = Omit<AlertHistoryRow, 'status'> & { status: AlertHistoryStatus };
 export type AlertChanges = Omit<Updateable<AlertsTable>, 'id' | 'website_id' | 'created_at'>;
 
 const alertsOf = (db: Kysely<Database>, websiteId: string) => db.selectFrom('alerts').where('website_id', '=', websiteId);
@@ -24,7 +22,6 @@ export async function findAlert(db: Kysely<Database>, websiteId: string, alertId
   return alertsOf(db, websiteId).selectAll().where('id', '=', alertId).executeTakeFirst();
 }
 
-
 export async function insertAlert(db: Kysely<Database>, row: NewAlert): Promise<void> {
   await db.insertInto('alerts').values(row).execute();
 }
@@ -36,11 +33,6 @@ export async function updateAlert(db: Kysely<Database>, websiteId: string, alert
 export async function deleteAlert(db: Kysely<Database>, websiteId: string, alertId: string): Promise<boolean> {
   const result = await db.deleteFrom('alerts').where('id', '=', alertId).where('website_id', '=', websiteId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
-}
-
-/** Records one firing of an alert; the alert's name and goal are copied so the row outlives it. */
-export async function insertAlertHistory(db: Kysely<Database>, row: NewAlertHistory): Promise<void> {
-  await db.insertInto('alert_history').values(row).execute();
 }
 
 const historyOf = (db: Kysely<Database>, websiteId: string, alertId: string | undefined) => {

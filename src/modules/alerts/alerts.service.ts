@@ -1,5 +1,5 @@
-import { lockWebsite } from '../../db/locks.ts';
 import type { Kysely } from 'kysely';
+import { lockWebsite } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';

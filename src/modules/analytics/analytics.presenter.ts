@@ -1,4 +1,4 @@
-import { fromMinorUnits } from '../../http/money.ts';
+import { fromMinorUnits } from '../../lib/money.ts';
 import type { MoneyCounts, TrafficCounts } from './analytics.repository.ts';
 import type { Metric, MetricValues, TimeseriesView } from './analytics.schemas.ts';
 import type { Bucket } from './zoned-time.ts';

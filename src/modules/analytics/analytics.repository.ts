@@ -52,8 +52,7 @@ function byId<T extends { i: number | string }>(rows: T[]): Map<number, T> {
  * Traffic from the raw events, per span [from, to): distinct visitors, distinct sessions,
  * pageviews and distinct visitors with a goal.
  */
-export async function eventTraffic(base: Kysely<Database>, websiteId: string, spans: Span[]): Promise<Map<number, TrafficCounts>> {
-  const db = base;
+export async function eventTraffic(db: Kysely<Database>, websiteId: string, spans: Span[]): Promise<Map<number, TrafficCounts>> {
   const { rows } = await sql<TrafficCounts & { i: number }>`
     with b(i, s, e) as (${spansTable(db, spans, 'instant')})
     select b.i as i,
@@ -68,8 +67,8 @@ export async function eventTraffic(base: Kysely<Database>, websiteId: string, sp
 }
 
 /** The daily_totals rows of [firstDay, lastDay]. */
-export async function dailyTotals(base: Kysely<Database>, websiteId: string, firstDay: string, lastDay: string): Promise<DayTotals[]> {
-  return base
+export async function dailyTotals(db: Kysely<Database>, websiteId: string, firstDay: string, lastDay: string): Promise<DayTotals[]> {
+  return db
     .selectFrom('daily_totals')
     .select(['day', 'visitors', 'sessions', 'pageviews', 'converted_visitors'])
     .where('website_id', '=', websiteId)
@@ -83,11 +82,10 @@ export async function dailyTotals(base: Kysely<Database>, websiteId: string, fir
  * the visitor-day rows in the span whose previous (converting) day lies before it.
  */
 export async function distinctVisitors(
-  base: Kysely<Database>,
+  db: Kysely<Database>,
   websiteId: string,
   spans: Span[],
 ): Promise<Map<number, { visitors: number; converted: number }>> {
-  const db = base;
   const { rows } = await sql<{ i: number; visitors: number; converted: number }>`
     with b(i, s, e) as (${spansTable(db, spans, 'day')})
     select b.i as i, sum(r.visitors) as visitors, sum(r.converted) as converted
@@ -104,12 +102,11 @@ export interface PaymentRules {
 
 /** Payments per span [from, to): not refunded, in the currency, renewals only when included. */
 export async function paymentTotals(
-  base: Kysely<Database>,
+  db: Kysely<Database>,
   websiteId: string,
   spans: Span[],
   rules: PaymentRules,
 ): Promise<Map<number, MoneyCounts>> {
-  const db = base;
   const renewals = rules.includeRenewals ? sql`` : sql`and p.renewal = ${false}`;
   const { rows } = await sql<{ i: number; minor: number; payments: number }>`
     with b(i, s, e) as (${spansTable(db, spans, 'instant')})
@@ -127,8 +124,8 @@ function numbers<K extends string>(row: Record<K, unknown>, keys: K[]): Record<K
   return out;
 }
 
-export async function findWebsiteSettings(base: Kysely<Database>, websiteId: string) {
-  return base
+export async function findWebsiteSettings(db: Kysely<Database>, websiteId: string) {
+  return db
     .selectFrom('websites')
     .select(['timezone', 'currency', 'include_renewal_revenue'])
     .where('id', '=', websiteId)

@@ -14,8 +14,7 @@ const PAGE = 20_000;
  * Replaces the website's rollups with ones computed from its events in `timezone`. Run it in
  * the transaction that changes the time zone, so readers see old days or new days, never a mix.
  */
-export async function rebuildDailyRollups(trx: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
-  const db = trx;
+export async function rebuildDailyRollups(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
   await db.deleteFrom('visitor_days').where('website_id', '=', websiteId).execute();
   await db.deleteFrom('daily_totals').where('website_id', '=', websiteId).execute();
   await db.deleteFrom('visitor_recency').where('website_id', '=', websiteId).execute();
@@ -53,11 +52,10 @@ export async function rebuildDailyRollups(trx: Kysely<Database>, websiteId: stri
  * rollups in it. Call it inside the update's transaction, before the website row is written;
  * on PostgreSQL it locks that row first, so no event batch updates the rollups in between.
  */
-export async function rebuildRollupsForTimezone(trx: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
-  const db = trx;
+export async function rebuildRollupsForTimezone(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
   let query = db.selectFrom('websites').select('timezone').where('id', '=', websiteId);
   if (isPostgres(db)) query = query.forNoKeyUpdate();
   const current = await query.executeTakeFirst();
   if (!current || current.timezone === timezone) return;
-  await rebuildDailyRollups(trx, websiteId, timezone);
+  await rebuildDailyRollups(db, websiteId, timezone);
 }

@@ -10,7 +10,6 @@ export async function listActiveKeys(db: Kysely<Database>, websiteId: string): P
   return active(db, websiteId).selectAll().orderBy('created_at').orderBy('id').execute();
 }
 
-
 export async function countActiveKeys(db: Kysely<Database>, websiteId: string): Promise<number> {
   const row = await active(db, websiteId).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);

@@ -22,7 +22,6 @@ export const CreateApiKeyBody = Type.Object(
   { additionalProperties: false },
 );
 
-
 export const ApiKeyParams = Type.Object({ websiteId: Id, apiKeyId: Id }, { additionalProperties: false });
 
 export const Deleted = Type.Object({ deleted: Type.Boolean() });

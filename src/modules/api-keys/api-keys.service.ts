@@ -1,6 +1,6 @@
-import { lockWebsite } from '../../db/locks.ts';
 import type { Kysely } from 'kysely';
 import { digestCredential, displayKey, generateCredential } from '../../auth/tokens.ts';
+import { lockWebsite } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { badRequest, invalidField, notFound } from '../../errors.ts';
-import { toMinorUnits } from '../../http/money.ts';
+import { toMinorUnits } from '../../lib/money.ts';
 import { normaliseCurrency, normaliseEmail } from '../../lib/formats.ts';
 import { newId } from '../../lib/ids.ts';
 import type { EventWriter } from './event-writer.ts';

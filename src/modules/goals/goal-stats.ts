@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { type RecordedEvent, isGoal } from '../events/event.types.ts';
 
@@ -52,6 +53,36 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
+type GoalVisitorTuple = [websiteId: string, goalName: string, visitorId: string];
+type GoalStatsTuple = [websiteId: string, goalName: string, completions: number, visitors: number, lastCompletedAt: string];
+
+// Prepared once per list length: building these with Kysely on every batch cost more than running them.
+const insertGoalVisitors = prepareListQuery(3, (db, rows: GoalVisitorTuple[]) =>
+  db
+    .insertInto('goal_visitors')
+    .values(rows.map((r) => ({ website_id: r[0], goal_name: r[1], visitor_id: r[2] })))
+    .onConflict((oc) => oc.columns(['website_id', 'goal_name', 'visitor_id']).doNothing())
+    .returning(['website_id', 'goal_name']),
+);
+
+const addGoalStats = prepareListQuery(5, (db, rows: GoalStatsTuple[]) =>
+  db
+    .insertInto('goal_stats')
+    .values(rows.map((r) => ({ website_id: r[0], goal_name: r[1], completions: r[2], visitors: r[3], last_completed_at: r[4] })))
+    .onConflict((oc) =>
+      oc.columns(['website_id', 'goal_name']).doUpdateSet((eb) => ({
+        completions: eb('goal_stats.completions', '+', eb.ref('excluded.completions')),
+        visitors: eb('goal_stats.visitors', '+', eb.ref('excluded.visitors')),
+        last_completed_at: eb
+          .case()
+          .when('excluded.last_completed_at', '>', eb.ref('goal_stats.last_completed_at'))
+          .then(eb.ref('excluded.last_completed_at'))
+          .else(eb.ref('goal_stats.last_completed_at'))
+          .end(),
+      })),
+    ),
+);
+
 export async function updateGoalStats(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
   const groups = groupGoals(events);
   if (groups.length === 0) return;
@@ -59,42 +90,17 @@ export async function updateGoalStats(trx: Kysely<Database>, events: RecordedEve
 
   // Visitors seen for the first time on a goal are the ones this insert really adds.
   const pairs = groups.flatMap((group) =>
-    [...group.visitorIds].sort().map((visitorId) => ({ website_id: group.websiteId, goal_name: group.goalName, visitor_id: visitorId })),
+    [...group.visitorIds].sort().map((visitorId): GoalVisitorTuple => [group.websiteId, group.goalName, visitorId]),
   );
   for (const chunk of chunks(pairs)) {
-    const inserted = await trx
-      .insertInto('goal_visitors')
-      .values(chunk)
-      .onConflict((oc) => oc.columns(['website_id', 'goal_name', 'visitor_id']).doNothing())
-      .returning(['website_id', 'goal_name'])
-      .execute();
+    const inserted = await insertGoalVisitors.all(trx, chunk);
     for (const row of inserted) byGroupKey.get(keyOf(row.website_id, row.goal_name))!.newVisitors += 1;
   }
 
   for (const chunk of chunks(groups)) {
-    await trx
-      .insertInto('goal_stats')
-      .values(
-        chunk.map((group) => ({
-          website_id: group.websiteId,
-          goal_name: group.goalName,
-          completions: group.completions,
-          visitors: group.newVisitors,
-          last_completed_at: group.lastCompletedAt,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['website_id', 'goal_name']).doUpdateSet((eb) => ({
-          completions: eb('goal_stats.completions', '+', eb.ref('excluded.completions')),
-          visitors: eb('goal_stats.visitors', '+', eb.ref('excluded.visitors')),
-          last_completed_at: eb
-            .case()
-            .when('excluded.last_completed_at', '>', eb.ref('goal_stats.last_completed_at'))
-            .then(eb.ref('excluded.last_completed_at'))
-            .else(eb.ref('goal_stats.last_completed_at'))
-            .end(),
-        })),
-      )
-      .execute();
+    await addGoalStats.all(
+      trx,
+      chunk.map((group): GoalStatsTuple => [group.websiteId, group.goalName, group.completions, group.newVisitors, group.lastCompletedAt]),
+    );
   }
 }

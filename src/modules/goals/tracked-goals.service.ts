@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { customizationsByGoalName } from './goals.service.ts';
-import type { GoalCustomizationView } from './goals.schemas.ts';
+import { presentTrackedGoal } from './goals.presenter.ts';
 import { parseRange } from './tracked-goals.range.ts';
 import * as repo from './tracked-goals.repository.ts';
 import type { TrackedGoalView, TrackedGoalsQueryInput } from './tracked-goals.schemas.ts';
@@ -13,17 +13,6 @@ function byFrequency(a: repo.GoalStatsRow, b: repo.GoalStatsRow): number {
   return a.goal_name < b.goal_name ? -1 : a.goal_name > b.goal_name ? 1 : 0;
 }
 
-function present(row: repo.GoalStatsRow, customization: GoalCustomizationView | undefined): TrackedGoalView {
-  return {
-    goalName: row.goal_name,
-    completions: row.completions,
-    visitors: row.visitors,
-    lastCompletedAt: row.last_completed_at,
-    displayName: customization?.displayName ?? null,
-    color: customization?.color ?? null,
-    description: customization?.description ?? null,
-  };
-}
 
 /**
  * The goals the website has tracked, with their display customizations. All time from the
@@ -40,5 +29,5 @@ export async function listTrackedGoals(db: Kysely<Database>, websiteId: string, 
     rows = await repo.goalStatsBetween(db, websiteId, range.from, range.to);
   }
   const customizations = await customizationsByGoalName(db, websiteId);
-  return rows.sort(byFrequency).map((row) => present(row, customizations.get(row.goal_name)));
+  return rows.sort(byFrequency).map((row) => presentTrackedGoal(row, customizations.get(row.goal_name)));
 }

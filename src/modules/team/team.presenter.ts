@@ -1,7 +1,7 @@
+import type { Role } from '../../auth/policy.ts';
 import type { InvitationRow } from './team.repository.ts';
 
 type MemberRow = { id: string; name: string; email: string; role: string; created_at: string };
-type Role = 'owner' | 'member' | 'viewer';
 
 export function presentMember(row: MemberRow) {
   return { userId: row.id, name: row.name, email: row.email, role: row.role as Role, joinedAt: row.created_at };

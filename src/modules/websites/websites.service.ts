@@ -1,7 +1,7 @@
-import { lockAccount } from '../../db/locks.ts';
 import type { Insertable, Kysely } from 'kysely';
 import type { TokenPrincipal, WebsiteAccess } from '../../auth/principal.ts';
 import type { Database, WebsitesTable } from '../../db/schema.ts';
+import { lockAccount } from '../../db/locks.ts';
 import { conflict, forbidden, invalidField, notFound } from '../../errors.ts';
 import { randomBase62 } from '../../lib/base62.ts';
 import { normaliseHostname, normaliseTimezone } from '../../lib/formats.ts';
