@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
+import { prepareListQuery } from '../../db/prepared.ts';
 import type { AlertHistoryTable, Database, MailOutboxTable } from '../../db/schema.ts';
+import { inChunks } from '../../lib/chunks.ts';
 import { newId } from '../../lib/ids.ts';
 import { type EventEffectsConfig, type RecordedEvent, isGoal } from '../events/event.types.ts';
 
@@ -48,10 +50,13 @@ export function renderAlertMail(alert: Pick<MatchingAlert, 'name' | 'subject' | 
   return { subject: subject.replace(/\s+/g, ' ').trim(), text };
 }
 
-async function matchingAlerts(trx: Kysely<Database>, goals: RecordedEvent[]): Promise<MatchingAlert[]> {
-  const websiteIds = [...new Set(goals.map((e) => e.websiteId))];
-  const goalNames = [...new Set(goals.map((e) => e.name!))];
-  return trx
+/**
+ * The enabled alerts of the goals' websites on the goals' names, oldest first. Prepared once per
+ * list length: one item per distinct (website, goal) pair, whose columns make the two IN lists
+ * (a batch holds at most a few thousand events, far under the bound-parameter limits).
+ */
+const enabledAlerts = prepareListQuery(2, (db, pairs: [websiteId: string, goalName: string][]) =>
+  db
     .selectFrom('alerts')
     .innerJoin('websites', 'websites.id', 'alerts.website_id')
     .select([
@@ -63,12 +68,17 @@ async function matchingAlerts(trx: Kysely<Database>, goals: RecordedEvent[]): Pr
       'alerts.message',
       'websites.domain',
     ])
-    .where('alerts.website_id', 'in', websiteIds)
-    .where('alerts.goal_name', 'in', goalNames)
+    .where('alerts.website_id', 'in', pairs.map((pair) => pair[0]))
+    .where('alerts.goal_name', 'in', pairs.map((pair) => pair[1]))
     .where('alerts.is_enabled', '=', true)
     .orderBy('alerts.created_at')
-    .orderBy('alerts.id')
-    .execute();
+    .orderBy('alerts.id'),
+);
+
+async function matchingAlerts(trx: Kysely<Database>, goals: RecordedEvent[]): Promise<MatchingAlert[]> {
+  const pairs = new Map<string, [string, string]>();
+  for (const event of goals) pairs.set(`${event.websiteId}\u0000${event.name!}`, [event.websiteId, event.name!]);
+  return enabledAlerts.all(trx, [...pairs.values()]);
 }
 
 async function ownerEmails(trx: Kysely<Database>, websiteIds: string[]): Promise<Map<string, string>> {
@@ -164,10 +174,6 @@ export async function fireAlertsForGoals(trx: Kysely<Database>, events: Recorded
     }
   }
 
-  for (let i = 0; i < history.length; i += INSERT_CHUNK) {
-    await trx.insertInto('alert_history').values(history.slice(i, i + INSERT_CHUNK)).execute();
-  }
-  for (let i = 0; i < outbox.length; i += INSERT_CHUNK) {
-    await trx.insertInto('mail_outbox').values(outbox.slice(i, i + INSERT_CHUNK)).execute();
-  }
+  await inChunks(history, INSERT_CHUNK, async (rows) => void (await trx.insertInto('alert_history').values(rows).execute()));
+  await inChunks(outbox, INSERT_CHUNK, async (rows) => void (await trx.insertInto('mail_outbox').values(rows).execute()));
 }

@@ -1,5 +1,5 @@
-import type { NewEvent } from '../events/event.types.ts';
 import type { VisitorDaysTable } from '../../db/schema.ts';
+import { type NewEvent, isGoal } from '../events/event.types.ts';
 
 type VisitorDayRow = VisitorDaysTable;
 
@@ -31,8 +31,6 @@ export interface RecencyDelta {
 
 export type RecordedFields = Pick<NewEvent, 'type' | 'name' | 'sessionId'>;
 
-/** The rule of isGoal (event.types.ts), on the fields the rebuild reads back. */
-const isGoal = (event: RecordedFields): boolean => event.type === 'custom' && event.name !== null;
 
 export class VisitorDayBook {
   private readonly byVisitor = new Map<string, Map<string, VisitorDayRow>>();

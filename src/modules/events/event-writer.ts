@@ -47,15 +47,17 @@ export class EventWriter {
     await new Promise((resolve) => setImmediate(resolve));
     while (this.queue.length > 0) {
       const batch = this.take();
+      let recorded: RecordedEvent[];
       try {
-        const recorded = await this.commit(batch.flatMap((p) => p.events));
-        let offset = 0;
-        for (const pending of batch) {
-          pending.resolve(recorded.slice(offset, offset + pending.events.length));
-          offset += pending.events.length;
-        }
+        recorded = await this.commit(batch.flatMap((p) => p.events));
       } catch (error) {
         await this.writeOneByOne(batch, error);
+        continue;
+      }
+      let offset = 0;
+      for (const pending of batch) {
+        pending.resolve(recorded.slice(offset, offset + pending.events.length));
+        offset += pending.events.length;
       }
     }
     this.running = null;
@@ -63,7 +65,14 @@ export class EventWriter {
 
   private async commit(events: NewEvent[]): Promise<RecordedEvent[]> {
     const recorded = await this.db.transaction().execute((trx) => recordEvents(trx, events, this.effects));
-    for (const listener of this.committedListeners) listener(recorded);
+    // The commit stands whatever a listener does: a failing listener must not make it retried.
+    for (const listener of this.committedListeners) {
+      try {
+        listener(recorded);
+      } catch {
+        // Listeners only wake workers that also poll; nothing is lost.
+      }
+    }
     return recorded;
   }
 

@@ -29,4 +29,5 @@ export interface EventEffectsConfig {
   mailEnabled: boolean;
 }
 
-export const isGoal = (event: NewEvent): boolean => event.type === 'custom' && event.name !== null;
+/** A goal completion: a custom event with a name (works on stored rows too). */
+export const isGoal = (event: { type: string; name: string | null }): boolean => event.type === 'custom' && event.name !== null;

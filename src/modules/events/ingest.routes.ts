@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import secureJson from 'secure-json-parse';
-import { badRequest } from '../../errors.ts';
 import { withErrors } from '../../http/schemas.ts';
+import { parseJsonText } from '../../plugins/json-body.ts';
 import { DROPPED_HEADER, INGEST_BODY_LIMIT, IngestEventBody, IngestResult } from './ingest.schemas.ts';
 import { ingestEvent } from './ingest.service.ts';
 import { DailySalts } from './ingest.visitor-id.ts';
@@ -15,13 +14,12 @@ import { DailySalts } from './ingest.visitor-id.ts';
 const PATH = '/api/events';
 const HEADER_LIST = /^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/;
 
-function parseJsonText(_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) {
-  const text = String(body).trim();
-  if (text === '') return done(null, undefined);
+/** The same parser as application/json (NUL characters and prototype keys refused). */
+function parseTextBody(_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) {
   try {
-    done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-  } catch {
-    done(badRequest('The body is not valid JSON'), undefined);
+    done(null, parseJsonText(String(body)));
+  } catch (error) {
+    done(error as Error, undefined);
   }
 }
 
@@ -41,11 +39,11 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = { db: app.db.kysely, events: app.events, salts: new DailySalts(app.db.kysely) };
   const countryHeader = app.config.countryHeader;
 
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, parseJsonText);
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, parseTextBody);
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('access-control-allow-origin', '*');
     reply.header('access-control-expose-headers', DROPPED_HEADER);
-    return payload;
+    done(null, payload);
   });
 
   app.options(PATH, { config: { access: { public: true } }, schema: { hide: true } }, answerPreflight);

@@ -4,7 +4,7 @@ import { invalidField, notFound } from '../../errors.ts';
 import { normaliseCountry } from '../../lib/formats.ts';
 import type { EventWriter } from './event-writer.ts';
 import type { NewEvent, RecordedEvent } from './event.types.ts';
-import { parseDevice } from './ingest.device.ts';
+import { userAgentFacts } from './ingest.device.ts';
 import { type DropReason, dropReason, parseAddress } from './ingest.filters.ts';
 import { findIngestWebsite } from './ingest.repository.ts';
 import { type IngestEventInput, MAX_CUSTOM_PROPERTIES } from './ingest.schemas.ts';
@@ -82,9 +82,12 @@ export async function ingestEvent(deps: IngestDeps, input: IngestEventInput, cli
   if (!cookieless && input.visitorId === undefined) throw invalidField('body.visitorId', 'is required');
 
   const hostname = url.hostname.toLowerCase().replace(/\.$/, '');
-  const address = parseAddress(client.address);
+  const { filters } = website;
+  // The address is parsed only where it is used: address filters and cookieless ids.
+  const address = cookieless || filters.excludedIps.length > 0 ? parseAddress(client.address) : null;
   const country = client.country ? normaliseCountry(client.country.trim()) : null;
-  const dropped = dropReason({ userAgent: client.userAgent, address, country, hostname, path: url.pathname }, website);
+  const agent = userAgentFacts(client.userAgent);
+  const dropped = dropReason({ bot: agent.bot, address, country, hostname, path: url.pathname }, filters);
   if (dropped) return { dropped };
 
   const visitorId = cookieless
@@ -100,7 +103,7 @@ export async function ingestEvent(deps: IngestDeps, input: IngestEventInput, cli
     path: url.pathname,
     referrer: input.referrer || null,
     country,
-    ...parseDevice(client.userAgent),
+    ...agent.device,
     metadata,
     source: 'browser',
     occurredAt: new Date().toISOString(),

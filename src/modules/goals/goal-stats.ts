@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
+import { chunks } from '../../lib/chunks.ts';
 import { type RecordedEvent, isGoal } from '../events/event.types.ts';
 
 // The all-time rollup behind the tracked-goals list, kept in the transaction that records the
@@ -47,12 +48,6 @@ function groupGoals(events: RecordedEvent[]): GoalGroup[] {
   return [...groups.values()].sort(byKey);
 }
 
-function chunks<T>(items: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
-}
-
 type GoalVisitorTuple = [websiteId: string, goalName: string, visitorId: string];
 type GoalStatsTuple = [websiteId: string, goalName: string, completions: number, visitors: number, lastCompletedAt: string];
 
@@ -92,12 +87,12 @@ export async function updateGoalStats(trx: Kysely<Database>, events: RecordedEve
   const pairs = groups.flatMap((group) =>
     [...group.visitorIds].sort().map((visitorId): GoalVisitorTuple => [group.websiteId, group.goalName, visitorId]),
   );
-  for (const chunk of chunks(pairs)) {
+  for (const chunk of chunks(pairs, CHUNK)) {
     const inserted = await insertGoalVisitors.all(trx, chunk);
     for (const row of inserted) byGroupKey.get(keyOf(row.website_id, row.goal_name))!.newVisitors += 1;
   }
 
-  for (const chunk of chunks(groups)) {
+  for (const chunk of chunks(groups, CHUNK)) {
     await addGoalStats.all(
       trx,
       chunk.map((group): GoalStatsTuple => [group.websiteId, group.goalName, group.completions, group.newVisitors, group.lastCompletedAt]),

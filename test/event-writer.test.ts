@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { NewEvent } from '../src/modules/events/event.types.ts';
+import { useTestApp } from './helpers/app.ts';
+import { describeEachEngine } from './helpers/engines.ts';
+import { UNKNOWN_ID, createAccount, createWebsite } from './helpers/factories.ts';
+
+// The group commit behind every event write (app.events): requests written together share a
+// transaction, each is answered with its own events once they are stored, and a bad event fails
+// only its own request. On SQLite every commit stays synchronous=FULL (durable when answered).
+
+function pageview(websiteId: string, visitorId: string): NewEvent {
+  return {
+    websiteId,
+    type: 'pageview',
+    name: null,
+    visitorId,
+    sessionId: `session-${visitorId}`,
+    hostname: 'example.com',
+    path: '/',
+    referrer: null,
+    country: null,
+    browser: 'Chrome',
+    os: 'Windows',
+    device: 'desktop',
+    metadata: null,
+    source: 'browser',
+    occurredAt: new Date().toISOString(),
+  };
+}
+
+describeEachEngine('event writer', (engine) => {
+  const t = useTestApp(engine);
+
+  const storedVisitors = async (websiteId: string) =>
+    (await t.db.selectFrom('events').select('visitor_id').where('website_id', '=', websiteId).orderBy('visitor_id').execute()).map((row) => row.visitor_id);
+
+  it('answers each of many writes sent together with its own stored events', async () => {
+    const account = await createAccount(t);
+    const website = await createWebsite(t, account.token);
+    const writes = Array.from({ length: 30 }, (_, i) =>
+      t.app.events.write(Array.from({ length: (i % 3) + 1 }, (_, j) => pageview(website.id, `v${String(i).padStart(2, '0')}-${j}`))),
+    );
+    const answers = await Promise.all(writes);
+
+    answers.forEach((recorded, i) => {
+      expect(recorded.map((e) => e.visitorId)).toEqual(Array.from({ length: (i % 3) + 1 }, (_, j) => `v${String(i).padStart(2, '0')}-${j}`));
+      for (const event of recorded) expect(event.id).toMatch(/^[0-9a-f]{24}$/);
+    });
+    const expected = answers.flat().map((e) => e.visitorId).sort();
+    expect(await storedVisitors(website.id)).toEqual(expected);
+    const totals = await t.db.selectFrom('daily_totals').select(['pageviews', 'visitors']).where('website_id', '=', website.id).execute();
+    expect(totals).toEqual([{ pageviews: 60, visitors: 60 }]);
+  });
+
+  it('fails only the write whose event cannot be stored, keeping the others of its batch', async () => {
+    const account = await createAccount(t);
+    const website = await createWebsite(t, account.token);
+    const [first, broken, last] = await Promise.allSettled([
+      t.app.events.write([pageview(website.id, 'first')]),
+      t.app.events.write([pageview(UNKNOWN_ID, 'broken')]),
+      t.app.events.write([pageview(website.id, 'last')]),
+    ]);
+
+    expect(first.status).toBe('fulfilled');
+    expect(broken.status).toBe('rejected');
+    expect(last.status).toBe('fulfilled');
+    expect(await storedVisitors(website.id)).toEqual(['first', 'last']);
+    expect(await t.db.selectFrom('events').select('id').where('website_id', '=', UNKNOWN_ID).execute()).toEqual([]);
+  });
+
+  it('keeps a commit as it is when a commit listener throws: nothing is written twice', async () => {
+    const owner = await createAccount(t);
+    const website = await createWebsite(t, owner.token);
+    t.app.events.onCommitted(() => {
+      throw new Error('a broken listener');
+    });
+    const [first, second] = await Promise.all([
+      t.app.events.write([pageview(website.id, 'listener-a')]),
+      t.app.events.write([pageview(website.id, 'listener-b')]),
+    ]);
+    expect(first).toHaveLength(1);
+    expect(second).toHaveLength(1);
+    const stored = await t.db.selectFrom('events').select('visitor_id').where('website_id', '=', website.id).execute();
+    expect(stored.map((row) => row.visitor_id).sort()).toEqual(['listener-a', 'listener-b']);
+  });
+
+  it('writes again after a flush', async () => {
+    const account = await createAccount(t);
+    const website = await createWebsite(t, account.token);
+    await t.app.events.write([pageview(website.id, 'before')]);
+    await t.app.events.flush();
+    const [recorded] = await t.app.events.write([pageview(website.id, 'after')]);
+
+    expect(recorded!.visitorId).toBe('after');
+    expect(await storedVisitors(website.id)).toEqual(['after', 'before']);
+  });
+
+  if (engine === 'sqlite') {
+    describe('on SQLite', () => {
+      const synchronous = async () => (await sql<{ synchronous: number }>`pragma synchronous`.execute(t.db)).rows[0]!.synchronous;
+
+      it('leaves every other commit of the connection flushed as configured (synchronous FULL)', async () => {
+        const account = await createAccount(t);
+        const website = await createWebsite(t, account.token);
+        expect(await synchronous()).toBe(2);
+
+        await Promise.all([t.app.events.write([pageview(website.id, 'a')]), t.app.events.write([pageview(website.id, 'b')])]);
+        expect(await synchronous()).toBe(2);
+
+        await Promise.allSettled([t.app.events.write([pageview(UNKNOWN_ID, 'broken')])]);
+        expect(await synchronous()).toBe(2);
+        expect(await storedVisitors(website.id)).toEqual(['a', 'b']);
+      });
+    });
+  }
+});
