@@ -8,7 +8,7 @@ import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { recordEvents } from '../src/modules/events/record-events.ts';
 import { TEST_CONFIG_OVERRIDES, type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine, openTestDatabase } from './helpers/engines.ts';
-import { type TestAccount, addMember, createAccount, createWebsite } from './helpers/factories.ts';
+import { addMember, createAccount, createWebsite, newEvent, type TestAccount } from './helpers/factories.ts';
 
 // Alert e-mail goes through a real SMTP server (smtp-server on 127.0.0.1) and the real nodemailer
 // transport; messages are told apart by recipient, as every test has its own owner account.
@@ -111,23 +111,7 @@ async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, w
 }
 
 function goalEvent(websiteId: string, name: string, visitorId = 'visitor-1'): NewEvent {
-  return {
-    websiteId,
-    type: 'custom',
-    name,
-    visitorId,
-    sessionId: 'session-1',
-    hostname: null,
-    path: '/pricing',
-    referrer: null,
-    country: null,
-    browser: null,
-    os: null,
-    device: null,
-    metadata: null,
-    source: 'api',
-    occurredAt: new Date().toISOString(),
-  };
+  return newEvent(websiteId, visitorId, { type: 'custom', name, sessionId: 'session-1', hostname: null, path: '/pricing', source: 'api' });
 }
 
 const SIGNUP_ALERT = {

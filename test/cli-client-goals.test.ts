@@ -2,28 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { expectExit, parseJson, useCliHarness } from './helpers/cli-client.ts';
-import { createAccount, createWebsite } from './helpers/factories.ts';
+import { createAccount, createWebsite, newEvent } from './helpers/factories.ts';
 
 // goals, funnels and alerts as processes against a listening server.
 
 function event(websiteId: string, name: string | null, visitorId: string): NewEvent {
-  return {
-    websiteId,
-    type: name ? 'custom' : 'pageview',
-    name,
-    visitorId,
-    sessionId: `session-${visitorId}`,
-    hostname: 'example.com',
-    path: '/',
-    referrer: null,
-    country: null,
-    browser: null,
-    os: null,
-    device: null,
-    metadata: null,
-    source: 'api',
-    occurredAt: new Date().toISOString(),
-  };
+  return newEvent(websiteId, visitorId, { type: name ? 'custom' : 'pageview', name, source: 'api' });
 }
 
 describe('sightline goals, funnels and alerts', { timeout: 90_000 }, () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { openCredentials } from '../src/modules/integrations/credentials.ts';
 import { HAS_SCRIPT, expectExit, parseJson, useCliHarness } from './helpers/cli-client.ts';
-import { addMember, createAccount, createApiKey, createWebsite } from './helpers/factories.ts';
+import { addMember, createAccount, createApiKey, createWebsite, newEvent } from './helpers/factories.ts';
 
 // team, invitations, integrations and analytics as processes against a listening server.
 
@@ -210,23 +210,7 @@ describe('sightline team, invitations, integrations and analytics', { timeout: 9
 
   describe('analytics', () => {
     function pageview(websiteId: string, visitorId: string): NewEvent {
-      return {
-        websiteId,
-        type: 'pageview',
-        name: null,
-        visitorId,
-        sessionId: `s-${visitorId}`,
-        hostname: 'example.com',
-        path: '/',
-        referrer: null,
-        country: null,
-        browser: null,
-        os: null,
-        device: null,
-        metadata: null,
-        source: 'browser',
-        occurredAt: new Date().toISOString(),
-      };
+      return newEvent(websiteId, visitorId, { sessionId: `s-${visitorId}` });
     }
 
     it('timeseries prints buckets and a total row, and with --json the series with its siblings', async () => {

@@ -3,30 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
-import { UNKNOWN_ID, createAccount, createWebsite } from './helpers/factories.ts';
+import { UNKNOWN_ID, createAccount, createWebsite, newEvent } from './helpers/factories.ts';
 
 // The group commit behind every event write (app.events): requests written together share a
 // transaction, each is answered with its own events once they are stored, and a bad event fails
 // only its own request. On SQLite every commit stays synchronous=FULL (durable when answered).
 
 function pageview(websiteId: string, visitorId: string): NewEvent {
-  return {
-    websiteId,
-    type: 'pageview',
-    name: null,
-    visitorId,
-    sessionId: `session-${visitorId}`,
-    hostname: 'example.com',
-    path: '/',
-    referrer: null,
-    country: null,
-    browser: 'Chrome',
-    os: 'Windows',
-    device: 'desktop',
-    metadata: null,
-    source: 'browser',
-    occurredAt: new Date().toISOString(),
-  };
+  return newEvent(websiteId, visitorId, { browser: 'Chrome', os: 'Windows', device: 'desktop' });
 }
 
 describeEachEngine('event writer', (engine) => {

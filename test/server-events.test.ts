@@ -4,7 +4,16 @@ import { PERMISSIONS } from '../src/auth/permissions.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
-import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError } from './helpers/factories.ts';
+import {
+  UNKNOWN_ID,
+  addMember,
+  createAccount,
+  createApiKey,
+  createToken,
+  createWebsite,
+  expectError,
+  newEvent,
+} from './helpers/factories.ts';
 
 const GOALS = '/api/v1/goals';
 const PAYMENTS = '/api/v1/payments';
@@ -17,24 +26,16 @@ const visitor = () => `visitor-${randomBytes(6).toString('hex')}`;
 const transaction = () => `txn_${randomBytes(6).toString('hex')}`;
 
 function pageview(websiteId: string, visitorId: string, overrides: Partial<NewEvent> = {}): NewEvent {
-  return {
-    websiteId,
-    type: 'pageview',
-    name: null,
-    visitorId,
-    sessionId: `session-${visitorId}`,
+  return newEvent(websiteId, visitorId, {
     hostname: 'shop.example.com',
     path: '/pricing',
-    referrer: null,
     country: 'DE',
     browser: 'Firefox',
     os: 'Linux',
     device: 'desktop',
-    metadata: null,
-    source: 'browser',
     occurredAt: new Date(Date.now() - 60_000).toISOString(),
     ...overrides,
-  };
+  });
 }
 
 describeEachEngine('server-side goals and payments', (engine) => {

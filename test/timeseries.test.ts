@@ -4,30 +4,22 @@ import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
-import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError } from './helpers/factories.ts';
+import {
+  UNKNOWN_ID,
+  addMember,
+  createAccount,
+  createApiKey,
+  createToken,
+  createWebsite,
+  expectError,
+  newEvent,
+} from './helpers/factories.ts';
 
 const URL = '/api/v1/analytics/timeseries';
 const ALL_FIELDS = 'visitors,sessions,pageviews,revenue,payments,conversion_rate';
 
 function pageview(websiteId: string, visitorId: string, occurredAt: string, extra: Partial<NewEvent> = {}): NewEvent {
-  return {
-    websiteId,
-    type: 'pageview',
-    name: null,
-    visitorId,
-    sessionId: `session-${visitorId}`,
-    hostname: 'example.com',
-    path: '/',
-    referrer: null,
-    country: null,
-    browser: null,
-    os: null,
-    device: null,
-    metadata: null,
-    source: 'browser',
-    occurredAt,
-    ...extra,
-  };
+  return newEvent(websiteId, visitorId, { occurredAt, ...extra });
 }
 
 function goal(websiteId: string, visitorId: string, occurredAt: string, extra: Partial<NewEvent> = {}): NewEvent {

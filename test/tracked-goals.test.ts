@@ -4,7 +4,16 @@ import { PERMISSIONS } from '../src/auth/permissions.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
-import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError } from './helpers/factories.ts';
+import {
+  UNKNOWN_ID,
+  addMember,
+  createAccount,
+  createApiKey,
+  createToken,
+  createWebsite,
+  expectError,
+  newEvent,
+} from './helpers/factories.ts';
 
 const ITEM_KEYS = ['color', 'completions', 'description', 'displayName', 'goalName', 'lastCompletedAt', 'visitors'];
 const allBut = (permission: string) => PERMISSIONS.filter((p) => p !== permission);
@@ -14,23 +23,7 @@ const goalsUrl = (websiteId: string, query = '') => `/api/v1/admin/websites/${we
 const websiteUrl = (websiteId: string) => `/api/v1/admin/websites/${websiteId}`;
 
 function event(websiteId: string, type: NewEvent['type'], name: string | null, visitorId: string, occurredAt: string): NewEvent {
-  return {
-    websiteId,
-    type,
-    name,
-    visitorId,
-    sessionId: `session-${visitorId}`,
-    hostname: 'example.com',
-    path: type === 'pageview' ? '/' : null,
-    referrer: null,
-    country: null,
-    browser: null,
-    os: null,
-    device: null,
-    metadata: null,
-    source: 'browser',
-    occurredAt,
-  };
+  return newEvent(websiteId, visitorId, { type, name, path: type === 'pageview' ? '/' : null, occurredAt });
 }
 
 const goal = (websiteId: string, name: string, visitorId: string, occurredAt = new Date().toISOString()) =>

@@ -1,3 +1,4 @@
+import type { NewEvent } from '../../src/modules/events/event.types.ts';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Role } from '../../src/auth/policy.ts';
@@ -65,3 +66,28 @@ export function expectError(response: { status: number; body: any; raw: string }
 }
 
 export const UNKNOWN_ID = 'ffffffffffffffffffffffff';
+
+/**
+ * An event as an ingestion route would hand it to app.events.write: a page view on example.com
+ * by default; tests override what they look at.
+ */
+export function newEvent(websiteId: string, visitorId: string, overrides: Partial<NewEvent> = {}): NewEvent {
+  return {
+    websiteId,
+    type: 'pageview',
+    name: null,
+    visitorId,
+    sessionId: `session-${visitorId}`,
+    hostname: 'example.com',
+    path: '/',
+    referrer: null,
+    country: null,
+    browser: null,
+    os: null,
+    device: null,
+    metadata: null,
+    source: 'browser',
+    occurredAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
