@@ -63,3 +63,22 @@ export async function accessibleWebsiteIds(db: Kysely<Database>, accountId: stri
   const rows = await db.selectFrom('website_members').select('website_id').where('account_id', '=', accountId).execute();
   return new Set(rows.map((r) => r.website_id));
 }
+
+export interface WebsiteWithOwner {
+  id: string;
+  domain: string;
+  ownerId: string;
+  ownerEmail: string;
+}
+
+/** Every website with this domain, whichever account owns it (domains are unique per owner only). */
+export async function findWebsitesByDomain(db: Kysely<Database>, domain: string): Promise<WebsiteWithOwner[]> {
+  return db
+    .selectFrom('websites')
+    .innerJoin('website_members', (join) => join.onRef('website_members.website_id', '=', 'websites.id').on('website_members.role', '=', 'owner'))
+    .innerJoin('accounts', 'accounts.id', 'website_members.account_id')
+    .select(['websites.id', 'websites.domain', 'accounts.id as ownerId', 'accounts.email as ownerEmail'])
+    .where('websites.domain', '=', domain)
+    .orderBy('accounts.email')
+    .execute();
+}

@@ -1,0 +1,115 @@
+import { type Kysely, sql } from 'kysely';
+import { expect, it } from 'vitest';
+import type { Database } from '../src/db/schema.ts';
+import { isPostgres } from '../src/db/engine.ts';
+import { deleteWebsite } from '../src/modules/websites/website-deletion.ts';
+import { type TestApp, useTestApp } from './helpers/app.ts';
+import { describeEachEngine } from './helpers/engines.ts';
+import { type TestAccount, addMember, createAccount, createApiKey, createToken, createWebsite, newEvent } from './helpers/factories.ts';
+
+// Deleting a website removes every row that belongs to it, in every table the database holds
+// (read from the database's own catalog, so a table added later cannot be forgotten), and
+// nothing of the account's other websites.
+
+const ADMIN = '/api/v1/admin';
+
+/** The tables that have a website_id column, as the database itself lists them. */
+async function tablesWithWebsiteId(db: Kysely<Database>): Promise<string[]> {
+  const rows = isPostgres(db)
+    ? await sql<{ name: string }>`select table_name as name from information_schema.columns
+        where column_name = 'website_id' and table_schema = current_schema()`.execute(db)
+    : await sql<{ name: string }>`select m.name as name from sqlite_master m, pragma_table_info(m.name) c
+        where m.type = 'table' and c.name = 'website_id'`.execute(db);
+  return rows.rows.map((row) => row.name).sort();
+}
+
+/** Rows per table that reference the website (tables without any are left out). */
+async function rowsReferencing(db: Kysely<Database>, websiteId: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of await tablesWithWebsiteId(db)) {
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} where website_id = ${websiteId}`.execute(db);
+    const n = Number(rows[0]!.n);
+    if (n > 0) counts[table] = n;
+  }
+  const websites = await db.selectFrom('websites').select('id').where('id', '=', websiteId).execute();
+  if (websites.length > 0) counts.websites = websites.length;
+  const tokens = await db.selectFrom('access_tokens').select('id').where('website_ids', 'like', `%${websiteId}%`).execute();
+  if (tokens.length > 0) counts['access_tokens.website_ids'] = tokens.length;
+  return counts;
+}
+
+/** Gives the website a row in every table that can hold one, through the API where there is a route. */
+async function populate(t: TestApp, owner: TestAccount, websiteId: string, member: TestAccount) {
+  const ok = async (method: string, url: string, options: Parameters<TestApp['request']>[2]) => {
+    const response = await t.request(method, url, options);
+    expect(response.status, `${method} ${url}: ${response.raw}`).toBe(200);
+    return response;
+  };
+  const site = `${ADMIN}/websites/${websiteId}`;
+  const key = await createApiKey(t, owner.token, websiteId);
+  await addMember(t, websiteId, member.id, 'viewer');
+  await ok('POST', `${site}/team`, { token: owner.token, body: { email: `invited-${websiteId}@example.com`, role: 'member' } });
+  await ok('POST', `${site}/alerts`, {
+    token: owner.token,
+    body: { name: 'Signups', trigger: { goalName: 'signup' }, template: { message: 'Someone signed up.' } },
+  });
+  await ok('POST', `${site}/funnels`, { token: owner.token, body: { name: 'Signup', steps: [{ type: 'pageview', url: '/' }, { type: 'goal', goalName: 'signup' }] } });
+  await ok('PATCH', `${site}/goals/customizations`, { token: owner.token, body: { goalName: 'signup', displayName: 'Sign-up' } });
+  await ok('POST', `${site}/integrations/provider-four`, { token: owner.token, body: { providerFourApiKey: 'sk_live_deletion_test' } });
+  await ok('PATCH', `${site}/integrations/provider-four`, { token: owner.token });
+  // A page view and a goal: the event rows, every rollup, and (through the alert) history and outbox mail.
+  await t.app.events.write([
+    newEvent(websiteId, 'visitor-1'),
+    newEvent(websiteId, 'visitor-1', { type: 'custom', name: 'signup', path: null, source: 'api' }),
+  ]);
+  await ok('POST', '/api/v1/payments', {
+    token: key.key,
+    body: { amount: 9.5, currency: 'USD', transaction_id: `tx-${websiteId}`, datafast_visitor_id: 'visitor-1' },
+  });
+  return { key };
+}
+
+describeEachEngine('website deletion', (engine) => {
+  // A mail server that refuses connections: alert mail stays queued in the outbox.
+  const t = useTestApp(engine, { smtpUrl: 'smtp://127.0.0.1:9' });
+
+  it('removes every row of the website in every table, and nothing of the same account’s other website', async () => {
+    const owner = await createAccount(t);
+    const member = await createAccount(t);
+    const doomed = await createWebsite(t, owner.token);
+    const kept = await createWebsite(t, owner.token);
+    const { key: doomedKey } = await populate(t, owner, doomed.id, member);
+    const { key: keptKey } = await populate(t, owner, kept.id, member);
+    const onlyDoomed = await createToken(t, owner, ['*'], [doomed.id]);
+    const both = await createToken(t, owner, ['*'], [doomed.id, kept.id]);
+
+    // Every table with a website_id holds a row of each website before (a new table must be filled above).
+    const tables = await tablesWithWebsiteId(t.db);
+    const before = await rowsReferencing(t.db, doomed.id);
+    for (const table of tables) expect(before[table], `no ${table} row was written for the doomed website`).toBeGreaterThan(0);
+    const keptBefore = await rowsReferencing(t.db, kept.id);
+    expect(Object.keys(keptBefore).sort()).toEqual(Object.keys(before).sort());
+
+    const result = await deleteWebsite(t.db, doomed.id);
+    expect(result).toMatchObject({ websiteId: doomed.id, domain: doomed.domain, deletedTokens: 1, narrowedTokens: 1 });
+    expect(result!.deletedRows.events).toBe(2);
+
+    expect(await rowsReferencing(t.db, doomed.id)).toEqual({});
+    expect(await rowsReferencing(t.db, kept.id)).toEqual(keptBefore);
+
+    // Its API key and the token limited to it stop working; the other website's key and the
+    // token that could reach both keep working, now on the remaining website only.
+    const account = (token: string) => t.request('GET', `${ADMIN}/account`, { token });
+    expect((await account(doomedKey.key)).status).toBe(401);
+    expect((await t.request('POST', '/api/v1/goals', { token: doomedKey.key, body: { datafast_visitor_id: 'visitor-1', name: 'signup' } })).status).toBe(401);
+    expect((await account(onlyDoomed)).status).toBe(401);
+    expect((await account(keptKey.key)).status).toBe(200);
+    const stillBoth = await t.request('GET', `${ADMIN}/websites`, { token: both });
+    expect(stillBoth.body.data.map((w: { id: string }) => w.id)).toEqual([kept.id]);
+    expect((await t.request('GET', `${ADMIN}/websites/${doomed.id}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it('answers null for a website that does not exist, and changes nothing', async () => {
+    expect(await deleteWebsite(t.db, 'ffffffffffffffffffffffff')).toBeNull();
+  });
+});
