@@ -4,6 +4,7 @@ import { foundation } from './migrations/0001-foundation.ts';
 import { websiteResources } from './migrations/0002-website-resources.ts';
 import { events } from './migrations/0003-events.ts';
 import { analytics } from './migrations/0004-analytics.ts';
+import { canonicalTimeZones } from './migrations/0005-canonical-time-zones.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ function provider(db: Db): MigrationProvider {
     '0002-website-resources': websiteResources(db.engine),
     '0003-events': events(db.engine),
     '0004-analytics': analytics(),
+    '0005-canonical-time-zones': canonicalTimeZones(),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { canonicalTimeZone } from './time-zones.ts';
 
 // Value rules a JSON Schema cannot express well. Each returns the normalised value, or null
 // when the value is not acceptable.
@@ -21,14 +22,9 @@ export function normaliseHostPattern(value: string): string | null {
   return host === null ? null : (wildcard ? '*.' : '') + host;
 }
 
-/** An IANA time-zone name, returned in its canonical spelling (UTC offsets are refused). */
+/** An IANA time-zone name, returned in its canonical current spelling (UTC offsets are refused). */
 export function normaliseTimezone(value: string): string | null {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(value)) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
+  return canonicalTimeZone(value);
 }
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
