@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { type Db, createDatabase } from './db/database.ts';
+import { answerClientError } from './http/client-errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { adminModules, websiteApiModules } from './modules/index.ts';
@@ -33,6 +34,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     // Router-level failures (a malformed %-escape, an over-long path parameter) answer in the
     // same envelope as everything else.
     frameworkErrors: (error, request, reply) => sendError(reply, request, toErrorResponse(error)),
+    // Requests the HTTP parser refuses, answered on the socket in the same envelope.
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
