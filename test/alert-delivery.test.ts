@@ -136,7 +136,7 @@ async function setUp(t: TestApp, alert: object = SIGNUP_ALERT) {
 async function history(t: TestApp, owner: TestAccount, websiteId: string) {
   const response = await t.request('GET', `${ADMIN}/websites/${websiteId}/alerts/history`, { token: owner.token });
   expect(response.status, response.raw).toBe(200);
-  return response.body as { data: { status: string; error: string | null; visitorId: string; alertName: string; goalName: string }[]; counts: object };
+  return response.body as { data: { status: string; error: string | null; visitorId: string; alertName: string; goalName: string; triggeredAt: string }[]; counts: object };
 }
 
 const outboxOf = (t: TestApp, websiteId: string) => t.db.selectFrom('mail_outbox').selectAll().where('website_id', '=', websiteId).execute();
@@ -170,7 +170,7 @@ describeEachEngine('alert delivery', (engine) => {
     await waitForStatus(t, owner, website.id, 'sent');
     const body = await history(t, owner, website.id);
     expect(body.data).toEqual([expect.objectContaining({ status: 'sent', error: null, visitorId: 'visitor-42', alertName: 'Signups', goalName: 'signup' })]);
-    expect(body.counts).toEqual({ sent: 1, failed: 0, skipped: 0, throttled: 0, total: 1 });
+    expect(body.counts).toEqual({ queued: 0, sent: 1, failed: 0, skipped: 0, throttled: 0, total: 1 });
     const [row] = await outboxOf(t, website.id);
     expect(row).toMatchObject({ status: 'sent', attempts: 1, last_error: null, to_address: owner.email });
     expect(row!.sent_at).not.toBeNull();
@@ -213,10 +213,12 @@ describeEachEngine('alert delivery', (engine) => {
       ['second', 'throttled'],
       ['first', 'sent'],
     ]);
-    expect(body.counts).toEqual({ sent: 1, failed: 0, skipped: 0, throttled: 1, total: 2 });
+    expect(body.counts).toEqual({ queued: 0, sent: 1, failed: 0, skipped: 0, throttled: 1, total: 2 });
+    // lastTriggeredAt is the latest firing, the throttled one included.
     const listed = await t.request('GET', `${ADMIN}/websites/${website.id}/alerts`, { token: owner.token });
     expect(listed.body.data[0].id).toBe(alert.id);
-    expect(Date.parse(listed.body.data[0].lastTriggeredAt)).toBeGreaterThan(Date.now() - 10_000);
+    expect(listed.body.data[0].lastTriggeredAt).toBe(body.data[0]!.triggeredAt);
+    expect(body.data[0]!.triggeredAt > body.data[1]!.triggeredAt).toBe(true);
   });
 
   it('throttles the later goal events of one batch', async () => {
@@ -225,7 +227,7 @@ describeEachEngine('alert delivery', (engine) => {
     await waitForStatus(t, owner, website.id, 'sent');
     await sleep(200);
     expect(mailTo(inbox, owner.email)).toHaveLength(1);
-    expect((await history(t, owner, website.id)).counts).toEqual({ sent: 1, failed: 0, skipped: 0, throttled: 2, total: 3 });
+    expect((await history(t, owner, website.id)).counts).toEqual({ queued: 0, sent: 1, failed: 0, skipped: 0, throttled: 2, total: 3 });
   });
 
   it('sends again once the cooldown has passed', async () => {
@@ -234,7 +236,7 @@ describeEachEngine('alert delivery', (engine) => {
     await waitForMail(inbox, owner.email);
     await t.db
       .updateTable('alerts')
-      .set({ last_triggered_at: new Date(Date.now() - 61_000).toISOString() })
+      .set({ last_mailed_at: new Date(Date.now() - 61_000).toISOString() })
       .where('id', '=', alert.id)
       .execute();
     await t.app.events.write([goalEvent(website.id, 'signup', 'second')]);
@@ -295,21 +297,31 @@ describeEachEngine('alert delivery', (engine) => {
 describeEachEngine('alert delivery without SMTP', (engine) => {
   const t = useTestApp(engine);
 
-  it('records every firing as skipped, queues no mail and starts no cooldown', async () => {
+  it('records every firing as skipped saying why, queues no mail and starts no cooldown', async () => {
     const { owner, website, alert } = await setUp(t);
     expect(t.app.mailOutbox).toBeNull();
+    const lastTriggeredAt = async () =>
+      (await t.request('GET', `${ADMIN}/websites/${website.id}/alerts`, { token: owner.token })).body.data.find((a: { id: string }) => a.id === alert.id)
+        .lastTriggeredAt;
     await t.app.events.write([goalEvent(website.id, 'signup', 'one')]);
+    const first = await history(t, owner, website.id);
+    expect(await lastTriggeredAt()).toBe(first.data[0]!.triggeredAt);
+    await sleep(5);
     await t.app.events.write([goalEvent(website.id, 'signup', 'two')]);
 
     const body = await history(t, owner, website.id);
+    const why = 'E-mail is not configured on this server (SMTP_URL is unset)';
     expect(body.data.map((e) => [e.visitorId, e.status, e.error])).toEqual([
-      ['two', 'skipped', null],
-      ['one', 'skipped', null],
+      ['two', 'skipped', why],
+      ['one', 'skipped', why],
     ]);
-    expect(body.counts).toEqual({ sent: 0, failed: 0, skipped: 2, throttled: 0, total: 2 });
+    expect(body.counts).toEqual({ queued: 0, sent: 0, failed: 0, skipped: 2, throttled: 0, total: 2 });
     expect(await outboxOf(t, website.id)).toEqual([]);
-    const row = await t.db.selectFrom('alerts').select('last_triggered_at').where('id', '=', alert.id).executeTakeFirstOrThrow();
-    expect(row.last_triggered_at).toBeNull();
+    // Every firing moves lastTriggeredAt; the e-mail cooldown never started.
+    expect(await lastTriggeredAt()).toBe(body.data[0]!.triggeredAt);
+    expect(body.data[0]!.triggeredAt > body.data[1]!.triggeredAt).toBe(true);
+    const row = await t.db.selectFrom('alerts').select('last_mailed_at').where('id', '=', alert.id).executeTakeFirstOrThrow();
+    expect(row.last_mailed_at).toBeNull();
   });
 });
 
@@ -342,7 +354,7 @@ describeEachEngine('alert delivery to a server that refuses the message', (engin
         expect(delay).toBeLessThanOrEqual(expected);
         const body = await history(t, owner, website.id);
         expect(body.data.map((e) => [e.status, e.error])).toEqual([['queued', null]]);
-        expect(body.counts).toEqual({ sent: 0, failed: 0, skipped: 0, throttled: 0, total: 1 });
+        expect(body.counts).toEqual({ queued: 1, sent: 0, failed: 0, skipped: 0, throttled: 0, total: 1 });
       } else {
         expect(row.status).toBe('failed');
       }
@@ -353,7 +365,7 @@ describeEachEngine('alert delivery to a server that refuses the message', (engin
     expect(body.data).toHaveLength(1);
     expect(body.data[0]!.status).toBe('failed');
     expect(body.data[0]!.error).toMatch(/554.*Rejected for the test/);
-    expect(body.counts).toEqual({ sent: 0, failed: 1, skipped: 0, throttled: 0, total: 1 });
+    expect(body.counts).toEqual({ queued: 0, sent: 0, failed: 1, skipped: 0, throttled: 0, total: 1 });
 
     // The credentials of SMTP_URL reach neither the database nor the log.
     const stored = JSON.stringify([await outboxOf(t, website.id), body]);

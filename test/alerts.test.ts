@@ -437,7 +437,7 @@ describeEachEngine('alerts', (engine) => {
       expect(response.body).toEqual({
         status: 'success',
         data: [entry(newest), entry(middle), entry(oldest)],
-        counts: { sent: 1, failed: 1, skipped: 0, throttled: 1, total: 3 },
+        counts: { queued: 0, sent: 1, failed: 1, skipped: 0, throttled: 1, total: 3 },
       });
       expect(response.body.data[0]).toMatchObject({ error: 'SMTP refused', triggeredAt: expect.stringMatching(ISO_MS) });
     });
@@ -446,16 +446,17 @@ describeEachEngine('alerts', (engine) => {
       const { owner, website } = await ownerWithWebsite(t);
       const response = await t.request('GET', historyUrl(website.id), { token: owner.token });
       expect(response.status, response.raw).toBe(200);
-      expect(response.body).toEqual({ status: 'success', data: [], counts: { sent: 0, failed: 0, skipped: 0, throttled: 0, total: 0 } });
+      expect(response.body).toEqual({ status: 'success', data: [], counts: { queued: 0, sent: 0, failed: 0, skipped: 0, throttled: 0, total: 0 } });
     });
 
     it('returns 50 entries by default, honours a smaller limit and caps larger ones at 100, counting every row', async () => {
       const { owner, website } = await ownerWithWebsite(t);
       const alert = await createAlert(t, owner.token, website.id);
       const rows = [];
-      const statuses: AlertHistoryStatus[] = ['sent', 'failed', 'skipped', 'throttled'];
-      for (let i = 0; i < 105; i++) rows.push(await recordHistory(t, website.id, alert, i, statuses[i % 4]));
-      const counts = { sent: 27, failed: 26, skipped: 26, throttled: 26, total: 105 };
+      const statuses: AlertHistoryStatus[] = ['queued', 'sent', 'failed', 'skipped', 'throttled'];
+      for (let i = 0; i < 105; i++) rows.push(await recordHistory(t, website.id, alert, i, statuses[i % 5]));
+      // Every status is counted, so the counts add up to total (queued: the mail waits in the outbox).
+      const counts = { queued: 21, sent: 21, failed: 21, skipped: 21, throttled: 21, total: 105 };
 
       const byDefault = await t.request('GET', historyUrl(website.id), { token: owner.token });
       expect(byDefault.status, byDefault.raw).toBe(200);
@@ -500,12 +501,12 @@ describeEachEngine('alerts', (engine) => {
       expect(filtered.status, filtered.raw).toBe(200);
       expect(filtered.body.data.map((e: { id: string }) => e.id)).toEqual([s3.id, s2.id]);
       expect(filtered.body.data.every((e: { alertId: string; alertName: string }) => e.alertId === signups.id && e.alertName === 'Signups')).toBe(true);
-      expect(filtered.body.counts).toEqual({ sent: 2, failed: 0, skipped: 1, throttled: 0, total: 3 });
+      expect(filtered.body.counts).toEqual({ queued: 0, sent: 2, failed: 0, skipped: 1, throttled: 0, total: 3 });
 
       const all = await t.request('GET', historyUrl(website.id), { token: owner.token });
       expect(all.body.data).toHaveLength(5);
       expect(all.body.data.at(-1).id).toBe(s1.id);
-      expect(all.body.counts).toEqual({ sent: 3, failed: 1, skipped: 1, throttled: 0, total: 5 });
+      expect(all.body.counts).toEqual({ queued: 0, sent: 3, failed: 1, skipped: 1, throttled: 0, total: 5 });
     });
 
     it('answers 404 for an alertId of another website, an unknown one, and 400 for a malformed one', async () => {

@@ -5,6 +5,7 @@ import { websiteResources } from './migrations/0002-website-resources.ts';
 import { events } from './migrations/0003-events.ts';
 import { analytics } from './migrations/0004-analytics.ts';
 import { canonicalTimeZones } from './migrations/0005-canonical-time-zones.ts';
+import { alertMailCooldown } from './migrations/0006-alert-mail-cooldown.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ function provider(db: Db): MigrationProvider {
     '0003-events': events(db.engine),
     '0004-analytics': analytics(),
     '0005-canonical-time-zones': canonicalTimeZones(),
+    '0006-alert-mail-cooldown': alertMailCooldown(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -98,7 +98,10 @@ export interface AlertsTable {
   subject: string | null;
   message: string;
   is_enabled: Bool;
+  /** The latest firing (its newest history row, whatever its status). */
   last_triggered_at: string | null;
+  /** The latest queued e-mail: the reference of the e-mail cooldown. */
+  last_mailed_at: string | null;
   created_at: string;
   updated_at: string;
 }

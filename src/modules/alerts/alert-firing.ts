@@ -10,11 +10,12 @@ import { type EventEffectsConfig, type RecordedEvent, isGoal } from '../events/e
 // network I/O happens here; the outbox worker (src/mail) sends after the commit.
 //
 // History status at firing time:
-//   skipped   - mail is not configured (SMTP_URL unset); the cooldown does not apply.
+//   skipped   - mail is not configured (SMTP_URL unset), said in `error`; the cooldown does not apply.
 //   throttled - the alert queued an e-mail less than ALERT_COOLDOWN_SECONDS ago.
 //   queued    - an e-mail is in the outbox; the worker turns this into `sent` or `failed`.
 //   failed    - the website has no owner to write to (nothing is queued).
-// alerts.last_triggered_at is the time of the last queued e-mail, the cooldown's reference.
+// alerts.last_triggered_at is the latest firing, whatever its status (the newest history row);
+// alerts.last_mailed_at is the time of the last queued e-mail, the cooldown's reference.
 //
 // Templates: the subject and message may use {{goal}} (goal name), {{website}} (the website's
 // domain), {{visitor}} (the visitor id) and {{time}} (the event time, ISO-8601 UTC); other text is
@@ -38,6 +39,7 @@ export interface AlertMailFields {
 }
 
 const INSERT_CHUNK = 500;
+const MAIL_NOT_CONFIGURED = 'E-mail is not configured on this server (SMTP_URL is unset)';
 
 export function renderTemplate(template: string, fields: AlertMailFields): string {
   return template.replace(/\{\{\s*(goal|website|visitor|time)\s*\}\}/g, (_match, key: keyof AlertMailFields) => fields[key]);
@@ -101,11 +103,26 @@ async function startCooldown(trx: Kysely<Database>, alertId: string, now: Date, 
   const cutoff = new Date(now.getTime() - cooldownSeconds * 1000).toISOString();
   const result = await trx
     .updateTable('alerts')
-    .set({ last_triggered_at: now.toISOString() })
+    .set({ last_mailed_at: now.toISOString() })
     .where('id', '=', alertId)
-    .where((eb) => eb.or([eb('last_triggered_at', 'is', null), eb('last_triggered_at', '<=', cutoff)]))
+    .where((eb) => eb.or([eb('last_mailed_at', 'is', null), eb('last_mailed_at', '<=', cutoff)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Moves last_triggered_at to this firing. Only forwards: a transaction that took its clock
+ * earlier but commits later must not move it back past a newer firing's history row.
+ */
+async function markTriggered(trx: Kysely<Database>, alertIds: string[], at: string): Promise<void> {
+  await inChunks(alertIds, INSERT_CHUNK, async (ids) => {
+    await trx
+      .updateTable('alerts')
+      .set({ last_triggered_at: at })
+      .where('id', 'in', ids)
+      .where((eb) => eb.or([eb('last_triggered_at', 'is', null), eb('last_triggered_at', '<', at)]))
+      .execute();
+  });
 }
 
 export async function fireAlertsForGoals(trx: Kysely<Database>, events: RecordedEvent[], effects: EventEffectsConfig): Promise<void> {
@@ -132,12 +149,13 @@ export async function fireAlertsForGoals(trx: Kysely<Database>, events: Recorded
         alert_name: alert.name,
         goal_name: alert.goal_name,
         status: 'skipped',
-        error: null,
+        error: MAIL_NOT_CONFIGURED,
         visitor_id: event.visitorId,
         triggered_at: at,
       };
       history.push(entry);
       if (!effects.mailEnabled) continue;
+      entry.error = null;
 
       const to = owners.get(alert.website_id);
       if (to === undefined) {
@@ -175,5 +193,6 @@ export async function fireAlertsForGoals(trx: Kysely<Database>, events: Recorded
   }
 
   await inChunks(history, INSERT_CHUNK, async (rows) => void (await trx.insertInto('alert_history').values(rows).execute()));
+  await markTriggered(trx, [...new Set(history.map((entry) => entry.alert_id))], at);
   await inChunks(outbox, INSERT_CHUNK, async (rows) => void (await trx.insertInto('mail_outbox').values(rows).execute()));
 }

@@ -38,7 +38,7 @@ export function presentAlertHistory(row: AlertHistoryRow): AlertHistoryView {
 
 /** Every status appears, zero when no row has it; `total` counts all matching rows. */
 export function presentAlertHistoryCounts(groups: { status: string; n: number }[]): AlertHistoryCountsView {
-  const counts: AlertHistoryCountsView = { sent: 0, failed: 0, skipped: 0, throttled: 0, total: 0 };
+  const counts: AlertHistoryCountsView = { queued: 0, sent: 0, failed: 0, skipped: 0, throttled: 0, total: 0 };
   for (const { status, n } of groups) {
     if ((ALERT_HISTORY_STATUSES as readonly string[]).includes(status)) counts[status as AlertHistoryStatus] += n;
     counts.total += n;

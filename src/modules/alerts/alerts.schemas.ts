@@ -1,7 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { GoalName, Id, Nullable, NullableTimestamp, Timestamp } from '../../http/schemas.ts';
 
-export const ALERT_HISTORY_STATUSES = ['sent', 'failed', 'skipped', 'throttled'] as const;
+/** queued: the e-mail waits in the outbox; the worker turns it into sent or failed. */
+export const ALERT_HISTORY_STATUSES = ['queued', 'sent', 'failed', 'skipped', 'throttled'] as const;
 export type AlertHistoryStatus = (typeof ALERT_HISTORY_STATUSES)[number];
 
 export const HISTORY_DEFAULT_LIMIT = 50;
@@ -45,7 +46,17 @@ export const CreateAlertBody = Type.Object(
     isEnabled: Type.Optional(Type.Boolean({ description: 'defaults to true' })),
     destination: Type.Optional(Destination),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'New sign-up',
+        trigger: { type: 'goal', goalName: 'signup' },
+        template: { subject: 'Someone signed up', message: 'A visitor just created an account.' },
+        isEnabled: true,
+      },
+    ],
+  },
 );
 export type CreateAlertInput = Static<typeof CreateAlertBody>;
 
@@ -63,7 +74,7 @@ export const UpdateAlertBody = Type.Object(
     isEnabled: Type.Optional(Type.Boolean()),
     destination: Type.Optional(Destination),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ isEnabled: false }] },
 );
 export type UpdateAlertInput = Static<typeof UpdateAlertBody>;
 
@@ -74,14 +85,18 @@ export const AlertHistoryEntry = Type.Object({
   alertId: Id,
   alertName: Type.String(),
   goalName: Type.String(),
-  status: Type.Enum([...ALERT_HISTORY_STATUSES, 'queued'], { description: 'queued: the e-mail waits in the outbox (counted only in total)' }),
+  status: Type.Enum(ALERT_HISTORY_STATUSES, {
+    description: 'queued: the e-mail waits in the outbox; sent, failed: its outcome; skipped: no e-mail is configured (error says why); throttled: within the cooldown',
+  }),
   error: Nullable(Type.String()),
   visitorId: Nullable(Type.String()),
   triggeredAt: Timestamp,
 });
 export type AlertHistoryView = Static<typeof AlertHistoryEntry>;
 
+/** Over every matching row (before the limit); the statuses add up to `total`. */
 export const AlertHistoryCounts = Type.Object({
+  queued: Type.Integer(),
   sent: Type.Integer(),
   failed: Type.Integer(),
   skipped: Type.Integer(),

@@ -28,6 +28,7 @@ export async function createAlert(db: Kysely<Database>, websiteId: string, input
     message: input.template.message,
     is_enabled: input.isEnabled ?? true,
     last_triggered_at: null,
+    last_mailed_at: null,
     created_at: now,
     updated_at: now,
   };
