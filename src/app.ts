@@ -13,6 +13,7 @@ import eventWriter from './plugins/event-writer.ts';
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
 import keyring from './plugins/keyring.ts';
 import mail from './plugins/mail.ts';
+import metrics from './plugins/metrics.ts';
 import openapi from './plugins/openapi.ts';
 import routeGuard from './plugins/route-guard.ts';
 
@@ -45,6 +46,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(eventWriter);
   await app.register(mail);
   await app.register(errorHandler);
+  await app.register(metrics);
   await app.register(jsonBody);
   await app.register(openapi);
 

@@ -37,6 +37,8 @@ export interface Config {
   countryHeader: string | null;
   limits: Limits;
   rateLimit: RateLimitConfig;
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`; unset, it is open. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -67,6 +69,14 @@ function headerName(env: Env, name: string, fallback: string): string | null {
   return raw;
 }
 
+/** A bearer token: printable ASCII without spaces (what an Authorization header can carry). */
+function bearerToken(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw new ConfigError(`${name} must be printable ASCII without spaces`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const host = env.HOST || '127.0.0.1';
   const port = integer(env, 'PORT', 3000);
@@ -94,6 +104,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       perPublicAddress: integer(env, 'RATE_LIMIT_PUBLIC_PER_ADDRESS', 6000, 1),
       windowMs: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1) * 1000,
     },
+    metricsToken: bearerToken(env, 'METRICS_TOKEN'),
     ...overrides,
   };
   return Object.freeze(config);

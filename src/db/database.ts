@@ -68,6 +68,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       options: ['-c jit=off', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])].join(' '),
     });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(kysely, pool);
     return {
       kysely,
       engine: 'postgres',
@@ -78,4 +79,23 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
+}
+
+/** How the PostgreSQL connection pool is used, for /metrics. */
+export interface PoolStats {
+  /** Open connections, idle or in use. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  max: number;
+}
+
+const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+
+/** The pool's use on PostgreSQL; null on SQLite (one connection, no pool). */
+export function poolStats(db: Db): PoolStats | null {
+  const pool = pools.get(db.kysely);
+  if (!pool) return null;
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
 }

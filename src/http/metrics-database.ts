@@ -1,0 +1,51 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { DatabaseReadings } from './metrics-registry.ts';
+
+// The gauges a scrape reads from the database: two small grouped counts on indexed status
+// columns. A scrape must answer even when the database does not, so the reads get a deadline and
+// any failure reads as "no readings" (the scrape then reports sightline_database_up 0).
+
+export const READ_DEADLINE_MS = 2000;
+
+async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings> {
+  const [outbox, jobs] = await Promise.all([
+    db
+      .selectFrom('mail_outbox')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
+      .where('status', 'in', ['pending', 'failed'])
+      .groupBy('status')
+      .execute(),
+    db
+      .selectFrom('integration_jobs')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+      .where('status', 'in', ['queued', 'running'])
+      .groupBy('status')
+      .execute(),
+  ]);
+  const readings: DatabaseReadings = { outbox: {}, oldestPendingMailAgeSeconds: 0, jobs: {} };
+  for (const row of outbox) {
+    readings.outbox[row.status as 'pending' | 'failed'] = Number(row.count);
+    if (row.status === 'pending' && row.oldest) {
+      readings.oldestPendingMailAgeSeconds = Math.max(0, (now - Date.parse(row.oldest)) / 1000);
+    }
+  }
+  for (const row of jobs) readings.jobs[row.status as 'queued' | 'running'] = Number(row.count);
+  return readings;
+}
+
+/** The readings, or null when the database fails or does not answer within the deadline. */
+export async function readDatabase(db: Kysely<Database>, deadlineMs = READ_DEADLINE_MS): Promise<DatabaseReadings | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), deadlineMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([read(db, Date.now()), deadline]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
