@@ -47,6 +47,9 @@ describeEachEngine('access tokens', (engine) => {
     return row.revoked_at !== null;
   }
 
+  /** What a client relies on in an error answer. */
+  const answerOf = (response: { status: number; body: any }) => [response.status, response.body.error.code, response.body.error.message];
+
   // --- Creation -------------------------------------------------------------------------------
 
   it('creates a token and returns the raw value, in the dft_ format, with the masked form', async () => {
@@ -217,19 +220,37 @@ describeEachEngine('access tokens', (engine) => {
     });
   }
 
-  it('answers 400 naming body.websiteIds[i] for an unknown website id', async () => {
+  it("answers 403 alike for an unknown website id and another account's website, naming body.websiteIds[i], and creates nothing", async () => {
     const account = await createAccount(t);
     const own = await createWebsite(t, account.token);
-    expectError(await create(account.token, { websiteIds: [own.id, UNKNOWN_ID] }), 400, /body\.websiteIds\[1\]/);
+    const stranger = await createAccount(t);
+    const theirs = await createWebsite(t, stranger.token);
+    const unknown = await create(account.token, { websiteIds: [own.id, UNKNOWN_ID] });
+    const foreign = await create(account.token, { websiteIds: [own.id, theirs.id] });
+    expectError(unknown, 403, /body\.websiteIds\[1\]/);
+    expectError(foreign, 403, /body\.websiteIds\[1\]/);
+    // No probing: the two answers say the same (only a requestId may differ).
+    expect(answerOf(foreign)).toEqual(answerOf(unknown));
     expect(await activeTokenCount(account)).toBe(1);
   });
 
-  it("answers 400 naming body.websiteIds[i] for another account's website", async () => {
+  it('answers a website-limited creator alike for an unknown id, a foreign one and one of the account it cannot reach', async () => {
     const account = await createAccount(t);
+    const first = await createWebsite(t, account.token);
+    const second = await createWebsite(t, account.token);
     const stranger = await createAccount(t);
     const theirs = await createWebsite(t, stranger.token);
-    expectError(await create(account.token, { websiteIds: [theirs.id] }), 400, /body\.websiteIds\[0\]/);
-    expect(await activeTokenCount(account)).toBe(1);
+    const creator = await createToken(t, account, ['*'], [first.id]);
+    const answers = await Promise.all([second.id, theirs.id, UNKNOWN_ID].map((id) => create(creator, { websiteIds: [id] })));
+    for (const answer of answers) expectError(answer, 403, /body\.websiteIds\[0\]/);
+    expect(new Set(answers.map((answer) => JSON.stringify(answerOf(answer)))).size).toBe(1);
+    expect(await activeTokenCount(account)).toBe(2);
+  });
+
+  it('checks the website list (403) before the rest of the body (400)', async () => {
+    const account = await createAccount(t);
+    const past = new Date(Date.now() - 60_000).toISOString();
+    expectError(await create(account.token, { websiteIds: [UNKNOWN_ID], expiresAt: past }), 403, /body\.websiteIds\[0\]/);
   });
 
   // --- Creation: a token never exceeds its creator ------------------------------------------------

@@ -57,24 +57,40 @@ export async function issueToken(db: Kysely<Database>, options: IssueTokenOption
   return { row, raw };
 }
 
+/**
+ * Every listed website must be one of the account's that the creating token reaches. One 403
+ * answer for an unknown id, another account's website and one the creator cannot reach, so the
+ * answer tells nothing about ids outside the caller's reach.
+ */
+async function assertReachableWebsites(db: Kysely<Database>, creator: TokenPrincipal, websiteIds: string[]): Promise<void> {
+  if (websiteIds.length === 0) return;
+  const reachable = await accessibleWebsiteIds(db, creator.accountId);
+  const creatorWebsites = creator.websiteIds;
+  websiteIds.forEach((id, i) => {
+    if (!reachable.has(id) || (creatorWebsites.length > 0 && !creatorWebsites.includes(id))) {
+      throw forbidden(`body.websiteIds[${i}]: is not a website of this account that this token can reach`);
+    }
+  });
+}
+
+/** Rules of the body that are not about rights; checked after them (403 before 400). */
+function expiryOf(input: CreateAccessTokenInput, permissions: string[]): string | null {
+  if (permissions.length === 0) throw invalidField('body.permissions', 'must name at least one permission (or omit it for all)');
+  if (input.expiresAt === undefined) return null;
+  const at = Date.parse(input.expiresAt);
+  if (!(at > Date.now())) throw invalidField('body.expiresAt', 'must be in the future');
+  return new Date(at).toISOString();
+}
+
 export async function createAccessToken(db: Kysely<Database>, creator: TokenPrincipal, limit: number, input: CreateAccessTokenInput) {
   const permissions = input.permissions ?? [ALL];
   const websiteIds = input.websiteIds ?? [];
-  if (permissions.length === 0) throw invalidField('body.permissions', 'must name at least one permission (or omit it for all)');
-  let expiresAt: string | null = null;
-  if (input.expiresAt !== undefined) {
-    const at = Date.parse(input.expiresAt);
-    if (!(at > Date.now())) throw invalidField('body.expiresAt', 'must be in the future');
-    expiresAt = new Date(at).toISOString();
-  }
-  assertWithinCreator(creator, permissions, websiteIds);
 
   return db.transaction().execute(async (trx) => {
     await lockAccount(trx, creator.accountId);
-    const reachable = await accessibleWebsiteIds(trx, creator.accountId);
-    websiteIds.forEach((id, i) => {
-      if (!reachable.has(id)) throw invalidField(`body.websiteIds[${i}]`, 'is not a website of this account');
-    });
+    await assertReachableWebsites(trx, creator, websiteIds);
+    assertWithinCreator(creator, permissions, websiteIds);
+    const expiresAt = expiryOf(input, permissions);
     if ((await repo.countActiveTokens(trx, creator.accountId)) >= limit) {
       throw badRequest(`Token limit reached: an account may have at most ${limit} tokens; revoke one first`);
     }
