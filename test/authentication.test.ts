@@ -93,9 +93,60 @@ describeEachEngine('authentication', (engine) => {
     // A client that pastes its credential into the URL: the URL is logged, the credential masked.
     await t.request('GET', `/api/v1/admin/account?access_token=${account.token}&key=${key.key}`);
     const log = t.logLines.join('\n');
-    expect(log).toContain('/api/v1/admin/account?access_token=dft_[redacted]');
+    expect(log).toContain('/api/v1/admin/account?access_token=[redacted]&key=[redacted]');
     expect(log).not.toContain(account.token);
     expect(log).not.toContain(key.key);
+  });
+
+  // Every place a URL reaches an answer or a log line: the 404 for an unknown route, the
+  // incoming-request line, router errors (a bad %-escape), validation messages.
+  it('answers and logs no query value and no credential-shaped path segment', async () => {
+    const account = await createAccount(t);
+    const website = await createWebsite(t, account.token);
+    const key = await createApiKey(t, account.token, website.id);
+    const lookalikes = [
+      `rk_live_${'4eC39HqLyjWDarjtT1zdp7dc'}`,
+      `sk_test_${'51HqLyjWDarjtT1zdp7dcXyZ'}`,
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+      `ghp_${'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'}`,
+      'xoxb-2048-1234567890-AbCdEfGhIjKlMnOpQrStUvWx',
+      'Zq8x7Lw2Vn4Rt6Yp0Ks3Hd9Fj1Mb5Gc8',
+    ];
+    const secrets = [account.token, key.key, ...lookalikes];
+    const linesBefore = t.logLines.length;
+    const answers: string[] = [];
+    const call = async (method: string, url: string, token?: string) => {
+      const response = await t.request(method, url, { token });
+      answers.push(response.raw);
+      return response;
+    };
+
+    for (const secret of secrets) {
+      const response = await call('GET', `/api/v1/admin/${secret}`);
+      expectError(response, 404, /^No route GET \/api\/v1\/admin\/\[redacted\]$/);
+    }
+    await call('POST', `/api/events?token=${account.token}`);
+    await call('GET', `/api/v1/admin/account?api_key=${lookalikes[0]}&period=last_week`);
+    expectError(await call('GET', `/api/v1/admin/websites/${key.key}`, account.token), 400, /path\.websiteId/);
+    const history = `/api/v1/admin/websites/${website.id}/alerts/history`;
+    expectError(await call('GET', `${history}?${lookalikes[1]}=1`, account.token), 400, /query\./);
+    expectError(await call('GET', `/api/v1/admin/%zz/${account.token}?access_token=${key.key}`), 400, /%-escapes/);
+    await call('GET', `/api/v1/admin/websites/${website.id}/apikeys?note=${lookalikes[2]}`, account.token);
+
+    const log = t.logLines.slice(linesBefore).join('\n');
+    expect(log).toContain('"url":"/api/v1/admin/[redacted]"');
+    expect(log).toContain('"url":"/api/events?token=[redacted]"');
+    expect(log).toContain('"url":"/api/v1/admin/account?api_key=[redacted]&period=[redacted]"');
+    expect(log).toContain(`"url":"/api/v1/admin/websites/[redacted]"`);
+    expect(log).toContain(`"url":"/api/v1/admin/%zz/[redacted]?access_token=[redacted]"`);
+    // Ids and route words stay readable.
+    expect(log).toContain(`"url":"/api/v1/admin/websites/${website.id}/apikeys?note=[redacted]"`);
+    expect(log).not.toContain('last_week');
+    const answered = answers.join('\n');
+    for (const secret of secrets) {
+      expect(answered, `an answer contains ${secret}`).not.toContain(secret);
+      expect(log, `the log contains ${secret}`).not.toContain(secret);
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { generateCredential } from '../src/auth/tokens.ts';
 import { DailySalts, cookielessVisitorId } from '../src/modules/events/ingest.visitor-id.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
@@ -115,7 +116,7 @@ describeEachEngine('browser ingestion', (engine) => {
         session_id: event.sessionId,
         hostname: website.domain,
         path: '/pricing',
-        referrer: 'https://news.example.org/item?id=1',
+        referrer: 'https://news.example.org/item',
         country: null,
         browser: 'Chrome',
         os: 'Windows',
@@ -125,6 +126,27 @@ describeEachEngine('browser ingestion', (engine) => {
       });
       expect(response.body.visitorId).toBe(event.visitorId);
       expect(Date.parse(rows[0]!.occurred_at)).toBeGreaterThan(Date.now() - 60_000);
+    });
+
+    it('stores the referrer without its query string, fragment, user info or a credential in its path', async () => {
+      const { website } = await newWebsite(t);
+      const token = generateCredential('token');
+      const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+      const referrers: Array<[string | null, string | null]> = [
+        [`https://alice:s3cret@mail.example.com/reset/confirm?token=${token}&utm_source=mail#access_token=${jwt}`, 'https://mail.example.com/reset/confirm'],
+        [`https://app.example.net/invite/${token}/accept`, 'https://app.example.net/invite/[redacted]/accept'],
+        ['https://www.google.com/', 'https://www.google.com/'],
+        ['android-app://com.slack/', 'android-app://com.slack/'],
+        ['https://news.example.org/item#comments', 'https://news.example.org/item'],
+        ['?q=only-a-query', null],
+        ['', null],
+        [null, null],
+      ];
+      for (const [referrer] of referrers) expectStored(await send(t, pageview(website, { referrer })));
+      const rows = await eventsOf(t, website.id);
+      expect(rows.map((row) => row.referrer)).toEqual(referrers.map(([, stored]) => stored));
+      const stored = JSON.stringify(rows);
+      for (const secret of [token, jwt, 's3cret', 'utm_source', 'only-a-query']) expect(stored).not.toContain(secret);
     });
 
     it('accepts the website id in place of the tracking id, and reads a phone as mobile', async () => {

@@ -1,28 +1,49 @@
 import type { FastifyRequest } from 'fastify';
+import { redactText, redactUrl } from './redaction.ts';
 
-// Secrets never reach a log line: the credential headers are redacted, and a credential pasted
-// into a URL (say ?access_token=dft_...) is masked before the URL is logged.
+// Secrets never reach a log line: the credential headers are redacted, a URL is logged without
+// its query values and with credential-shaped path segments masked (see redaction.ts), and
+// free-text messages (some of Fastify's quote the request URL) go through the same masking.
 
 export const REDACT_PATHS = ['req.headers.authorization', 'req.headers.cookie', '*.token', '*.key', '*.password'];
 
-const CREDENTIAL_IN_TEXT = /\b(dft?_)[0-9A-Za-z]{36}\b/g;
+/** The request as the log shows it. */
+export function describeRequest(request: FastifyRequest) {
+  return { method: request.method, url: redactUrl(request.url), host: request.host, remoteAddress: request.ip };
+}
 
-export function maskCredentials(text: string): string {
-  return text.replace(CREDENTIAL_IN_TEXT, '$1[redacted]');
+/** The same without the client address, for routes whose visitors' addresses stay out of logs. */
+export function describeRequestWithoutAddress(request: FastifyRequest) {
+  return { method: request.method, url: redactUrl(request.url) };
+}
+
+/** pino's error shape (type, message, stack, own fields, cause), its text masked. */
+export function describeError(error: unknown, depth = 0): unknown {
+  if (!(error instanceof Error)) return error;
+  const described: Record<string, unknown> = {
+    type: error.constructor?.name ?? 'Error',
+    message: redactText(error.message),
+    stack: redactText(error.stack ?? ''),
+  };
+  for (const [name, value] of Object.entries(error)) {
+    if (name in described || value === undefined) continue;
+    described[name] = typeof value === 'string' ? redactText(value) : value;
+  }
+  if (error.cause !== undefined && depth < 3) described.cause = describeError(error.cause, depth + 1);
+  return described;
 }
 
 export function loggerOptions(level: string, stream?: { write(line: string): void }) {
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    serializers: {
-      req(request: FastifyRequest) {
-        return {
-          method: request.method,
-          url: maskCredentials(request.url),
-          host: request.host,
-          remoteAddress: request.ip,
-        };
+    serializers: { req: describeRequest, err: describeError },
+    hooks: {
+      // The message string of every call, e.g. Fastify's "Reply was already sent ... in "<url>"".
+      logMethod(this: unknown, args: unknown[], method: (...args: unknown[]) => void) {
+        const at = typeof args[0] === 'string' ? 0 : 1;
+        if (typeof args[at] === 'string') args[at] = redactText(args[at] as string);
+        return method.apply(this, args);
       },
     },
     ...(stream ? { stream } : {}),

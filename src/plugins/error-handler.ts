@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, type ErrorDetail } from '../errors.ts';
+import { redactPath } from '../http/redaction.ts';
 import { describeValidationErrors } from '../http/validation.ts';
 
 // One place turns every failure into the contract's error envelope. 5xx details stay in the log
@@ -74,8 +75,9 @@ async function errorHandler(app: FastifyInstance): Promise<void> {
     return sendError(reply, request, mapped);
   });
 
+  // The path is echoed to help a client find its typo, but never a credential pasted into it.
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, request, { statusCode: 404, message: `No route ${request.method} ${request.url.split('?')[0]}` }),
+    sendError(reply, request, { statusCode: 404, message: `No route ${request.method} ${redactPath(request.url.split(/[?#]/)[0]!)}` }),
   );
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { describeRequestWithoutAddress } from '../../http/logging.ts';
 import { withErrors } from '../../http/schemas.ts';
 import { parseJsonText } from '../../plugins/json-body.ts';
 import { DROPPED_HEADER, INGEST_BODY_LIMIT, IngestEventBody, IngestResult } from './ingest.schemas.ts';
@@ -52,7 +53,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { access: { public: true } },
     bodyLimit: INGEST_BODY_LIMIT,
     // The address is hashed for cookieless visitors and must not reach the log either.
-    logSerializers: { req: (request: FastifyRequest) => ({ method: request.method, url: request.url }) },
+    logSerializers: { req: describeRequestWithoutAddress },
     schema: {
       tags: ['Events'],
       summary: 'Record a browser event (what the datafast web SDK sends); no credential, CORS open',

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../errors.ts';
+import { stripUrlSecrets } from '../../http/redaction.ts';
 import { normaliseCountry } from '../../lib/formats.ts';
 import type { EventWriter } from './event-writer.ts';
 import type { NewEvent, RecordedEvent } from './event.types.ts';
@@ -70,6 +71,15 @@ function otherProperties(extraData: Record<string, unknown> | undefined): Record
   return Object.keys(properties).length > 0 ? properties : null;
 }
 
+/**
+ * The referrer is another site's URL, and its query string, fragment or user info may carry a
+ * visitor's secret (a reset token, an OAuth fragment): only scheme, host and path are kept, with
+ * credential-shaped path segments masked.
+ */
+function keptReferrer(referrer: string | null | undefined): string | null {
+  return referrer ? stripUrlSecrets(referrer) || null : null;
+}
+
 /** Validates, filters by the website's settings, and records one browser event. */
 export async function ingestEvent(deps: IngestDeps, input: IngestEventInput, client: IngestClient): Promise<IngestOutcome> {
   const website = await findIngestWebsite(deps.db, input.websiteId);
@@ -101,7 +111,7 @@ export async function ingestEvent(deps: IngestDeps, input: IngestEventInput, cli
     sessionId: input.sessionId ?? null,
     hostname,
     path: url.pathname,
-    referrer: input.referrer || null,
+    referrer: keptReferrer(input.referrer),
     country,
     ...agent.device,
     metadata,
