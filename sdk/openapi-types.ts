@@ -8,399 +8,9 @@ export interface paths {
             cookie?: never;
         };
         /** The current account: profile and plan */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                name: string;
-                                email: string;
-                                plan: {
-                                    name: string;
-                                    limits: {
-                                        tokensPerAccount: number;
-                                        apiKeysPerWebsite: number;
-                                        alertsPerWebsite: number;
-                                    };
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId?: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAccount"];
         /** Update the account's name */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                name: string;
-                                email: string;
-                                plan: {
-                                    name: string;
-                                    limits: {
-                                        tokensPerAccount: number;
-                                        apiKeysPerWebsite: number;
-                                        alertsPerWebsite: number;
-                                    };
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId?: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["updateAccount"];
         post?: never;
         delete?: never;
         options?: never;
@@ -416,397 +26,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the account's tokens (masked) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                name: string;
-                                displayKey: string;
-                                permissions: string[];
-                                websiteIds: string[];
-                                expiresAt: string | null;
-                                lastUsedAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAccessTokens"];
         put?: never;
         /** Create a token; the raw dft_ value is returned in this response only */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        permissions?: ("*" | "analytics:read" | "api-keys:read" | "api-keys:write" | "websites:read" | "websites:write" | "settings:read" | "settings:write" | "funnels:read" | "funnels:write" | "alerts:read" | "alerts:write" | "team:read" | "team:write" | "goals:read" | "goals:write" | "payments:read" | "payments:write" | "identify:write")[];
-                        websiteIds?: string[];
-                        /**
-                         * Format: date-time
-                         * @description optional expiry, in the future
-                         */
-                        expiresAt?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                name: string;
-                                displayKey: string;
-                                permissions: string[];
-                                websiteIds: string[];
-                                expiresAt: string | null;
-                                lastUsedAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /** @description the raw dft_ token; shown in this response only */
-                                token: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createAccessToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -824,186 +47,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke a token */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    tokenId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["revokeAccessToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1017,425 +61,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the websites available to the token */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                domain: string;
-                                name: string;
-                                trackingId: string;
-                                timezone: string;
-                                currency: string;
-                                /** @enum {unknown} */
-                                role: "owner" | "member" | "viewer";
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebsites"];
         put?: never;
         /** Create a website */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description a bare host name, e.g. example.com */
-                        domain: string;
-                        /** @description an IANA time-zone name, e.g. Europe/Paris */
-                        timezone: string;
-                        name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                domain: string;
-                                name: string;
-                                trackingId: string;
-                                timezone: string;
-                                currency: string;
-                                kpi: string | null;
-                                kpiColorScheme: string | null;
-                                revenueMetric: string;
-                                isCookieless: boolean;
-                                includeRenewalRevenue: boolean;
-                                allowedHostnames: string[];
-                                excludedIps: string[];
-                                excludedPaths: string[];
-                                excludedCountries: string[];
-                                excludedHostnames: string[];
-                                /** @enum {unknown} */
-                                role: "owner" | "member" | "viewer";
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createWebsite"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1450,641 +79,12 @@ export interface paths {
             cookie?: never;
         };
         /** Get website settings */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                domain: string;
-                                name: string;
-                                trackingId: string;
-                                timezone: string;
-                                currency: string;
-                                kpi: string | null;
-                                kpiColorScheme: string | null;
-                                revenueMetric: string;
-                                isCookieless: boolean;
-                                includeRenewalRevenue: boolean;
-                                allowedHostnames: string[];
-                                excludedIps: string[];
-                                excludedPaths: string[];
-                                excludedCountries: string[];
-                                excludedHostnames: string[];
-                                /** @enum {unknown} */
-                                role: "owner" | "member" | "viewer";
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebsite"];
         /** Update website settings (only the fields sent change; null clears) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description a bare host name, e.g. example.com */
-                        domain?: string;
-                        name?: string;
-                        /** @description an IANA time-zone name, e.g. Europe/Paris */
-                        timezone?: string;
-                        /** @description ISO-4217 code */
-                        currency?: string;
-                        kpi?: string | null;
-                        kpiColorScheme?: ("red" | "orange" | "yellow" | "green" | "purple" | "pink" | "gray" | "blue" | "teal" | "indigo") | null;
-                        /** @enum {unknown} */
-                        revenueMetric?: "revenue" | "mrr";
-                        isCookieless?: boolean;
-                        includeRenewalRevenue?: boolean;
-                        allowedHostnames?: string[] | null;
-                        excludedHostnames?: string[] | null;
-                        excludedIps?: string[] | null;
-                        excludedPaths?: string[] | null;
-                        excludedCountries?: string[] | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                domain: string;
-                                name: string;
-                                trackingId: string;
-                                timezone: string;
-                                currency: string;
-                                kpi: string | null;
-                                kpiColorScheme: string | null;
-                                revenueMetric: string;
-                                isCookieless: boolean;
-                                includeRenewalRevenue: boolean;
-                                allowedHostnames: string[];
-                                excludedIps: string[];
-                                excludedPaths: string[];
-                                excludedCountries: string[];
-                                excludedHostnames: string[];
-                                /** @enum {unknown} */
-                                role: "owner" | "member" | "viewer";
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["updateWebsite"];
         post?: never;
         /** Always refused: websites are deleted in the dashboard only */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebsite"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2098,394 +98,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the website's API keys (masked) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                name: string;
-                                displayKey: string;
-                                lastUsedAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listApiKeys"];
         put?: never;
         /** Create an API key; the raw df_ value is returned in this response only */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                name: string;
-                                displayKey: string;
-                                lastUsedAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /** @description the raw df_ key; shown in this response only */
-                                key: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2501,387 +117,10 @@ export interface paths {
         };
         get?: never;
         /** Roll a key: same id and name, new secret returned once; the old secret stops working at once */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                    /** @description 24 lowercase hex characters */
-                    apiKeyId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                name: string;
-                                displayKey: string;
-                                lastUsedAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /** @description the raw df_ key; shown in this response only */
-                                key: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["rollApiKey"];
         post?: never;
         /** Revoke a key */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                    /** @description 24 lowercase hex characters */
-                    apiKeyId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                deleted: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2898,199 +137,7 @@ export interface paths {
          * List the goals the website has tracked, most completions first, with their display customizations
          * @description All time by default. With startAt and endAt (both or neither; each a YYYY-MM-DD day in the website's time zone, whole day included, or an ISO-8601 instant) only completions in that period count.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone */
-                    startAt?: string;
-                    /** @description a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone */
-                    endAt?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                goalName: string;
-                                /** @description goal events recorded */
-                                completions: number;
-                                /** @description distinct visitors who completed the goal */
-                                visitors: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                lastCompletedAt: string;
-                                displayName: string | null;
-                                color: string | null;
-                                description: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listGoals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3107,582 +154,15 @@ export interface paths {
             cookie?: never;
         };
         /** List the website's goal display customizations, with the palette of colors they may use */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                goalName: string;
-                                displayName: string | null;
-                                color: string | null;
-                                description: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                            colors: {
-                                /** @description lower-case #rrggbb */
-                                color: string;
-                                /** @enum {unknown} */
-                                family: "red" | "orange" | "yellow" | "green" | "purple" | "pink" | "gray" | "blue" | "teal" | "indigo";
-                                label: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listGoalCustomizations"];
         put?: never;
         post?: never;
         /** Reset a goal to its default display metadata */
-        delete: {
-            parameters: {
-                query: {
-                    /** @description lower case letters, digits, _ : -; 1-64 characters; not "identify" */
-                    goalName: string;
-                };
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description whether a customization existed */
-                                deleted: boolean;
-                                goalName: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["resetGoalCustomization"];
         options?: never;
         head?: never;
         /** Set a goal's display name, color or description (only the fields sent change; null clears) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description lower case letters, digits, _ : -; 1-64 characters; not "identify" */
-                        goalName: string;
-                        displayName?: string | null;
-                        color?: string | null;
-                        description?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                goalName: string;
-                                displayName: string | null;
-                                color: string | null;
-                                description: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateGoalCustomization"];
         trace?: never;
     };
     "/api/v1/admin/websites/{websiteId}/funnels": {
@@ -3693,457 +173,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the website's active funnels, oldest first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                name: string;
-                                slug: string;
-                                steps: {
-                                    /** @description 24 lowercase hex characters */
-                                    id: string;
-                                    name: string;
-                                    /** @enum {unknown} */
-                                    type: "pageview" | "goal";
-                                    /** @description pageview steps only */
-                                    url?: string;
-                                    /** @description goal steps only */
-                                    goalName?: string;
-                                }[];
-                                isActive: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listFunnels"];
         put?: never;
         /** Create a funnel of 2 to 8 steps (pageview steps need url, goal steps need goalName) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        steps: {
-                            /** @description an existing step's id, to keep it (PUT only) */
-                            id?: string;
-                            /** @description defaults to the url or goalName */
-                            name?: string;
-                            /** @enum {unknown} */
-                            type: "pageview" | "goal";
-                            /** @description pageview steps: a path starting with / or an absolute http(s) URL */
-                            url?: string;
-                            /** @description lower case letters, digits, _ : -; 1-64 characters; not "identify" */
-                            goalName?: string;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                name: string;
-                                slug: string;
-                                steps: {
-                                    /** @description 24 lowercase hex characters */
-                                    id: string;
-                                    name: string;
-                                    /** @enum {unknown} */
-                                    type: "pageview" | "goal";
-                                    /** @description pageview steps only */
-                                    url?: string;
-                                    /** @description goal steps only */
-                                    goalName?: string;
-                                }[];
-                                isActive: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createFunnel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4159,438 +192,10 @@ export interface paths {
         };
         get?: never;
         /** Update a funnel (only the fields sent change; steps are replaced whole; isActive: true revives a deleted one) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                    /** @description 24 lowercase hex characters */
-                    funnelId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        steps?: {
-                            /** @description an existing step's id, to keep it (PUT only) */
-                            id?: string;
-                            /** @description defaults to the url or goalName */
-                            name?: string;
-                            /** @enum {unknown} */
-                            type: "pageview" | "goal";
-                            /** @description pageview steps: a path starting with / or an absolute http(s) URL */
-                            url?: string;
-                            /** @description lower case letters, digits, _ : -; 1-64 characters; not "identify" */
-                            goalName?: string;
-                        }[];
-                        /** @description true revives a deleted funnel */
-                        isActive?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                name: string;
-                                slug: string;
-                                steps: {
-                                    /** @description 24 lowercase hex characters */
-                                    id: string;
-                                    name: string;
-                                    /** @enum {unknown} */
-                                    type: "pageview" | "goal";
-                                    /** @description pageview steps only */
-                                    url?: string;
-                                    /** @description goal steps only */
-                                    goalName?: string;
-                                }[];
-                                isActive: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["updateFunnel"];
         post?: never;
         /** Soft-delete a funnel (isActive becomes false) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                    /** @description 24 lowercase hex characters */
-                    funnelId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteFunnel"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4604,444 +209,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the website's alerts, oldest first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                name: string;
-                                trigger: {
-                                    /** @enum {string} */
-                                    type: "goal";
-                                    goalName: string;
-                                };
-                                destination: {
-                                    /** @enum {string} */
-                                    type: "email";
-                                };
-                                template: {
-                                    subject: string | null;
-                                    message: string;
-                                };
-                                isEnabled: boolean;
-                                lastTriggeredAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAlerts"];
         put?: never;
         /** Create an alert that emails the website owner when a goal fires */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        trigger: {
-                            /** @enum {string} */
-                            type?: "goal";
-                            /** @description lower case letters, digits, _ : -; 1-64 characters; not "identify" */
-                            goalName: string;
-                        };
-                        template: {
-                            subject?: string | null;
-                            message: string;
-                        };
-                        /** @description defaults to true */
-                        isEnabled?: boolean;
-                        destination?: {
-                            /** @enum {string} */
-                            type: "email";
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                name: string;
-                                trigger: {
-                                    /** @enum {string} */
-                                    type: "goal";
-                                    goalName: string;
-                                };
-                                destination: {
-                                    /** @enum {string} */
-                                    type: "email";
-                                };
-                                template: {
-                                    subject: string | null;
-                                    message: string;
-                                };
-                                isEnabled: boolean;
-                                lastTriggeredAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createAlert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5056,211 +227,7 @@ export interface paths {
             cookie?: never;
         };
         /** Recent alert firings, newest first, with counts per status over every matching entry */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description 24 lowercase hex characters */
-                    alertId?: string;
-                    /** @description entries to return, newest first; values above 100 are capped */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                alertId: string;
-                                alertName: string;
-                                goalName: string;
-                                /**
-                                 * @description queued: the e-mail waits in the outbox (counted only in total)
-                                 * @enum {unknown}
-                                 */
-                                status: "sent" | "failed" | "skipped" | "throttled" | "queued";
-                                error: string | null;
-                                visitorId: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                triggeredAt: string;
-                            }[];
-                            counts: {
-                                sent: number;
-                                failed: number;
-                                skipped: number;
-                                throttled: number;
-                                total: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAlertHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5278,420 +245,10 @@ export interface paths {
         };
         get?: never;
         /** Update an alert (only the fields sent change; template merges) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                    /** @description 24 lowercase hex characters */
-                    alertId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        trigger?: {
-                            /** @enum {string} */
-                            type?: "goal";
-                            /** @description lower case letters, digits, _ : -; 1-64 characters; not "identify" */
-                            goalName: string;
-                        };
-                        template?: {
-                            subject?: string | null;
-                            message?: string;
-                        };
-                        isEnabled?: boolean;
-                        destination?: {
-                            /** @enum {string} */
-                            type: "email";
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                id: string;
-                                /** @description 24 lowercase hex characters */
-                                _id: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                name: string;
-                                trigger: {
-                                    /** @enum {string} */
-                                    type: "goal";
-                                    goalName: string;
-                                };
-                                destination: {
-                                    /** @enum {string} */
-                                    type: "email";
-                                };
-                                template: {
-                                    subject: string | null;
-                                    message: string;
-                                };
-                                isEnabled: boolean;
-                                lastTriggeredAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["updateAlert"];
         post?: never;
         /** Delete an alert (its history is kept) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                    /** @description 24 lowercase hex characters */
-                    alertId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteAlert"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5705,607 +262,12 @@ export interface paths {
             cookie?: never;
         };
         /** List the team (the owner included) and pending invitations */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                userId: string;
-                                name: string;
-                                email: string;
-                                /** @enum {unknown} */
-                                role: "owner" | "member" | "viewer";
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                joinedAt: string;
-                            }[];
-                            invitations: {
-                                /** @description 24 lowercase hex characters */
-                                invitationId: string;
-                                email: string;
-                                role: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                invitedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listTeam"];
         put?: never;
         /** Invite someone by e-mail (owner only); role viewer (default) or member */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description an e-mail address */
-                        email: string;
-                        /**
-                         * @description the owner role cannot be given
-                         * @enum {unknown}
-                         */
-                        role?: "viewer" | "member";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                invitationId: string;
-                                email: string;
-                                role: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["inviteTeamMember"];
         /** Remove a member or withdraw a pending invitation (owner only); body {userId} or {email} */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            /** @description exactly one of userId or email */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 24 lowercase hex characters */
-                        userId?: string;
-                        /** @description an e-mail address */
-                        email?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                /** @enum {unknown} */
-                                removed: "member" | "invitation";
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["removeTeamMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6319,189 +281,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's pending invitations */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                /** @description 24 lowercase hex characters */
-                                invitationId: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                domain: string;
-                                role: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                invitedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6520,210 +300,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Accept an invitation addressed to your e-mail; you join the website with the invited role */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    invitationId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                /** @description 24 lowercase hex characters */
-                                websiteId: string;
-                                role: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6738,216 +315,7 @@ export interface paths {
             cookie?: never;
         };
         /** Connection status per provider; credentials are never returned */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                "provider-one": {
-                                    connected: boolean;
-                                    connectedAt: string | null;
-                                };
-                                "provider-two": {
-                                    connected: boolean;
-                                    connectedAt: string | null;
-                                };
-                                "provider-three": {
-                                    connected: boolean;
-                                    connectedAt: string | null;
-                                };
-                                "provider-four": {
-                                    connected: boolean;
-                                    connectedAt: string | null;
-                                    resync: {
-                                        /** @enum {unknown} */
-                                        status: "queued" | "running" | "succeeded" | "failed";
-                                        /**
-                                         * Format: date-time
-                                         * @description ISO-8601 UTC with milliseconds
-                                         */
-                                        requestedAt: string;
-                                        finishedAt: string | null;
-                                        error: string | null;
-                                    } | null;
-                                };
-                                "provider-five": {
-                                    connected: boolean;
-                                    connectedAt: string | null;
-                                };
-                                "provider-six": {
-                                    connected: boolean;
-                                    connectedAt: string | null;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getIntegrationStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6966,378 +334,9 @@ export interface paths {
         get?: never;
         put?: never;
         /** Connect provider-one (providerOneRestrictedKey); connecting again replaces the credentials */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description stored encrypted; never returned */
-                        providerOneRestrictedKey: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                connected: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["connectProviderOne"];
         /** Disconnect provider-one (idempotent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                disconnected: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["disconnectProviderOne"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7353,380 +352,9 @@ export interface paths {
         get?: never;
         put?: never;
         /** Connect provider-two (providerTwoApiKey, providerTwoStoreId); connecting again replaces the credentials */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description stored encrypted; never returned */
-                        providerTwoApiKey: string;
-                        /** @description stored encrypted; never returned */
-                        providerTwoStoreId: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                connected: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["connectProviderTwo"];
         /** Disconnect provider-two (idempotent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                disconnected: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["disconnectProviderTwo"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7742,380 +370,9 @@ export interface paths {
         get?: never;
         put?: never;
         /** Connect provider-three (providerThreeAccessToken, providerThreeOrgId); connecting again replaces the credentials */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description stored encrypted; never returned */
-                        providerThreeAccessToken: string;
-                        /** @description stored encrypted; never returned */
-                        providerThreeOrgId: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                connected: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["connectProviderThree"];
         /** Disconnect provider-three (idempotent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                disconnected: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["disconnectProviderThree"];
         options?: never;
         head?: never;
         patch?: never;
@@ -8131,572 +388,13 @@ export interface paths {
         get?: never;
         put?: never;
         /** Connect provider-four (providerFourApiKey); connecting again replaces the credentials */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description stored encrypted; never returned */
-                        providerFourApiKey: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                connected: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["connectProviderFour"];
         /** Disconnect provider-four (idempotent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                disconnected: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["disconnectProviderFour"];
         options?: never;
         head?: never;
         /** Queue a re-sync of historical payments from provider-four */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                resync: {
-                                    /** @enum {unknown} */
-                                    status: "queued" | "running" | "succeeded" | "failed";
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO-8601 UTC with milliseconds
-                                     */
-                                    requestedAt: string;
-                                    finishedAt: string | null;
-                                    error: string | null;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["resyncProviderFour"];
         trace?: never;
     };
     "/api/v1/admin/websites/{websiteId}/integrations/provider-five": {
@@ -8710,187 +408,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Disconnect provider-five (idempotent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                disconnected: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["disconnectProviderFive"];
         options?: never;
         head?: never;
         patch?: never;
@@ -8907,187 +425,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Disconnect provider-six (idempotent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                disconnected: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["disconnectProviderSix"];
         options?: never;
         head?: never;
         patch?: never;
@@ -9106,217 +444,7 @@ export interface paths {
          * Record a browser event (what the datafast web SDK sends); no credential, CORS open
          * @description Accepts application/json or text/plain carrying JSON, at most 16 KiB. An event the website settings exclude (or a bot) answers 200 without being stored, with the reason in the X-Sightline-Dropped header.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": ({
-                        /** @description the website's trackingId or id */
-                        websiteId: string;
-                        domain?: string;
-                        href: string;
-                        referrer?: string | null;
-                        /** @description printable ASCII, no spaces */
-                        visitorId?: string;
-                        sessionId?: string | null;
-                        type: "pageview" | "custom" | "identify" | "payment" | "external_link";
-                        extraData?: {
-                            [key: string]: unknown;
-                        };
-                        cookieless?: boolean;
-                        visitorFirstSeenAt?: string;
-                        visitorSessionNumber?: number;
-                        viewport?: {
-                            width?: number;
-                            height?: number;
-                        };
-                        screenWidth?: number;
-                        screenHeight?: number;
-                        language?: string;
-                        timezone?: string;
-                        device?: {
-                            platform?: string;
-                            osVersion?: string;
-                            model?: string;
-                        };
-                        adClickIds?: {
-                            [key: string]: string;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    }) & (unknown & unknown & unknown & unknown);
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            eventId?: string;
-                            visitorId?: string;
-                            dropped?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["recordEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9333,198 +461,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Record a goal completed by a visitor who has a pageview on the website */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the datafast_visitor_id cookie of the visitor */
-                        datafast_visitor_id?: string;
-                        /** @description the datafast_visitor_id cookie of the visitor */
-                        visitorId?: string;
-                        /** @description lower case letters, digits, _ : -; 1-64 characters; not "identify" */
-                        name: string;
-                        metadata?: {
-                            [key: string]: string;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                /** @description 24 lowercase hex characters */
-                                eventId: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["recordGoal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9541,197 +478,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Record a payment once per transaction_id (answers {message, transaction_id}, without the envelope) */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description in major units, e.g. 29.99; no more decimals than the currency has */
-                        amount: number;
-                        /** @description ISO-4217 code, e.g. USD */
-                        currency: string;
-                        /** @description the provider's id; the same id twice records one payment */
-                        transaction_id: string;
-                        datafast_visitor_id?: string | null;
-                        email?: string | null;
-                        renewal?: boolean;
-                        /** @description true on a transaction already recorded marks it refunded */
-                        refunded?: boolean;
-                        /** @description when the payment happened: an ISO-8601 instant with a zone, or epoch milliseconds; default now */
-                        timestamp?: string | number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            transaction_id: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["recordPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9746,219 +493,7 @@ export interface paths {
             cookie?: never;
         };
         /** Visitors, sessions, pageviews, revenue, payments and conversion rate per hour, day, week or month, in the website's time zone */
-        get: {
-            parameters: {
-                query: {
-                    /** @description 24 lowercase hex characters */
-                    websiteId?: string;
-                    /** @description comma-separated, any of: visitors, sessions, pageviews, revenue, payments, conversion_rate */
-                    fields: string;
-                    /** @description weeks start on Monday (ISO weeks) */
-                    interval: "hour" | "day" | "week" | "month";
-                    /** @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone when it has no offset; day, week and month series count whole days, so an instant stands for its local day); with endAt */
-                    startAt?: string;
-                    /** @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone when it has no offset; day, week and month series count whole days, so an instant stands for its local day), included; with startAt */
-                    endAt?: string;
-                    /** @description an IANA time zone for the buckets; default the website's */
-                    timezone?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            fields: string[];
-                            interval: string;
-                            timezone: string;
-                            currency: string;
-                            totals: {
-                                /** @description distinct visitors (any event counts its visitor) */
-                                visitors?: number;
-                                sessions?: number;
-                                pageviews?: number;
-                                /** @description in the website's currency, major units (29.99) */
-                                revenue?: number;
-                                payments?: number;
-                                /** @description percent of visitors with a goal, 2 decimals (12.5 = 12.5 %) */
-                                conversion_rate?: number;
-                            };
-                            data: {
-                                /** @description hour "2026-03-08 14:00", day "2026-03-08", week "2026-W10", month "2026-03" */
-                                name: string;
-                                /** @description the bucket's start, ISO with the zone's offset: 2026-03-08T00:00:00.000-05:00 */
-                                timestamp: string;
-                                /** @description distinct visitors (any event counts its visitor) */
-                                visitors?: number;
-                                sessions?: number;
-                                pageviews?: number;
-                                /** @description in the website's currency, major units (29.99) */
-                                revenue?: number;
-                                payments?: number;
-                                /** @description percent of visitors with a goal, 2 decimals (12.5 = 12.5 %) */
-                                conversion_rate?: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getTimeseries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9978,4 +513,10023 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account the credential belongs to, with its plan and limits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            name: string;
+                            email: string;
+                            plan: {
+                                name: string;
+                                limits: {
+                                    tokensPerAccount: number;
+                                    apiKeysPerWebsite: number;
+                                    alertsPerWebsite: number;
+                                };
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The account, renamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            name: string;
+                            email: string;
+                            plan: {
+                                name: string;
+                                limits: {
+                                    tokensPerAccount: number;
+                                    apiKeysPerWebsite: number;
+                                    alertsPerWebsite: number;
+                                };
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAccessTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's tokens, masked (displayKey), oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            name: string;
+                            displayKey: string;
+                            permissions: string[];
+                            websiteIds: string[];
+                            expiresAt: string | null;
+                            lastUsedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Reporting script",
+                 *       "permissions": [
+                 *         "analytics:read",
+                 *         "websites:read"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    permissions?: ("*" | "analytics:read" | "api-keys:read" | "api-keys:write" | "websites:read" | "websites:write" | "settings:read" | "settings:write" | "funnels:read" | "funnels:write" | "alerts:read" | "alerts:write" | "team:read" | "team:write" | "goals:read" | "goals:write" | "payments:read" | "payments:write" | "identify:write")[];
+                    websiteIds?: string[];
+                    /**
+                     * Format: date-time
+                     * @description optional expiry, in the future
+                     */
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new token, with its raw dft_ value in `token`: shown this once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            name: string;
+                            displayKey: string;
+                            permissions: string[];
+                            websiteIds: string[];
+                            expiresAt: string | null;
+                            lastUsedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /** @description the raw dft_ token; shown in this response only */
+                            token: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The token is revoked; using it answers 401 from now on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listWebsites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The websites the token may see, with the caller's role on each */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            domain: string;
+                            name: string;
+                            trackingId: string;
+                            timezone: string;
+                            currency: string;
+                            /** @enum {unknown} */
+                            role: "owner" | "member" | "viewer";
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createWebsite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "example.com",
+                 *       "timezone": "Europe/Paris",
+                 *       "name": "Example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description a bare host name, e.g. example.com */
+                    domain: string;
+                    /** @description an IANA time-zone name, e.g. Europe/Paris */
+                    timezone: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new website, with its trackingId for the tracking script */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            domain: string;
+                            name: string;
+                            trackingId: string;
+                            timezone: string;
+                            currency: string;
+                            kpi: string | null;
+                            kpiColorScheme: string | null;
+                            revenueMetric: string;
+                            isCookieless: boolean;
+                            includeRenewalRevenue: boolean;
+                            allowedHostnames: string[];
+                            excludedIps: string[];
+                            excludedPaths: string[];
+                            excludedCountries: string[];
+                            excludedHostnames: string[];
+                            /** @enum {unknown} */
+                            role: "owner" | "member" | "viewer";
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWebsite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            domain: string;
+                            name: string;
+                            trackingId: string;
+                            timezone: string;
+                            currency: string;
+                            kpi: string | null;
+                            kpiColorScheme: string | null;
+                            revenueMetric: string;
+                            isCookieless: boolean;
+                            includeRenewalRevenue: boolean;
+                            allowedHostnames: string[];
+                            excludedIps: string[];
+                            excludedPaths: string[];
+                            excludedCountries: string[];
+                            excludedHostnames: string[];
+                            /** @enum {unknown} */
+                            role: "owner" | "member" | "viewer";
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateWebsite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Example shop",
+                 *       "currency": "EUR",
+                 *       "excludedPaths": [
+                 *         "/admin/*"
+                 *       ],
+                 *       "excludedCountries": null
+                 *     }
+                 */
+                "application/json": {
+                    /** @description a bare host name, e.g. example.com */
+                    domain?: string;
+                    name?: string;
+                    /** @description an IANA time-zone name, e.g. Europe/Paris */
+                    timezone?: string;
+                    /** @description ISO-4217 code */
+                    currency?: string;
+                    kpi?: string | null;
+                    kpiColorScheme?: ("red" | "orange" | "yellow" | "green" | "purple" | "pink" | "gray" | "blue" | "teal" | "indigo") | null;
+                    /** @enum {unknown} */
+                    revenueMetric?: "revenue" | "mrr";
+                    isCookieless?: boolean;
+                    includeRenewalRevenue?: boolean;
+                    allowedHostnames?: string[] | null;
+                    excludedHostnames?: string[] | null;
+                    excludedIps?: string[] | null;
+                    excludedPaths?: string[] | null;
+                    excludedCountries?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The website's settings after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            domain: string;
+                            name: string;
+                            trackingId: string;
+                            timezone: string;
+                            currency: string;
+                            kpi: string | null;
+                            kpiColorScheme: string | null;
+                            revenueMetric: string;
+                            isCookieless: boolean;
+                            includeRenewalRevenue: boolean;
+                            allowedHostnames: string[];
+                            excludedIps: string[];
+                            excludedPaths: string[];
+                            excludedCountries: string[];
+                            excludedHostnames: string[];
+                            /** @enum {unknown} */
+                            role: "owner" | "member" | "viewer";
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteWebsite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Never sent: the server always answers 403, because websites are deleted in the dashboard */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's API keys, masked (displayKey) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            displayKey: string;
+                            lastUsedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Billing backend"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new key, with its raw df_ value in `key`: shown this once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            displayKey: string;
+                            lastUsedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /** @description the raw df_ key; shown in this response only */
+                            key: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rollApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                apiKeyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The same key with a new secret in `key`, shown this once; the old secret no longer works */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            displayKey: string;
+                            lastUsedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /** @description the raw df_ key; shown in this response only */
+                            key: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                apiKeyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The key is revoked; using it answers 401 from now on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            deleted: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listGoals: {
+        parameters: {
+            query?: {
+                /**
+                 * @description a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The goals tracked on the website, most completions first, with their display customizations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            goalName: string;
+                            /** @description goal events recorded */
+                            completions: number;
+                            /** @description distinct visitors who completed the goal */
+                            visitors: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            lastCompletedAt: string;
+                            displayName: string | null;
+                            color: string | null;
+                            description: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listGoalCustomizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The goal display customizations, with the palette of colors in `colors` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            goalName: string;
+                            displayName: string | null;
+                            color: string | null;
+                            description: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                        colors: {
+                            /** @description lower-case #rrggbb */
+                            color: string;
+                            /** @enum {unknown} */
+                            family: "red" | "orange" | "yellow" | "green" | "purple" | "pink" | "gray" | "blue" | "teal" | "indigo";
+                            label: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resetGoalCustomization: {
+        parameters: {
+            query: {
+                /**
+                 * @description lower case letters, digits, _ : -; 1-64 characters; not "identify"
+                 * @example signup
+                 */
+                goalName: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The goal shows its defaults again (deleted says whether it had a customization) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /** @description whether a customization existed */
+                            deleted: boolean;
+                            goalName: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateGoalCustomization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "goalName": "signup",
+                 *       "displayName": "Sign-up",
+                 *       "color": "#22c55e",
+                 *       "description": "A visitor created an account"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description lower case letters, digits, _ : -; 1-64 characters; not "identify"
+                     * @example signup
+                     */
+                    goalName: string;
+                    displayName?: string | null;
+                    color?: string | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The goal's display customization after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            goalName: string;
+                            displayName: string | null;
+                            color: string | null;
+                            description: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFunnels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's active funnels, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            slug: string;
+                            steps: {
+                                /**
+                                 * @description 24 lowercase hex characters
+                                 * @example 65f1c0ffee0ddba11ad0be75
+                                 */
+                                id: string;
+                                name: string;
+                                /** @enum {unknown} */
+                                type: "pageview" | "goal";
+                                /** @description pageview steps only */
+                                url?: string;
+                                /** @description goal steps only */
+                                goalName?: string;
+                            }[];
+                            isActive: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Pricing to sign-up",
+                 *       "steps": [
+                 *         {
+                 *           "type": "pageview",
+                 *           "url": "/pricing",
+                 *           "name": "Saw the prices"
+                 *         },
+                 *         {
+                 *           "type": "goal",
+                 *           "goalName": "signup",
+                 *           "name": "Signed up"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    steps: {
+                        /** @description an existing step's id, to keep it (PUT only) */
+                        id?: string;
+                        /** @description defaults to the url or goalName */
+                        name?: string;
+                        /** @enum {unknown} */
+                        type: "pageview" | "goal";
+                        /** @description pageview steps: a path starting with / or an absolute http(s) URL */
+                        url?: string;
+                        /**
+                         * @description lower case letters, digits, _ : -; 1-64 characters; not "identify"
+                         * @example signup
+                         */
+                        goalName?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The new funnel, with an id for each step */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            slug: string;
+                            steps: {
+                                /**
+                                 * @description 24 lowercase hex characters
+                                 * @example 65f1c0ffee0ddba11ad0be75
+                                 */
+                                id: string;
+                                name: string;
+                                /** @enum {unknown} */
+                                type: "pageview" | "goal";
+                                /** @description pageview steps only */
+                                url?: string;
+                                /** @description goal steps only */
+                                goalName?: string;
+                            }[];
+                            isActive: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                funnelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Pricing to sign-up (all plans)"
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    steps?: {
+                        /** @description an existing step's id, to keep it (PUT only) */
+                        id?: string;
+                        /** @description defaults to the url or goalName */
+                        name?: string;
+                        /** @enum {unknown} */
+                        type: "pageview" | "goal";
+                        /** @description pageview steps: a path starting with / or an absolute http(s) URL */
+                        url?: string;
+                        /**
+                         * @description lower case letters, digits, _ : -; 1-64 characters; not "identify"
+                         * @example signup
+                         */
+                        goalName?: string;
+                    }[];
+                    /** @description true revives a deleted funnel */
+                    isActive?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The funnel after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            slug: string;
+                            steps: {
+                                /**
+                                 * @description 24 lowercase hex characters
+                                 * @example 65f1c0ffee0ddba11ad0be75
+                                 */
+                                id: string;
+                                name: string;
+                                /** @enum {unknown} */
+                                type: "pageview" | "goal";
+                                /** @description pageview steps only */
+                                url?: string;
+                                /** @description goal steps only */
+                                goalName?: string;
+                            }[];
+                            isActive: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                funnelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The funnel is inactive; updateFunnel with isActive: true revives it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's alerts, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            trigger: {
+                                /** @enum {string} */
+                                type: "goal";
+                                goalName: string;
+                            };
+                            destination: {
+                                /** @enum {string} */
+                                type: "email";
+                            };
+                            template: {
+                                subject: string | null;
+                                message: string;
+                            };
+                            isEnabled: boolean;
+                            lastTriggeredAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "New sign-up",
+                 *       "trigger": {
+                 *         "type": "goal",
+                 *         "goalName": "signup"
+                 *       },
+                 *       "template": {
+                 *         "subject": "Someone signed up",
+                 *         "message": "A visitor just created an account."
+                 *       },
+                 *       "isEnabled": true
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    trigger: {
+                        /** @enum {string} */
+                        type?: "goal";
+                        /**
+                         * @description lower case letters, digits, _ : -; 1-64 characters; not "identify"
+                         * @example signup
+                         */
+                        goalName: string;
+                    };
+                    template: {
+                        subject?: string | null;
+                        message: string;
+                    };
+                    /** @description defaults to true */
+                    isEnabled?: boolean;
+                    destination?: {
+                        /** @enum {string} */
+                        type: "email";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The new alert */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            trigger: {
+                                /** @enum {string} */
+                                type: "goal";
+                                goalName: string;
+                            };
+                            destination: {
+                                /** @enum {string} */
+                                type: "email";
+                            };
+                            template: {
+                                subject: string | null;
+                                message: string;
+                            };
+                            isEnabled: boolean;
+                            lastTriggeredAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAlertHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                alertId?: string;
+                /** @description entries to return, newest first; values above 100 are capped */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alert firings, newest first, and counts per status in `counts` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            alertId: string;
+                            alertName: string;
+                            goalName: string;
+                            /**
+                             * @description queued: the e-mail waits in the outbox; sent, failed: its outcome; skipped: no e-mail is configured (error says why); throttled: within the cooldown
+                             * @enum {unknown}
+                             */
+                            status: "queued" | "sent" | "failed" | "skipped" | "throttled";
+                            error: string | null;
+                            visitorId: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            triggeredAt: string;
+                        }[];
+                        counts: {
+                            queued: number;
+                            sent: number;
+                            failed: number;
+                            skipped: number;
+                            throttled: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                alertId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "isEnabled": false
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    trigger?: {
+                        /** @enum {string} */
+                        type?: "goal";
+                        /**
+                         * @description lower case letters, digits, _ : -; 1-64 characters; not "identify"
+                         * @example signup
+                         */
+                        goalName: string;
+                    };
+                    template?: {
+                        subject?: string | null;
+                        message?: string;
+                    };
+                    isEnabled?: boolean;
+                    destination?: {
+                        /** @enum {string} */
+                        type: "email";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The alert after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            trigger: {
+                                /** @enum {string} */
+                                type: "goal";
+                                goalName: string;
+                            };
+                            destination: {
+                                /** @enum {string} */
+                                type: "email";
+                            };
+                            template: {
+                                subject: string | null;
+                                message: string;
+                            };
+                            isEnabled: boolean;
+                            lastTriggeredAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                alertId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The alert is deleted; its history stays */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team members, the owner included, and the pending invitations in `invitations` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            userId: string;
+                            name: string;
+                            email: string;
+                            /** @enum {unknown} */
+                            role: "owner" | "member" | "viewer";
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            joinedAt: string;
+                        }[];
+                        invitations: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            invitationId: string;
+                            email: string;
+                            role: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            invitedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    inviteTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "teammate@example.com",
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description an e-mail address */
+                    email: string;
+                    /**
+                     * @description the owner role cannot be given
+                     * @enum {unknown}
+                     */
+                    role?: "viewer" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description The invitation; the invited person accepts it with acceptInvitation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            invitationId: string;
+                            email: string;
+                            role: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    removeTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        /** @description exactly one of userId or email */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "teammate@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    userId?: string;
+                    /** @description an e-mail address */
+                    email?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The member is removed, or the pending invitation withdrawn (see `removed`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            /** @enum {unknown} */
+                            removed: "member" | "invitation";
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending invitations addressed to the caller's e-mail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            invitationId: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            domain: string;
+                            role: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            invitedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The caller joined the website with the invited role */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            role: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getIntegrationStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether each provider is connected, and since when */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            "provider-one": {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                            "provider-two": {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                            "provider-three": {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                            "provider-four": {
+                                connected: boolean;
+                                connectedAt: string | null;
+                                resync: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                } | null;
+                            };
+                            "provider-five": {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                            "provider-six": {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    connectProviderOne: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "providerOneRestrictedKey": "providerOneRestrictedKey-from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description stored encrypted; never returned */
+                    providerOneRestrictedKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-one is connected; its credentials are stored encrypted and never returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            connected: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    disconnectProviderOne: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description provider-one is disconnected (disconnected is false when it was not connected) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            disconnected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    connectProviderTwo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "providerTwoApiKey": "providerTwoApiKey-from-the-provider-dashboard",
+                 *       "providerTwoStoreId": "providerTwoStoreId-from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description stored encrypted; never returned */
+                    providerTwoApiKey: string;
+                    /** @description stored encrypted; never returned */
+                    providerTwoStoreId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-two is connected; its credentials are stored encrypted and never returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            connected: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    disconnectProviderTwo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description provider-two is disconnected (disconnected is false when it was not connected) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            disconnected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    connectProviderThree: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "providerThreeAccessToken": "providerThreeAccessToken-from-the-provider-dashboard",
+                 *       "providerThreeOrgId": "providerThreeOrgId-from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description stored encrypted; never returned */
+                    providerThreeAccessToken: string;
+                    /** @description stored encrypted; never returned */
+                    providerThreeOrgId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-three is connected; its credentials are stored encrypted and never returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            connected: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    disconnectProviderThree: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description provider-three is disconnected (disconnected is false when it was not connected) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            disconnected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    connectProviderFour: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "providerFourApiKey": "providerFourApiKey-from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description stored encrypted; never returned */
+                    providerFourApiKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-four is connected; its credentials are stored encrypted and never returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            connected: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    disconnectProviderFour: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description provider-four is disconnected (disconnected is false when it was not connected) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            disconnected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resyncProviderFour: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The re-sync is queued; its progress shows in getIntegrationStatus */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            resync: {
+                                /** @enum {unknown} */
+                                status: "queued" | "running" | "succeeded" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                requestedAt: string;
+                                finishedAt: string | null;
+                                error: string | null;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    disconnectProviderFive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description provider-five is disconnected (disconnected is false when it was not connected) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            disconnected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    disconnectProviderSix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description provider-six is disconnected (disconnected is false when it was not connected) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            disconnected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    recordEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "websiteId": "dfid_replaceWithYourTrackingId",
+                 *       "domain": "example.com",
+                 *       "href": "https://example.com/pricing",
+                 *       "referrer": "https://www.google.com/",
+                 *       "visitorId": "visitor-3f9a2c",
+                 *       "sessionId": "session-71b0e4",
+                 *       "type": "pageview"
+                 *     }
+                 */
+                "application/json": ({
+                    /** @description the website's trackingId or id */
+                    websiteId: string;
+                    domain?: string;
+                    href: string;
+                    referrer?: string | null;
+                    /** @description printable ASCII, no spaces */
+                    visitorId?: string;
+                    sessionId?: string | null;
+                    type: "pageview" | "custom" | "identify" | "payment" | "external_link";
+                    extraData?: {
+                        [key: string]: unknown;
+                    };
+                    cookieless?: boolean;
+                    visitorFirstSeenAt?: string;
+                    visitorSessionNumber?: number;
+                    viewport?: {
+                        width?: number;
+                        height?: number;
+                    };
+                    screenWidth?: number;
+                    screenHeight?: number;
+                    language?: string;
+                    timezone?: string;
+                    device?: {
+                        platform?: string;
+                        osVersion?: string;
+                        model?: string;
+                    };
+                    adClickIds?: {
+                        [key: string]: string;
+                    };
+                } & {
+                    [key: string]: unknown;
+                }) & (unknown & unknown & unknown & unknown);
+            };
+        };
+        responses: {
+            /** @description The event is stored (eventId, visitorId), or dropped by the website settings with the reason in `dropped` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        eventId?: string;
+                        visitorId?: string;
+                        dropped?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    recordGoal: {
+        parameters: {
+            query?: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "datafast_visitor_id": "visitor-3f9a2c",
+                 *       "name": "signup",
+                 *       "metadata": {
+                 *         "plan": "pro"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the datafast_visitor_id cookie of the visitor */
+                    datafast_visitor_id?: string;
+                    /** @description the datafast_visitor_id cookie of the visitor */
+                    visitorId?: string;
+                    /**
+                     * @description lower case letters, digits, _ : -; 1-64 characters; not "identify"
+                     * @example signup
+                     */
+                    name: string;
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The goal completion is stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            eventId: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    recordPayment: {
+        parameters: {
+            query?: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 29.99,
+                 *       "currency": "USD",
+                 *       "transaction_id": "txn_1001",
+                 *       "datafast_visitor_id": "visitor-3f9a2c",
+                 *       "email": "customer@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description in major units, e.g. 29.99; no more decimals than the currency has */
+                    amount: number;
+                    /** @description ISO-4217 code, e.g. USD */
+                    currency: string;
+                    /** @description the provider's id; the same id twice records one payment */
+                    transaction_id: string;
+                    datafast_visitor_id?: string | null;
+                    email?: string | null;
+                    renewal?: boolean;
+                    /** @description true on a transaction already recorded marks it refunded */
+                    refunded?: boolean;
+                    /** @description when the payment happened: an ISO-8601 instant with a zone, or epoch milliseconds; default now */
+                    timestamp?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description The payment is recorded; the same transaction_id again records it once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        transaction_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getTimeseries: {
+        parameters: {
+            query: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description comma-separated, any of: visitors, sessions, pageviews, revenue, payments, conversion_rate
+                 * @example visitors,pageviews,revenue
+                 */
+                fields: string;
+                /**
+                 * @description weeks start on Monday (ISO weeks)
+                 * @example day
+                 */
+                interval: "hour" | "day" | "week" | "month";
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone when it has no offset; day, week and month series count whole days, so an instant stands for its local day); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone when it has no offset; day, week and month series count whole days, so an instant stands for its local day), included; with startAt
+                 * @example 2026-03-07
+                 */
+                endAt?: string;
+                /**
+                 * @description an IANA time zone for the buckets; default the website's
+                 * @example Europe/Paris
+                 */
+                timezone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One point per interval, and the totals over the period */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        fields: string[];
+                        interval: string;
+                        timezone: string;
+                        currency: string;
+                        totals: {
+                            /** @description distinct visitors (any event counts its visitor) */
+                            visitors?: number;
+                            sessions?: number;
+                            pageviews?: number;
+                            /** @description in the website's currency, major units (29.99) */
+                            revenue?: number;
+                            payments?: number;
+                            /** @description percent of visitors with a goal, 2 decimals (12.5 = 12.5 %) */
+                            conversion_rate?: number;
+                        };
+                        data: {
+                            /** @description hour "2026-03-08 14:00", day "2026-03-08", week "2026-W10", month "2026-03" */
+                            name: string;
+                            /** @description the bucket's start, ISO with the zone's offset: 2026-03-08T00:00:00.000-05:00 */
+                            timestamp: string;
+                            /** @description distinct visitors (any event counts its visitor) */
+                            visitors?: number;
+                            sessions?: number;
+                            pageviews?: number;
+                            /** @description in the website's currency, major units (29.99) */
+                            revenue?: number;
+                            payments?: number;
+                            /** @description percent of visitors with a goal, 2 decimals (12.5 = 12.5 %) */
+                            conversion_rate?: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+}

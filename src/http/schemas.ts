@@ -4,7 +4,7 @@ import { ID_PATTERN } from '../lib/ids.ts';
 // Shared primitives and the contract's envelope (section 2), so every module builds its
 // route schemas from the same parts.
 
-export const Id = Type.String({ pattern: ID_PATTERN, description: '24 lowercase hex characters' });
+export const Id = Type.String({ pattern: ID_PATTERN, description: '24 lowercase hex characters', examples: ['65f1c0ffee0ddba11ad0be75'] });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 UTC with milliseconds' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
@@ -58,6 +58,7 @@ export function ok<T>(data: T[]): { status: 'success'; data: T[] } {
 export const GoalName = Type.String({
   pattern: '^(?!identify$)[a-z0-9_:-]{1,64}$',
   description: 'lower case letters, digits, _ : -; 1-64 characters; not "identify"',
+  examples: ['signup'],
 });
 
 /** For routes that take no fields: an empty body, `{}` or none at all. */

@@ -1,10 +1,62 @@
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { OPERATION_DOCS, operationKey } from '../http/operations.ts';
 
 // The OpenAPI document is generated from the route schemas (never written by hand) and served
-// at /api/v1/openapi.json, with a readable page at /docs.
+// at /api/v1/openapi.json, with a readable page at /docs; GET / points at both.
+
+export const DOCS_PATH = '/docs';
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+/** The groups of the document, in the order a reader meets them, each said in one line. */
+const TAGS = [
+  { name: 'Account', description: 'The account the credential belongs to.' },
+  { name: 'Account tokens', description: 'dft_ tokens that act for the account, each with its permissions and websites.' },
+  { name: 'Websites', description: 'The websites tracked, and their settings.' },
+  { name: 'Website API keys', description: 'df_ keys that act for one website, for a backend.' },
+  { name: 'Goals', description: 'Goals tracked on a website, and how the dashboard shows them.' },
+  { name: 'Funnels', description: 'Step-by-step conversion paths.' },
+  { name: 'Alerts', description: 'E-mails to the website owner when a goal is completed, and their history.' },
+  { name: 'Team', description: "Who else may see or manage a website: members and pending invitations." },
+  { name: 'Invitations', description: "Invitations addressed to the caller's e-mail." },
+  { name: 'Integrations', description: 'Payment providers connected to a website; credentials are never returned.' },
+  { name: 'Analytics', description: 'Visitors, pageviews, revenue and conversion over time.' },
+  { name: 'Website API', description: 'Goals and payments sent by a backend, with a df_ key or an account token.' },
+  { name: 'Events', description: 'What the tracking script sends from the browser: no credential.' },
+];
+
+
+/**
+ * Adds what the central table (src/http/operations.ts) says to each documented route: its
+ * operationId and the description of its 200 answer; and `security: []` where the route itself
+ * takes no credential, so the document says what the route guard does.
+ */
+const describeOperation: SwaggerTransform = ({ schema, url, route }) => {
+  if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const doc = OPERATION_DOCS[operationKey(methods[0]!, url)];
+  if (!doc) return { schema, url };
+  const response = schema.response as Record<string, object> | undefined;
+  const access = route.config?.access;
+  const isPublic = access !== undefined && 'public' in access && access.public;
+  return {
+    url,
+    schema: {
+      ...schema,
+      operationId: doc.operationId,
+      ...(isPublic ? { security: [] } : {}),
+      ...(response?.[200] ? { response: { ...response, 200: { ...response[200], 'x-response-description': doc.ok } } } : {}),
+    },
+  };
+};
+
+/** A browser is sent to the documentation page; anything else gets the links as JSON. */
+function pointAtDocs(request: FastifyRequest, reply: FastifyReply) {
+  if (/\btext\/html\b/.test(request.headers.accept ?? '')) return reply.redirect(DOCS_PATH, 302);
+  return { status: 'success' as const, data: [{ name: 'Sightline', docs: DOCS_PATH, openapi: OPENAPI_PATH }] };
+}
 
 async function openapi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -15,9 +67,12 @@ async function openapi(app: FastifyInstance): Promise<void> {
         version: '1.0.0',
         description:
           'Websites, account tokens, website API keys, goals, funnels, alerts, team members and integrations. ' +
-          'Every response uses the envelope {status, data} or {status, error: {code, message}}.',
+          'Every response uses the envelope {status, data} or {status, error: {code, message}}. ' +
+          'Send an account token (dft_...) or a website API key (df_...) as `Authorization: Bearer ...`; ' +
+          'browser events (POST /api/events) need none.',
       },
       servers: [{ url: app.config.publicUrl }],
+      tags: TAGS,
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An account token (dft_...) or a website API key (df_...)' },
@@ -25,9 +80,12 @@ async function openapi(app: FastifyInstance): Promise<void> {
       },
       security: [{ bearer: [] }],
     },
+    transform: describeOperation,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, { routePrefix: DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  // A landing request, like a health probe, is not worth an info line in the log.
+  app.get('/', { schema: { hide: true }, logLevel: 'warn' }, pointAtDocs);
 }
 
 export default fp(openapi, { name: 'openapi', dependencies: ['database'] });

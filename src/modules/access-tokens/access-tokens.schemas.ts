@@ -29,7 +29,8 @@ export const CreateAccessTokenBody = Type.Object(
     websiteIds: Type.Optional(Type.Array(Id, { uniqueItems: true, maxItems: 1000 })),
     expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'optional expiry, in the future' })),
   },
-  { additionalProperties: false },
+  // No expiresAt or websiteIds: a fixed date goes stale and ids differ per server.
+  { additionalProperties: false, examples: [{ name: 'Reporting script', permissions: ['analytics:read', 'websites:read'] }] },
 );
 export type CreateAccessTokenInput = Static<typeof CreateAccessTokenBody>;
 

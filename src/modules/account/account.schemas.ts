@@ -21,5 +21,5 @@ export type AccountView = Static<typeof Account>;
 
 export const UpdateAccountBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'Ada Lovelace' }] },
 );

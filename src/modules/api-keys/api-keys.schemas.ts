@@ -19,7 +19,7 @@ export const ApiKeyWithSecret = Type.Object({
 
 export const CreateApiKeyBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'Billing backend' }] },
 );
 
 export const ApiKeyParams = Type.Object({ websiteId: Id, apiKeyId: Id }, { additionalProperties: false });

@@ -65,6 +65,18 @@ export const IngestEventBody = Type.Object(
   },
   {
     additionalProperties: true,
+    // websiteId: the trackingId that createWebsite answered (the script's data-website-id).
+    examples: [
+      {
+        websiteId: 'dfid_replaceWithYourTrackingId',
+        domain: 'example.com',
+        href: 'https://example.com/pricing',
+        referrer: 'https://www.google.com/',
+        visitorId: 'visitor-3f9a2c',
+        sessionId: 'session-71b0e4',
+        type: 'pageview',
+      },
+    ],
     allOf: [
       extraDataFor('custom', CustomExtraData),
       extraDataFor('identify', IdentifyExtraData),

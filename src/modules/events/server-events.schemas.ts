@@ -29,7 +29,7 @@ export const ServerGoalBody = Type.Object(
     name: GoalName,
     metadata: Type.Optional(Nullable(Metadata)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ datafast_visitor_id: 'visitor-3f9a2c', name: 'signup', metadata: { plan: 'pro' } }] },
 );
 export type ServerGoalInput = Static<typeof ServerGoalBody>;
 
@@ -50,7 +50,10 @@ export const PaymentBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ amount: 29.99, currency: 'USD', transaction_id: 'txn_1001', datafast_visitor_id: 'visitor-3f9a2c', email: 'customer@example.com' }],
+  },
 );
 export type PaymentInput = Static<typeof PaymentBody>;
 

@@ -52,7 +52,21 @@ export type StepInputValue = Static<typeof StepInput>;
 
 const Steps = Type.Array(StepInput, { minItems: MIN_STEPS, maxItems: MAX_STEPS });
 
-export const CreateFunnelBody = Type.Object({ name: FunnelName, steps: Steps }, { additionalProperties: false });
+export const CreateFunnelBody = Type.Object(
+  { name: FunnelName, steps: Steps },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Pricing to sign-up',
+        steps: [
+          { type: 'pageview', url: '/pricing', name: 'Saw the prices' },
+          { type: 'goal', goalName: 'signup', name: 'Signed up' },
+        ],
+      },
+    ],
+  },
+);
 export type CreateFunnelInput = Static<typeof CreateFunnelBody>;
 
 export const UpdateFunnelBody = Type.Object(
@@ -61,7 +75,7 @@ export const UpdateFunnelBody = Type.Object(
     steps: Type.Optional(Steps),
     isActive: Type.Optional(Type.Boolean({ description: 'true revives a deleted funnel' })),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ name: 'Pricing to sign-up (all plans)' }] },
 );
 export type UpdateFunnelInput = Static<typeof UpdateFunnelBody>;
 

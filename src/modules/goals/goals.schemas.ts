@@ -29,7 +29,10 @@ export const UpdateGoalCustomizationBody = Type.Object(
     color: Type.Optional(Nullable(Type.String({ description: 'one of the `color` values of the palette (GET lists it as `colors`)' }))),
     description: Type.Optional(Nullable(Type.String({ maxLength: DESCRIPTION_MAX }))),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ goalName: 'signup', displayName: 'Sign-up', color: '#22c55e', description: 'A visitor created an account' }],
+  },
 );
 export type UpdateGoalCustomizationInput = Static<typeof UpdateGoalCustomizationBody>;
 

@@ -12,13 +12,16 @@ export const TrackedGoal = Type.Object({
 });
 export type TrackedGoalView = Static<typeof TrackedGoal>;
 
-const RangeBound = Type.String({
+const rangeBound = {
   maxLength: 40,
   description: "a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone",
-});
+};
 
 export const TrackedGoalsQuery = Type.Object(
-  { startAt: Type.Optional(RangeBound), endAt: Type.Optional(RangeBound) },
+  {
+    startAt: Type.Optional(Type.String({ ...rangeBound, examples: ['2026-03-01'] })),
+    endAt: Type.Optional(Type.String({ ...rangeBound, examples: ['2026-03-31'] })),
+  },
   { additionalProperties: false },
 );
 export type TrackedGoalsQueryInput = Static<typeof TrackedGoalsQuery>;

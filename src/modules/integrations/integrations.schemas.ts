@@ -7,7 +7,9 @@ const Credential = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$'
 
 export function connectBody(provider: Provider): TObject {
   const fields = CONNECT_FIELDS[provider] ?? [];
-  return Type.Object(Object.fromEntries(fields.map((field) => [field, Credential])), { additionalProperties: false });
+  // The example only shows the shape: a made-up credential connects (it is stored, not checked).
+  const example = Object.fromEntries(fields.map((field) => [field, `${field}-from-the-provider-dashboard`]));
+  return Type.Object(Object.fromEntries(fields.map((field) => [field, Credential])), { additionalProperties: false, examples: [example] });
 }
 
 export const Resync = Type.Object({

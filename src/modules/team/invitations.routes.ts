@@ -4,7 +4,7 @@ import { tokenOf } from '../../http/request-context.ts';
 import { Accepted, InvitationParams, MyInvitation } from './team.schemas.ts';
 import * as service from './team.service.ts';
 
-const tags = ['Team'];
+const tags = ['Invitations'];
 
 export const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db.kysely;

@@ -19,7 +19,10 @@ export const PendingInvitation = Type.Object({
   invitedAt: Timestamp,
 });
 
-export const InviteBody = Type.Object({ email: Email, role: Type.Optional(InvitedRole) }, { additionalProperties: false });
+export const InviteBody = Type.Object(
+  { email: Email, role: Type.Optional(InvitedRole) },
+  { additionalProperties: false, examples: [{ email: 'teammate@example.com', role: 'viewer' }] },
+);
 export type InviteInput = Static<typeof InviteBody>;
 
 export const Invited = Type.Object({
@@ -31,7 +34,7 @@ export const Invited = Type.Object({
 
 export const RemoveBody = Type.Object(
   { userId: Type.Optional(Id), email: Type.Optional(Email) },
-  { additionalProperties: false, description: 'exactly one of userId or email' },
+  { additionalProperties: false, description: 'exactly one of userId or email', examples: [{ email: 'teammate@example.com' }] },
 );
 export type RemoveInput = Static<typeof RemoveBody>;
 

@@ -49,7 +49,7 @@ export const WebsiteSummary = Type.Object({
 
 export const CreateWebsiteBody = Type.Object(
   { domain: Domain, timezone: Timezone, name: Type.Optional(WebsiteName) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ domain: 'example.com', timezone: 'Europe/Paris', name: 'Example' }] },
 );
 export type CreateWebsiteInput = Static<typeof CreateWebsiteBody>;
 
@@ -70,6 +70,10 @@ export const UpdateWebsiteBody = Type.Object(
     excludedPaths: Type.Optional(List(Type.String({ maxLength: 500 }))),
     excludedCountries: Type.Optional(List(Type.String({ maxLength: 2 }))),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ name: 'Example shop', currency: 'EUR', excludedPaths: ['/admin/*'], excludedCountries: null }],
+  },
 );
 export type UpdateWebsiteInput = Static<typeof UpdateWebsiteBody>;

@@ -1,0 +1,96 @@
+// What the OpenAPI document says about each operation beyond its schemas: a stable operationId
+// (camelCase, verb first; clients generated from the document name their methods after it) and
+// what its 200 answer holds. Keyed by "METHOD /path" as the document writes it, so a route added
+// without an entry here fails test/openapi-operations.test.ts instead of shipping as
+// "Default Response". Summaries and tags stay on each route, beside the schema they describe.
+// The MCP tool names (src/mcp/operations.ts) are separate and stay as they are.
+
+export interface OperationDoc {
+  operationId: string;
+  /** The description of the 200 response. */
+  ok: string;
+}
+
+const A = '/api/v1/admin';
+const W = `${A}/websites/{websiteId}`;
+
+const PROVIDER_NAMES = { one: 'One', two: 'Two', three: 'Three', four: 'Four', five: 'Five', six: 'Six' } as const;
+type ProviderNumber = keyof typeof PROVIDER_NAMES;
+const CONNECTABLE: ProviderNumber[] = ['one', 'two', 'three', 'four'];
+
+function providerOperations(): Record<string, OperationDoc> {
+  const entries: Array<[string, OperationDoc]> = [];
+  for (const n of CONNECTABLE) {
+    entries.push([
+      `POST ${W}/integrations/provider-${n}`,
+      { operationId: `connectProvider${PROVIDER_NAMES[n]}`, ok: `provider-${n} is connected; its credentials are stored encrypted and never returned` },
+    ]);
+  }
+  for (const n of Object.keys(PROVIDER_NAMES) as ProviderNumber[]) {
+    entries.push([
+      `DELETE ${W}/integrations/provider-${n}`,
+      { operationId: `disconnectProvider${PROVIDER_NAMES[n]}`, ok: `provider-${n} is disconnected (disconnected is false when it was not connected)` },
+    ]);
+  }
+  return Object.fromEntries(entries);
+}
+
+export const OPERATION_DOCS: Record<string, OperationDoc> = {
+  [`GET ${A}/account`]: { operationId: 'getAccount', ok: 'The account the credential belongs to, with its plan and limits' },
+  [`PUT ${A}/account`]: { operationId: 'updateAccount', ok: 'The account, renamed' },
+
+  [`GET ${A}/access-tokens`]: { operationId: 'listAccessTokens', ok: "The account's tokens, masked (displayKey), oldest first" },
+  [`POST ${A}/access-tokens`]: { operationId: 'createAccessToken', ok: 'The new token, with its raw dft_ value in `token`: shown this once' },
+  [`DELETE ${A}/access-tokens/{tokenId}`]: { operationId: 'revokeAccessToken', ok: 'The token is revoked; using it answers 401 from now on' },
+
+  [`GET ${A}/websites`]: { operationId: 'listWebsites', ok: 'The websites the token may see, with the caller\'s role on each' },
+  [`POST ${A}/websites`]: { operationId: 'createWebsite', ok: 'The new website, with its trackingId for the tracking script' },
+  [`GET ${W}`]: { operationId: 'getWebsite', ok: "The website's settings" },
+  [`PUT ${W}`]: { operationId: 'updateWebsite', ok: "The website's settings after the change" },
+  [`DELETE ${W}`]: { operationId: 'deleteWebsite', ok: 'Never sent: the server always answers 403, because websites are deleted in the dashboard' },
+
+  [`GET ${W}/apikeys`]: { operationId: 'listApiKeys', ok: "The website's API keys, masked (displayKey)" },
+  [`POST ${W}/apikeys`]: { operationId: 'createApiKey', ok: 'The new key, with its raw df_ value in `key`: shown this once' },
+  [`PUT ${W}/apikeys/{apiKeyId}`]: { operationId: 'rollApiKey', ok: 'The same key with a new secret in `key`, shown this once; the old secret no longer works' },
+  [`DELETE ${W}/apikeys/{apiKeyId}`]: { operationId: 'revokeApiKey', ok: 'The key is revoked; using it answers 401 from now on' },
+
+  [`GET ${W}/goals`]: { operationId: 'listGoals', ok: 'The goals tracked on the website, most completions first, with their display customizations' },
+  [`GET ${W}/goals/customizations`]: { operationId: 'listGoalCustomizations', ok: 'The goal display customizations, with the palette of colors in `colors`' },
+  [`PATCH ${W}/goals/customizations`]: { operationId: 'updateGoalCustomization', ok: "The goal's display customization after the change" },
+  [`DELETE ${W}/goals/customizations`]: { operationId: 'resetGoalCustomization', ok: 'The goal shows its defaults again (deleted says whether it had a customization)' },
+
+  [`GET ${W}/funnels`]: { operationId: 'listFunnels', ok: "The website's active funnels, oldest first" },
+  [`POST ${W}/funnels`]: { operationId: 'createFunnel', ok: 'The new funnel, with an id for each step' },
+  [`PUT ${W}/funnels/{funnelId}`]: { operationId: 'updateFunnel', ok: 'The funnel after the change' },
+  [`DELETE ${W}/funnels/{funnelId}`]: { operationId: 'deleteFunnel', ok: 'The funnel is inactive; updateFunnel with isActive: true revives it' },
+
+  [`GET ${W}/alerts`]: { operationId: 'listAlerts', ok: "The website's alerts, oldest first" },
+  [`POST ${W}/alerts`]: { operationId: 'createAlert', ok: 'The new alert' },
+  [`PUT ${W}/alerts/{alertId}`]: { operationId: 'updateAlert', ok: 'The alert after the change' },
+  [`DELETE ${W}/alerts/{alertId}`]: { operationId: 'deleteAlert', ok: 'The alert is deleted; its history stays' },
+  [`GET ${W}/alerts/history`]: { operationId: 'listAlertHistory', ok: 'Alert firings, newest first, and counts per status in `counts`' },
+
+  [`GET ${W}/team`]: { operationId: 'listTeam', ok: 'The team members, the owner included, and the pending invitations in `invitations`' },
+  [`POST ${W}/team`]: { operationId: 'inviteTeamMember', ok: 'The invitation; the invited person accepts it with acceptInvitation' },
+  [`DELETE ${W}/team`]: { operationId: 'removeTeamMember', ok: 'The member is removed, or the pending invitation withdrawn (see `removed`)' },
+
+  [`GET ${A}/invitations`]: { operationId: 'listInvitations', ok: "The pending invitations addressed to the caller's e-mail" },
+  [`POST ${A}/invitations/{invitationId}/accept`]: { operationId: 'acceptInvitation', ok: 'The caller joined the website with the invited role' },
+
+  [`GET ${W}/integrations`]: { operationId: 'getIntegrationStatus', ok: 'Whether each provider is connected, and since when' },
+  ...providerOperations(),
+  [`PATCH ${W}/integrations/provider-four`]: { operationId: 'resyncProviderFour', ok: 'The re-sync is queued; its progress shows in getIntegrationStatus' },
+
+  'POST /api/events': {
+    operationId: 'recordEvent',
+    ok: 'The event is stored (eventId, visitorId), or dropped by the website settings with the reason in `dropped`',
+  },
+  'POST /api/v1/goals': { operationId: 'recordGoal', ok: 'The goal completion is stored' },
+  'POST /api/v1/payments': { operationId: 'recordPayment', ok: 'The payment is recorded; the same transaction_id again records it once' },
+  'GET /api/v1/analytics/timeseries': { operationId: 'getTimeseries', ok: 'One point per interval, and the totals over the period' },
+};
+
+/** The document's key for a route: "GET /api/v1/admin/websites/{websiteId}". */
+export function operationKey(method: string, url: string): string {
+  return `${method.toUpperCase()} ${url.replace(/:(\w+)/g, '{$1}')}`;
+}
