@@ -8,6 +8,11 @@ import { countAccounts } from './modules/account/account.repository.ts';
 // Process entry: config -> database (migrated) -> app -> listen, and a graceful close that
 // lets in-flight requests finish before the process exits.
 
+/** How long in-flight requests get to finish after SIGTERM (Docker sends SIGKILL at 10 s). */
+const DRAIN_DEADLINE_MS = 8_000;
+/** After the deadline, how long closing the sockets and the database may take before exit. */
+const CLOSE_GRACE_MS = 1_000;
+
 export async function startServer(config: Config): Promise<FastifyInstance> {
   const db = createDatabase(config.databaseUrl);
   const applied = await migrateToLatest(db);
@@ -26,14 +31,25 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    // A client that never finishes its request (a stalled upload, a slow-loris) would hold the
+    // drain open forever; a supervisor's SIGKILL then cuts everything. Stop waiting at a deadline
+    // inside Docker's and systemd's grace periods, close what is still open, and exit 1.
+    let cutShort = false;
+    setTimeout(() => {
+      cutShort = true;
+      app.log.warn({ deadlineMs: DRAIN_DEADLINE_MS }, 'drain deadline passed: closing the connections still open');
+      app.server.closeAllConnections();
+      setTimeout(() => process.exit(1), CLOSE_GRACE_MS).unref();
+    }, DRAIN_DEADLINE_MS).unref();
     app.close().then(
-      () => process.exit(0),
+      () => process.exit(cutShort ? 1 : 0),
       (error: unknown) => {
         app.log.error({ err: error }, 'error while shutting down');
         process.exit(1);
       },
     );
   };
+  // Once: a second signal ends the process at once (Ctrl-C twice).
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
   return app;

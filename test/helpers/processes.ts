@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { readFileSync, readdirSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 // Runs the `sightline` command the way a new user does (`npx sightline ...` in a checkout) and
@@ -53,8 +54,8 @@ export class CliProcess {
   exit: Exit | null = null;
   readonly exited: Promise<Exit>;
 
-  constructor(command: string, args: string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(command, args, { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  constructor(command: string, args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT) {
+    this.child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
     this.exited = new Promise((resolve, reject) => {
@@ -124,6 +125,16 @@ export class Processes {
     return this.finish(this.spawn(args, env), timeoutMs);
   }
 
+  /** Starts any command (`npm start`, an installed `sightline`) in `cwd` and leaves it running. */
+  spawnCommand(command: string, args: string[], env: Record<string, string>, cwd = REPO_ROOT): CliProcess {
+    return this.start(command, args, env, cwd);
+  }
+
+  /** Runs any command in `cwd` to its end (at most timeoutMs). */
+  runCommand(command: string, args: string[], env: Record<string, string>, cwd = REPO_ROOT, timeoutMs = 45_000): Promise<CliResult> {
+    return this.finish(this.start(command, args, env, cwd), timeoutMs);
+  }
+
   /** Runs a command line through `sh -c`, as a user pastes it into a terminal. */
   runShell(commandLine: string, env: Record<string, string>, timeoutMs = 45_000): Promise<CliResult> {
     return this.finish(this.start('sh', ['-c', commandLine], env), timeoutMs);
@@ -133,8 +144,8 @@ export class Processes {
     for (const cli of this.started) cli.killGroup();
   }
 
-  private start(command: string, args: string[], env: Record<string, string>): CliProcess {
-    const started = new CliProcess(command, args, cliEnv(env));
+  private start(command: string, args: string[], env: Record<string, string>, cwd = REPO_ROOT): CliProcess {
+    const started = new CliProcess(command, args, cliEnv(env), cwd);
     this.started.push(started);
     return started;
   }
@@ -184,4 +195,66 @@ export async function waitForHealthy(baseUrl: string, server: CliProcess, timeou
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The pid of every process below `pid` (children, grandchildren...), read from /proc. */
+export function descendantPids(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const parent = parentPid(Number(name));
+    if (parent === undefined) continue;
+    parents.set(parent, [...(parents.get(parent) ?? []), Number(name)]);
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of parents.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** /proc/<pid>/stat: "pid (command) state ppid ..."; the command may hold spaces and parentheses. */
+function readStat(pid: number): { state: string; ppid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: state!, ppid: Number(ppid) };
+  } catch {
+    return undefined; // Gone.
+  }
+}
+
+function parentPid(pid: number): number | undefined {
+  return readStat(pid)?.ppid;
+}
+
+/** The command line of a process, as `ps` shows it; '' once it is gone. */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** True while the process exists and is not a zombie (exited, waiting for its parent to reap it). */
+export function isRunning(pid: number): boolean {
+  const stat = readStat(pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
+}
+
+/** True when something accepts TCP connections on 127.0.0.1:port. */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
