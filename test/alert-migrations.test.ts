@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import { alertMailCooldown } from '../src/db/migrations/0006-alert-mail-cooldown.ts';
 import { newId } from '../src/lib/ids.ts';
@@ -34,8 +35,9 @@ describeEachEngine('alert migrations', (engine) => {
 
     // Back to the old schema (last_triggered_at = the last e-mail), then forward again.
     const migration = alertMailCooldown(engine);
-    await migration.down(t.db);
-    await migration.up(t.db);
+    const untyped = t.db as unknown as Kysely<unknown>;
+    await migration.down(untyped);
+    await migration.up(untyped);
 
     const rows = await t.db.selectFrom('alerts').select(['id', 'last_triggered_at', 'last_mailed_at']).where('website_id', '=', website.id).execute();
     const byId = new Map(rows.map((row) => [row.id, row]));
