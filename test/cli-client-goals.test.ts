@@ -6,6 +6,11 @@ import { createAccount, createWebsite, newEvent } from './helpers/factories.ts';
 
 // goals, funnels and alerts as processes against a listening server.
 
+// These tests read whole cells: the commands run 250 columns wide, in UTC (times in tables are
+// shortened to the terminal's local time). Fitting tables to 80 columns is tested in cli-output.test.ts.
+process.env.COLUMNS = '250';
+process.env.TZ = 'UTC';
+
 function event(websiteId: string, name: string | null, visitorId: string): NewEvent {
   return newEvent(websiteId, visitorId, { type: name ? 'custom' : 'pageview', name, source: 'api' });
 }
@@ -34,7 +39,7 @@ describe('sightline goals, funnels and alerts', { timeout: 90_000 }, () => {
       expectExit(table, 0);
       const lines = table.stdout.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^GOAL +COMPLETIONS +VISITORS +LAST COMPLETED +DISPLAY NAME +COLOR$/);
-      expect(lines.slice(1)).toEqual([expect.stringMatching(/^signup +2 +1 +\S+ +- +-$/), expect.stringMatching(/^purchase +1 +1 +\S+ +- +-$/)]);
+      expect(lines.slice(1)).toEqual([expect.stringMatching(/^signup +2 +1 +\d{4}-\d{2}-\d{2} \d{2}:\d{2} +- +-$/), expect.stringMatching(/^purchase +1 +1 +\d{4}-\d{2}-\d{2} \d{2}:\d{2} +- +-$/)]);
 
       const json = await cli.run(['goals', 'list', '-w', website.id, '--json'], { token: owner.token });
       expectExit(json, 0);
@@ -64,7 +69,7 @@ describe('sightline goals, funnels and alerts', { timeout: 90_000 }, () => {
 
       const table = await cli.run(['goals', 'customizations', '-w', website.id], { token: owner.token });
       expectExit(table, 0);
-      expect(table.stdout).toMatch(new RegExp(`^signup +Sign-up +${color} +- +\\S+$`, 'm'));
+      expect(table.stdout).toMatch(new RegExp(`^signup +Sign-up +${color} +- +\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}$`, 'm'));
 
       const json = await cli.run(['goals', 'customizations', '-w', website.id, '--json'], { token: owner.token });
       expectExit(json, 0);
@@ -100,7 +105,7 @@ describe('sightline goals, funnels and alerts', { timeout: 90_000 }, () => {
         { token: owner.token },
       );
       expectExit(created, 0);
-      expect(created.stdout).toMatch(/^[0-9a-f]{24} +Checkout +\/pricing > goal:signup > https:\/\/example\.com\/thanks +yes +\S+$/m);
+      expect(created.stdout).toMatch(/^[0-9a-f]{24} +Checkout +\/pricing > goal:signup > https:\/\/example\.com\/thanks +yes +\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/m);
       expect(created.stderr).toMatch(/^Created funnel "Checkout" \([0-9a-f]{24}\)\.\n$/);
 
       const json = await cli.run(['funnels', 'list', '-w', website.id, '--json'], { token: owner.token });
@@ -223,7 +228,7 @@ describe('sightline goals, funnels and alerts', { timeout: 90_000 }, () => {
       expectExit(table, 0);
       const lines = table.stdout.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^TRIGGERED +ALERT +GOAL +STATUS +VISITOR +ERROR$/);
-      expect(lines.slice(1)).toEqual([expect.stringMatching(/^\S+ +On signup +signup +\w+ +v-[0-9a-f]{8} +/)]);
+      expect(lines.slice(1)).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} +On signup +signup +\w+ +v-[0-9a-f]{8} +/)]);
       expect(table.stderr).toMatch(/^2 in all: \d+ sent, \d+ failed, \d+ skipped, \d+ throttled\.\n$/);
 
       const json = await cli.run(['alerts', 'history', '-w', website.id, '--alert', alertId, '--json'], { token: owner.token });

@@ -3,6 +3,7 @@ import { type Connection, type Success, action, call, connect, usage, websiteIdO
 import { type JsonOption, done, emit, printTable, withJson } from './output.ts';
 import { type ConfirmOptions, confirm, promptHidden, readStdin, stdinIsTerminal } from './prompt.ts';
 import { type WebsiteOption, withWebsite } from './websites.ts';
+import { shortTime } from './table.ts';
 
 // Payment-provider integrations. Credentials are secrets: they come from environment variables
 // named after the fields, or stdin, or a hidden prompt; never from the command line.
@@ -140,7 +141,7 @@ async function deleteConnection(connection: Connection, websiteId: string, provi
 function resyncText(status: Status[Provider]): string {
   if (!('resync' in status) || !status.resync) return '-';
   const { status: state, requestedAt, error } = status.resync;
-  return `${state} (requested ${requestedAt})${error ? `: ${error}` : ''}`;
+  return `${state} (requested ${shortTime(requestedAt)})${error ? `: ${error}` : ''}`;
 }
 
 const CREDENTIAL_HELP = Object.entries(CONNECT_FIELDS)

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { isInstant, layoutTable, outputWidth, shortTime } from './table.ts';
 
 // What the client commands print. Results go to stdout (a table or a record for people, one JSON
 // document with --json for programs); messages, warnings and errors go to stderr, so
@@ -37,16 +38,20 @@ export function cell(value: unknown): string {
   return String(value).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 
-/** Columns padded to their widest cell, headers in capitals; `empty` goes to stderr when there is no row. */
+/** A table cell: like `cell`, with instants shortened to minutes in local time (--json keeps them whole). */
+function tableCell(value: unknown): string {
+  return typeof value === 'string' && isInstant(value) ? shortTime(value) : cell(value);
+}
+
+/** Columns padded to their widest cell, headers in capitals, fitted to the terminal; `empty` goes to stderr when there is no row. */
 export function printTable<T>(rows: readonly T[], columns: Array<Column<T>>, empty: string): void {
   if (rows.length === 0) {
     say(empty);
     return;
   }
-  const cells = [columns.map((column) => column.header.toUpperCase()), ...rows.map((row) => columns.map((c) => cell(c.value(row))))];
-  const widths = columns.map((_column, i) => Math.max(...cells.map((line) => line[i]!.length)));
-  const lines = cells.map((line) => line.map((text, i) => (i === line.length - 1 ? text : text.padEnd(widths[i]!))).join('  '));
-  process.stdout.write(`${lines.join('\n')}\n`);
+  const headers = columns.map((column) => column.header.toUpperCase());
+  const body = rows.map((row) => columns.map((column) => tableCell(column.value(row))));
+  process.stdout.write(`${layoutTable(headers, body, outputWidth()).join('\n')}\n`);
 }
 
 /** A single record as aligned "label: value" lines. */

@@ -81,7 +81,12 @@ Examples:
         connection.settings.baseUrl,
       );
       const invited = body.data[0]!;
-      done(options, body, `${invited.message} (invitation ${invited.invitationId}, role ${invited.role}).`);
+      done(
+        options,
+        body,
+        `${invited.message} (invitation ${invited.invitationId}, role ${invited.role}).\n` +
+          `No e-mail is sent: tell them to run "sightline invitations accept ${invited.invitationId}".`,
+      );
     }),
   );
 

@@ -1,0 +1,83 @@
+// Tables that fit the terminal: times shortened to the minute, and the widest cells cut with "…"
+// until every line fits. Identifiers are cut last, because they are what people copy from a table.
+
+const GAP = '  ';
+const ELLIPSIS = '…';
+/** Below this a cut cell says too little to be worth keeping wider than its header. */
+const MIN_CUT_WIDTH = 6;
+const DEFAULT_WIDTH = 80;
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+export function isInstant(value: string): boolean {
+  return ISO_INSTANT.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** `2026-11-23 17:22` in the terminal's time zone (TZ), the way `ls -l` and `git log` show times. */
+export function shortTime(iso: string): string {
+  const at = new Date(iso);
+  return `${at.getFullYear()}-${pad2(at.getMonth() + 1)}-${pad2(at.getDate())} ${pad2(at.getHours())}:${pad2(at.getMinutes())}`;
+}
+
+/** The terminal's width; 80 when the output is not a terminal, unless COLUMNS says otherwise. */
+export function outputWidth(): number {
+  if (process.stdout.isTTY && process.stdout.columns > 0) return process.stdout.columns;
+  const columns = Number(process.env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : DEFAULT_WIDTH;
+}
+
+/** Length in code points, so a character outside the BMP counts once. */
+const length = (text: string) => Array.from(text).length;
+
+function cut(text: string, width: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= width) return text;
+  return width <= 1 ? ELLIPSIS.slice(0, width) : `${chars.slice(0, width - 1).join('')}${ELLIPSIS}`;
+}
+
+const isIdColumn = (header: string) => /(^| )ID$/.test(header);
+
+/**
+ * The largest common cap on the shrinkable columns' widths that fits `budget`, or null when even
+ * the smallest allowed widths do not fit. Wider columns give up space first (water-filling).
+ */
+function capFor(widths: number[], shrinkable: boolean[], floors: number[], budget: number): number | null {
+  const total = (cap: number) => widths.reduce((sum, w, i) => sum + (shrinkable[i] ? Math.min(w, Math.max(cap, floors[i]!)) : w), 0);
+  if (total(0) > budget) return null;
+  let cap = Math.max(...widths);
+  while (cap > 0 && total(cap) > budget) cap--;
+  return cap;
+}
+
+/** Column widths that fit `width` characters, cutting ordinary columns before identifiers. */
+function fitWidths(headers: string[], natural: number[], width: number): number[] {
+  const budget = width - GAP.length * (headers.length - 1);
+  if (natural.reduce((a, b) => a + b, 0) <= budget) return natural;
+  const floors = natural.map((w) => Math.min(w, MIN_CUT_WIDTH));
+  for (const spareIds of [true, false]) {
+    const shrinkable = headers.map((header) => !(spareIds && isIdColumn(header)));
+    const cap = capFor(natural, shrinkable, floors, budget);
+    if (cap !== null) return natural.map((w, i) => (shrinkable[i] ? Math.min(w, Math.max(cap, floors[i]!)) : w));
+  }
+  return floors;
+}
+
+/** The lines of a table: headers and rows, padded to their columns and fitted to `width`. */
+export function layoutTable(headers: string[], rows: string[][], width: number): string[] {
+  const natural = headers.map((header, i) => Math.max(length(header), ...rows.map((row) => length(row[i]!))));
+  const widths = fitWidths(headers, natural, width);
+  const last = headers.length - 1;
+  return [headers, ...rows].map((line) => {
+    const text = line
+      .map((value, i) => {
+        const fitted = cut(value, widths[i]!);
+        return i === last ? fitted : fitted + ' '.repeat(widths[i]! - length(fitted));
+      })
+      .join(GAP)
+      .trimEnd();
+    // When even the narrowest columns do not fit (a very narrow terminal), the line itself is cut.
+    return cut(text, width);
+  });
+}
