@@ -10,6 +10,7 @@ import { adminModules, websiteApiModules } from './modules/index.ts';
 import database from './plugins/database.ts';
 import errorHandler, { sendError, toErrorResponse } from './plugins/error-handler.ts';
 import eventWriter from './plugins/event-writer.ts';
+import health from './plugins/health.ts';
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
 import keyring from './plugins/keyring.ts';
 import mail from './plugins/mail.ts';
@@ -50,14 +51,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(jsonBody);
   await app.register(openapi);
 
-  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await app.db.ping();
-      return { status: 'success', data: [{ ok: true }] };
-    } catch {
-      return reply.code(503).send({ status: 'error', error: { code: 503, message: 'Database unreachable' } });
-    }
-  });
+  await app.register(health);
 
   await app.register(async (api) => {
     await api.register(routeGuard);

@@ -1,9 +1,13 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { createDatabase } from '../src/db/database.ts';
+import { isDatabaseUnavailable } from '../src/db/faults.ts';
+import { EventWriter } from '../src/modules/events/event-writer.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { POSTGRES_URL, describeEachEngine } from './helpers/engines.ts';
 import { UNKNOWN_ID, createAccount, createWebsite, newEvent } from './helpers/factories.ts';
+import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 // The group commit behind every event write (app.events): requests written together share a
 // transaction, each is answered with its own events once they are stored, and a bad event fails
@@ -79,6 +83,42 @@ describeEachEngine('event writer', (engine) => {
     expect(recorded!.visitorId).toBe('after');
     expect(await storedVisitors(website.id)).toEqual(['after', 'before']);
   });
+
+  if (engine === 'postgres') {
+    it('answers every write of a batch whose commit outcome is unknown as unavailable, never writing it twice, and keeps writing', async () => {
+      const account = await createAccount(t);
+      const website = await createWebsite(t, account.token);
+      // The writer reaches PostgreSQL through a relay that can lose the answer to a COMMIT.
+      const target = new URL(POSTGRES_URL);
+      const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+      const viaProxy = new URL(POSTGRES_URL);
+      viaProxy.hostname = '127.0.0.1';
+      viaProxy.port = String(proxy.port);
+      const db = createDatabase(viaProxy.toString(), { pgSchema: t.app.db.pgSchema! });
+      const writer = new EventWriter(db.kysely, { alertCooldownSeconds: 60, mailEnabled: false });
+      try {
+        proxy.dropAfterSending('commit\0');
+        const outcomes = await Promise.allSettled([
+          writer.write([pageview(website.id, 'lost-answer-a')]),
+          writer.write([pageview(website.id, 'lost-answer-b')]),
+        ]);
+        for (const outcome of outcomes) {
+          expect(outcome.status).toBe('rejected');
+          expect(isDatabaseUnavailable((outcome as PromiseRejectedResult).reason)).toBe(true);
+        }
+        // The server did commit: each event is there once, not once more from a retry.
+        expect(await storedVisitors(website.id)).toEqual(['lost-answer-a', 'lost-answer-b']);
+
+        const [recorded] = await writer.write([pageview(website.id, 'next')]);
+        expect(recorded!.visitorId).toBe('next');
+        expect(await storedVisitors(website.id)).toEqual(['lost-answer-a', 'lost-answer-b', 'next']);
+      } finally {
+        await writer.flush();
+        await db.close();
+        await proxy.close();
+      }
+    });
+  }
 
   if (engine === 'sqlite') {
     describe('on SQLite', () => {

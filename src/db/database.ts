@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { type ConnectionLostListener, resilientPool } from './pg-pool.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite-driver.ts';
 
@@ -15,6 +16,11 @@ export interface Db {
   /** PostgreSQL only: the schema that holds the tables. */
   pgSchema: string | null;
   ping(): Promise<void>;
+  /**
+   * PostgreSQL: called when an idle pooled connection dies (a restart, a failover, a pooler's
+   * timeout). The pool has already dropped it and opens a new one on demand; this is for the log.
+   */
+  onConnectionLost(listener: ConnectionLostListener): void;
   close(): Promise<void>;
 }
 
@@ -22,7 +28,14 @@ export interface DatabaseOptions {
   /** PostgreSQL only: put every table in this schema (tests use one schema per suite). */
   pgSchema?: string;
   pgPoolSize?: number;
+  /** PostgreSQL only: the application_name the server sees (pg_stat_activity); tests name their own. */
+  applicationName?: string;
 }
+
+/** How long a request waits for a connection (a new one, or a free one of a busy pool) before a 503. */
+const PG_CONNECT_TIMEOUT_MS = 5_000;
+/** TCP keepalive on pooled connections, so a silently vanished server is noticed on idle ones too. */
+const PG_KEEPALIVE_DELAY_MS = 10_000;
 
 const PG_TIMESTAMPTZ = 1184;
 const PG_INT8 = 20;
@@ -56,6 +69,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       sqlitePath: sqlitePath === ':memory:' ? null : sqlitePath,
       pgSchema: null,
       ping: async () => void (await sql`select 1`.execute(kysely)),
+      onConnectionLost: () => {},
       close: () => kysely.destroy(),
     };
   }
@@ -64,10 +78,18 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       connectionString: url,
       max: options.pgPoolSize ?? 10,
       types: pgTypes,
+      application_name: options.applicationName ?? 'sightline',
+      connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: PG_KEEPALIVE_DELAY_MS,
       // JIT compilation costs more than it saves on the short analytics queries (10 ms and up).
       options: ['-c jit=off', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])].join(' '),
     });
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const lostListeners: ConnectionLostListener[] = [];
+    const kyselyPool = resilientPool(pool, (error) => {
+      for (const listener of lostListeners) listener(error);
+    });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: kyselyPool }) });
     pools.set(kysely, pool);
     return {
       kysely,
@@ -75,6 +97,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       sqlitePath: null,
       pgSchema: options.pgSchema ?? 'public',
       ping: async () => void (await sql`select 1`.execute(kysely)),
+      onConnectionLost: (listener) => void lostListeners.push(listener),
       close: () => kysely.destroy(),
     };
   }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, describeFault, isDatabaseUnavailable } from '../db/faults.ts';
 import { AppError, type ErrorDetail } from '../errors.ts';
 import { redactPath } from '../http/redaction.ts';
 import { describeValidationErrors } from '../http/validation.ts';
@@ -13,6 +14,8 @@ interface Mapped {
   statusCode: number;
   message: string;
   details?: ErrorDetail[];
+  /** Sent as the Retry-After header (seconds). */
+  retryAfterSeconds?: number;
 }
 
 function mapFastifyError(error: FastifyError): Mapped | null {
@@ -45,6 +48,10 @@ export function toErrorResponse(error: FastifyError | AppError | Error): Mapped 
   }
   const mapped = mapFastifyError(fastifyError);
   if (mapped) return mapped;
+  // An outage, not a bug: the client should retry, and the log says why without a stack trace.
+  if (isDatabaseUnavailable(error)) {
+    return { statusCode: 503, message: DATABASE_UNAVAILABLE_MESSAGE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
+  }
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
       return { statusCode: 400, message: 'The body is not valid JSON' };
@@ -56,6 +63,7 @@ export function toErrorResponse(error: FastifyError | AppError | Error): Mapped 
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, mapped: Mapped): FastifyReply {
   if (mapped.statusCode === 401) reply.header('WWW-Authenticate', 'Bearer realm="sightline"');
+  if (mapped.retryAfterSeconds !== undefined) reply.header('Retry-After', String(mapped.retryAfterSeconds));
   return reply.code(mapped.statusCode).type('application/json').send({
     status: 'error',
     error: {
@@ -70,7 +78,8 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, mapped: 
 async function errorHandler(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = toErrorResponse(error);
-    if (mapped.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    if (mapped.statusCode === 503) request.log.warn({ code: 503, fault: describeFault(error) }, 'request refused: database unavailable');
+    else if (mapped.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: mapped.statusCode, reason: mapped.message }, 'request refused');
     return sendError(reply, request, mapped);
   });

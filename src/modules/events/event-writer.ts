@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { isDatabaseUnavailable } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
 import type { EventEffectsConfig, NewEvent, RecordedEvent } from './event.types.ts';
 import { recordEvents } from './record-events.ts';
@@ -6,6 +7,11 @@ import { recordEvents } from './record-events.ts';
 // Group commit: requests that arrive while a transaction is being written wait for the next one,
 // so under load many events share one durable commit (one fsync on SQLite with synchronous=FULL),
 // and each request is answered only after the commit that holds its events.
+//
+// When the database fails under a batch (a dropped connection, a restart), every request of the
+// batch is refused (503) and nothing is retried: the COMMIT may have reached the server before the
+// connection died, so writing again could store the events twice. A refused event may thus be
+// stored; an acknowledged one always is. The next batch starts afresh on a new connection.
 
 interface Pending {
   events: NewEvent[];
@@ -45,22 +51,28 @@ export class EventWriter {
   private async drain(): Promise<void> {
     // Let the requests of this tick join the batch.
     await new Promise((resolve) => setImmediate(resolve));
-    while (this.queue.length > 0) {
-      const batch = this.take();
-      let recorded: RecordedEvent[];
-      try {
-        recorded = await this.commit(batch.flatMap((p) => p.events));
-      } catch (error) {
-        await this.writeOneByOne(batch, error);
-        continue;
-      }
-      let offset = 0;
-      for (const pending of batch) {
-        pending.resolve(recorded.slice(offset, offset + pending.events.length));
-        offset += pending.events.length;
-      }
+    try {
+      while (this.queue.length > 0) await this.writeBatch(this.take());
+    } finally {
+      this.running = null;
     }
-    this.running = null;
+  }
+
+  /** Answers every request of the batch, whatever happens (the writer must never stall). */
+  private async writeBatch(batch: Pending[]): Promise<void> {
+    let recorded: RecordedEvent[];
+    try {
+      recorded = await this.commit(batch.flatMap((p) => p.events));
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) for (const pending of batch) pending.reject(error);
+      else await this.writeOneByOne(batch, error);
+      return;
+    }
+    let offset = 0;
+    for (const pending of batch) {
+      pending.resolve(recorded.slice(offset, offset + pending.events.length));
+      offset += pending.events.length;
+    }
   }
 
   private async commit(events: NewEvent[]): Promise<RecordedEvent[]> {
@@ -87,7 +99,7 @@ export class EventWriter {
     return batch;
   }
 
-  /** One failing request must not fail the others that shared its batch. */
+  /** One failing request must not fail the others that shared its batch (which was rolled back). */
   private async writeOneByOne(batch: Pending[], batchError: unknown): Promise<void> {
     if (batch.length === 1) {
       batch[0]!.reject(batchError);
