@@ -567,7 +567,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -588,7 +588,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -609,7 +609,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -630,7 +630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -651,7 +651,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -672,7 +672,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -693,7 +693,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -780,7 +780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -801,7 +801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -822,7 +822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -843,7 +843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -864,7 +864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -885,7 +885,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -906,7 +906,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -973,7 +973,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -994,7 +994,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1015,7 +1015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1036,7 +1036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1057,7 +1057,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1078,7 +1078,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1099,7 +1099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1190,7 +1190,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1211,7 +1211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1232,7 +1232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1253,7 +1253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1274,7 +1274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1295,7 +1295,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1316,7 +1316,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1373,7 +1373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1394,7 +1394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1415,7 +1415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1436,7 +1436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1457,7 +1457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1478,7 +1478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1499,7 +1499,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1562,7 +1562,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1583,7 +1583,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1604,7 +1604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1625,7 +1625,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1646,7 +1646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1667,7 +1667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1688,7 +1688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1788,7 +1788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1809,7 +1809,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1830,7 +1830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1851,7 +1851,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1872,7 +1872,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with what exists (a duplicate name or domain, say) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1893,7 +1893,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1914,7 +1914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1935,7 +1935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2024,7 +2024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2045,7 +2045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2066,7 +2066,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2087,7 +2087,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2108,7 +2108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2129,7 +2129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2150,7 +2150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2272,7 +2272,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2293,7 +2293,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2314,7 +2314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2335,7 +2335,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2356,7 +2356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with what exists (a duplicate name or domain, say) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2377,7 +2377,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2398,7 +2398,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2419,7 +2419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2472,7 +2472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2493,7 +2493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2514,7 +2514,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2535,7 +2535,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2556,7 +2556,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2577,7 +2577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2598,7 +2598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2673,7 +2673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2694,7 +2694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2715,7 +2715,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2736,7 +2736,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2757,7 +2757,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2778,7 +2778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2799,7 +2799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2887,7 +2887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2908,7 +2908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2929,7 +2929,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2950,7 +2950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2971,7 +2971,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2992,7 +2992,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3013,7 +3013,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3099,7 +3099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3120,7 +3120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3141,7 +3141,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3162,7 +3162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3183,7 +3183,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3204,7 +3204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3225,7 +3225,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3287,7 +3287,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3308,7 +3308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3329,7 +3329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3350,7 +3350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3371,7 +3371,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3392,7 +3392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3413,7 +3413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3489,7 +3489,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3510,7 +3510,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3531,7 +3531,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3552,7 +3552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3573,7 +3573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3594,7 +3594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3615,7 +3615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3683,7 +3683,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3704,7 +3704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3725,7 +3725,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3746,7 +3746,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3767,7 +3767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3788,7 +3788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3809,7 +3809,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3874,7 +3874,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3895,7 +3895,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3916,7 +3916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3937,7 +3937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3958,7 +3958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3979,7 +3979,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4000,7 +4000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4082,7 +4082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4103,7 +4103,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4124,7 +4124,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4145,7 +4145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4166,7 +4166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4187,7 +4187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4208,7 +4208,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4302,7 +4302,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4323,7 +4323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4344,7 +4344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4365,7 +4365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4386,7 +4386,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4407,7 +4407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4428,7 +4428,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4560,7 +4560,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4581,7 +4581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4602,7 +4602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4623,7 +4623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4644,7 +4644,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with what exists (a duplicate name or domain, say) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4665,7 +4665,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4686,7 +4686,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4707,7 +4707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4834,7 +4834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4855,7 +4855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4876,7 +4876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4897,7 +4897,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4918,7 +4918,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with what exists (a duplicate name or domain, say) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4939,7 +4939,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4960,7 +4960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4981,7 +4981,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5043,7 +5043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5064,7 +5064,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5085,7 +5085,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5106,7 +5106,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5127,7 +5127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5148,7 +5148,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5169,7 +5169,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5262,7 +5262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5283,7 +5283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5304,7 +5304,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5325,7 +5325,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5346,7 +5346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5367,7 +5367,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5388,7 +5388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5520,7 +5520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5541,7 +5541,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5562,7 +5562,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5583,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5604,7 +5604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5625,7 +5625,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5646,7 +5646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5738,7 +5738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5759,7 +5759,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5780,7 +5780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5801,7 +5801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5822,7 +5822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5843,7 +5843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5864,7 +5864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5991,7 +5991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6012,7 +6012,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6033,7 +6033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6054,7 +6054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6075,7 +6075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6096,7 +6096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6117,7 +6117,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6179,7 +6179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6200,7 +6200,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6221,7 +6221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6242,7 +6242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6263,7 +6263,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6284,7 +6284,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6305,7 +6305,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6385,7 +6385,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6406,7 +6406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6427,7 +6427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6448,7 +6448,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6469,7 +6469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6490,7 +6490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6511,7 +6511,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6589,7 +6589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6610,7 +6610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6631,7 +6631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6652,7 +6652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6673,7 +6673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with what exists (a duplicate name or domain, say) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6694,7 +6694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6715,7 +6715,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6736,7 +6736,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6809,7 +6809,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6830,7 +6830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6851,7 +6851,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6872,7 +6872,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6893,7 +6893,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6914,7 +6914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6935,7 +6935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6998,7 +6998,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7019,7 +7019,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7040,7 +7040,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7061,7 +7061,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7082,7 +7082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7103,7 +7103,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7124,7 +7124,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7187,7 +7187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7208,7 +7208,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7229,7 +7229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7250,7 +7250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7271,7 +7271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with what exists (a duplicate name or domain, say) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7292,7 +7292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7313,7 +7313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7334,7 +7334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7421,7 +7421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7442,7 +7442,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7463,7 +7463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7484,7 +7484,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7505,7 +7505,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7526,7 +7526,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7547,7 +7547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7619,7 +7619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7640,7 +7640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7661,7 +7661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7682,7 +7682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7703,7 +7703,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7724,7 +7724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7745,7 +7745,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7803,7 +7803,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7824,7 +7824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7845,7 +7845,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7866,7 +7866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7887,7 +7887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7908,7 +7908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7929,7 +7929,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8004,7 +8004,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8025,7 +8025,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8046,7 +8046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8067,7 +8067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8088,7 +8088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8109,7 +8109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8130,7 +8130,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8188,7 +8188,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8209,7 +8209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8230,7 +8230,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8251,7 +8251,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8272,7 +8272,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8293,7 +8293,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8314,7 +8314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8389,7 +8389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8410,7 +8410,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8431,7 +8431,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8452,7 +8452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8473,7 +8473,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8494,7 +8494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8515,7 +8515,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8573,7 +8573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8594,7 +8594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8615,7 +8615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8636,7 +8636,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8657,7 +8657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8678,7 +8678,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8699,7 +8699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8771,7 +8771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8792,7 +8792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8813,7 +8813,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8834,7 +8834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8855,7 +8855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8876,7 +8876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8897,7 +8897,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8955,7 +8955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8976,7 +8976,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8997,7 +8997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9018,7 +9018,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9039,7 +9039,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9060,7 +9060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9081,7 +9081,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9149,7 +9149,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9170,7 +9170,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9191,7 +9191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9212,7 +9212,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9233,7 +9233,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9254,7 +9254,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9275,7 +9275,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9333,7 +9333,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9354,7 +9354,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9375,7 +9375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9396,7 +9396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9417,7 +9417,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9438,7 +9438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9459,7 +9459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9517,7 +9517,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9538,7 +9538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9559,7 +9559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9580,7 +9580,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9601,7 +9601,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9622,7 +9622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9643,7 +9643,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9739,7 +9739,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9760,49 +9760,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        error: {
-                            code: number;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        error: {
-                            code: number;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9823,7 +9781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9844,7 +9802,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9865,7 +9823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9949,7 +9907,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9970,7 +9928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9991,7 +9949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10012,7 +9970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10033,7 +9991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10054,7 +10012,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10075,7 +10033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10152,7 +10110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10173,7 +10131,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10194,7 +10152,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10215,7 +10173,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10236,7 +10194,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10257,7 +10215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10278,7 +10236,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10383,7 +10341,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is invalid; error.details names each field at fault */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10404,7 +10362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description No credential, or one that is unknown, expired or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10425,7 +10383,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is valid but may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10446,7 +10404,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found, or not visible to this credential */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10467,7 +10425,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is larger than this route accepts */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10488,7 +10446,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The body is not JSON */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10509,7 +10467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;

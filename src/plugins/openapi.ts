@@ -28,6 +28,27 @@ const TAGS = [
 ];
 
 
+/** What each error answer means on any route; error.message says the particular case. */
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  400: 'The request is invalid; error.details names each field at fault',
+  401: 'No credential, or one that is unknown, expired or revoked',
+  403: 'The credential is valid but may not do this',
+  404: 'Not found, or not visible to this credential',
+  409: 'Conflicts with what exists (a duplicate name or domain, say)',
+  413: 'The body is larger than this route accepts',
+  415: 'The body is not JSON',
+  429: 'Too many requests; Retry-After says when to try again',
+};
+
+function describeResponses(response: Record<string, object>, ok: string): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(response).map(([status, schema]) => {
+      const description = status === '200' ? ok : ERROR_DESCRIPTIONS[status];
+      return [status, description ? { ...schema, 'x-response-description': description } : schema];
+    }),
+  );
+}
+
 /**
  * Adds what the central table (src/http/operations.ts) says to each documented route: its
  * operationId and the description of its 200 answer; and `security: []` where the route itself
@@ -47,7 +68,7 @@ const describeOperation: SwaggerTransform = ({ schema, url, route }) => {
       ...schema,
       operationId: doc.operationId,
       ...(isPublic ? { security: [] } : {}),
-      ...(response?.[200] ? { response: { ...response, 200: { ...response[200], 'x-response-description': doc.ok } } } : {}),
+      ...(response ? { response: describeResponses(response, doc.ok) } : {}),
     },
   };
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeRequestWithoutAddress } from '../../http/logging.ts';
-import { withErrors } from '../../http/schemas.ts';
+import { ErrorEnvelope } from '../../http/schemas.ts';
 import { parseJsonText } from '../../plugins/json-body.ts';
 import { DROPPED_HEADER, INGEST_BODY_LIMIT, IngestEventBody, IngestResult } from './ingest.schemas.ts';
 import { ingestEvent } from './ingest.service.ts';
@@ -61,7 +61,8 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Accepts application/json or text/plain carrying JSON, at most 16 KiB. An event the website settings ' +
         'exclude (or a bot) answers 200 without being stored, with the reason in the X-Sightline-Dropped header.',
       body: IngestEventBody,
-      response: withErrors({ 200: IngestResult }),
+      // No credential, so never 401 or 403.
+      response: { 200: IngestResult, 400: ErrorEnvelope, 404: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 429: ErrorEnvelope },
     },
     handler: async (request, reply) => {
       const country = countryHeader ? request.headers[countryHeader] : undefined;
