@@ -119,6 +119,14 @@ describe('route inventory', () => {
     expect(documented.sort()).toEqual(EXPECTED);
   });
 
+  it('tags each admin operation with its table of the inventory, so the docs group them the same way', async () => {
+    const groupOf = new Map(Object.entries(INVENTORY).flatMap(([group, routes]) => routes.map((route) => [route, group] as const)));
+    const wrong = documentedRoutes(await openapi())
+      .filter(({ route, operation }) => JSON.stringify(operation.tags) !== JSON.stringify([groupOf.get(route)]))
+      .map(({ route, operation }) => `${route}: ${JSON.stringify(operation.tags)}`);
+    expect(wrong).toEqual([]);
+  });
+
   it('holds no admin route that the document leaves out', async () => {
     const documented = documentedRoutes(await openapi()).map(({ route }) => route);
     const routed = routerRoutes(t.app.printRoutes({ commonPrefix: false }));
