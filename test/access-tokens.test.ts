@@ -79,6 +79,17 @@ describeEachEngine('access tokens', (engine) => {
     expect(created.displayKey).toMatch(/^dft_[0-9A-Za-z]{4}\.\.\.[0-9A-Za-z]{4}$/);
   });
 
+  it("accepts every permission name of the contract: admin-api.md's 15, the website API's and the notes'", async () => {
+    const account = await createAccount(t);
+    const contract = [
+      'analytics:read', 'api-keys:read', 'api-keys:write', 'websites:read', 'websites:write', 'settings:read', 'settings:write',
+      'funnels:read', 'funnels:write', 'alerts:read', 'alerts:write', 'team:read', 'team:write', 'goals:read', 'goals:write',
+      'payments:read', 'payments:write', 'identify:write', 'notes:read', 'notes:write',
+    ];
+    const created = await createOk(account.token, { permissions: contract });
+    expect(created.permissions).toEqual(contract);
+  });
+
   it('defaults permissions to ["*"], websiteIds to [] and gives a name', async () => {
     const account = await createAccount(t);
     const created = await createOk(account.token);

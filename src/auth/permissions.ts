@@ -19,6 +19,9 @@ export const PERMISSIONS = [
   'payments:read',
   'payments:write',
   'identify:write',
+  // The website API's notes (website-api.md): no route in Sightline yet, but a token may carry them.
+  'notes:read',
+  'notes:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
