@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
+import { describeFault, isDatabaseUnavailable } from '../db/faults.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
 import type { Mailer } from './mailer.ts';
 
@@ -47,6 +48,8 @@ export class OutboxWorker {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = true;
+  /** Set while the database is unreachable, so an outage is logged once, not on every poll. */
+  private databaseDown = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -91,8 +94,15 @@ export class OutboxWorker {
       this.again = false;
       try {
         await this.drain();
+        if (this.databaseDown) this.log.info('mail outbox: the database answers again');
+        this.databaseDown = false;
       } catch (error) {
-        this.log.error({ error: this.mailer.scrub(error) }, 'mail outbox: could not read the queue');
+        if (!isDatabaseUnavailable(error)) {
+          this.log.error({ error: this.mailer.scrub(error) }, 'mail outbox: could not read the queue');
+        } else if (!this.databaseDown) {
+          this.databaseDown = true;
+          this.log.warn({ fault: describeFault(error) }, 'mail outbox: database unavailable; retrying at every poll');
+        }
       }
     } while (this.again && !this.stopped);
   }
