@@ -1,6 +1,7 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { generateCredential } from '../src/auth/tokens.ts';
-import { describeError } from '../src/http/logging.ts';
+import { describeError, loggerOptions } from '../src/http/logging.ts';
 import { looksLikeCredential, redactText, redactUrl, stripUrlSecrets } from '../src/http/redaction.ts';
 
 // The one function deciding what of a URL may be shown; the request-level tests (authentication,
@@ -100,5 +101,21 @@ describe('free text in log lines', () => {
     expect(described).not.toContain(token);
     expect(described).toContain('FST_ERR_BAD_URL');
     expect(described).toContain('/x?token=[redacted]');
+  });
+});
+
+describe('the logger', () => {
+  it('masks URLs in messages and their %s arguments', async () => {
+    const lines: string[] = [];
+    const app = Fastify({ logger: loggerOptions('info', { write: (line: string) => lines.push(line) }) });
+    const logger = app.log;
+    const token = generateCredential('token');
+    logger.warn(`Reply was already sent in the "/x/${token}" (GET) route`);
+    logger.info({ code: 1 }, 'Route %s:%s not found', 'GET', `/x?token=${token}`);
+    logger.error({ err: new Error(`'/x/${token}' is not a valid url component`) }, 'failed');
+    expect(lines).toHaveLength(3);
+    expect(lines.join('\n')).not.toContain(token);
+    expect(lines[1]).toContain('Route GET:/x?token=[redacted] not found');
+    await app.close();
   });
 });

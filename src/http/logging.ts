@@ -17,10 +17,17 @@ export function describeRequestWithoutAddress(request: FastifyRequest) {
   return { method: request.method, url: redactUrl(request.url) };
 }
 
+interface DescribedError {
+  type: string;
+  message: string;
+  stack: string;
+  [field: string]: unknown;
+}
+
 /** pino's error shape (type, message, stack, own fields, cause), its text masked. */
-export function describeError(error: unknown, depth = 0): unknown {
-  if (!(error instanceof Error)) return error;
-  const described: Record<string, unknown> = {
+export function describeError(error: unknown, depth = 0): DescribedError {
+  if (!(error instanceof Error)) return { type: typeof error, message: redactText(String(error)), stack: '' };
+  const described: DescribedError = {
     type: error.constructor?.name ?? 'Error',
     message: redactText(error.message),
     stack: redactText(error.stack ?? ''),
@@ -39,10 +46,10 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: { req: describeRequest, err: describeError },
     hooks: {
-      // The message string of every call, e.g. Fastify's "Reply was already sent ... in "<url>"".
+      // The message of every call and its %s arguments, e.g. Fastify's "Reply was already sent
+      // ... in the "<url>" route".
       logMethod(this: unknown, args: unknown[], method: (...args: unknown[]) => void) {
-        const at = typeof args[0] === 'string' ? 0 : 1;
-        if (typeof args[at] === 'string') args[at] = redactText(args[at] as string);
+        for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = redactText(args[i] as string);
         return method.apply(this, args);
       },
     },
