@@ -1,6 +1,11 @@
 import type { Command } from 'commander';
 import { normaliseEmail } from '../lib/formats.ts';
-import { configOrFail, fail } from './server-commands.ts';
+import { registerAccountAdminCommands } from './admin/accounts.ts';
+import { registerBackupCommand } from './admin/backup.ts';
+import { registerDeleteWebsiteCommand } from './admin/delete-website.ts';
+import { openMigratedDatabase } from './database-access.ts';
+import { fail } from './failure.ts';
+import { configOrFail } from './settings.ts';
 
 interface CreateAccountOptions {
   email: string;
@@ -9,7 +14,9 @@ interface CreateAccountOptions {
 }
 
 export function registerAdminCommands(program: Command): void {
-  const admin = program.command('admin').description('administration that talks to the database directly (no server needed)');
+  const admin = program
+    .command('admin')
+    .description('operator commands that use the database directly (DATABASE_URL; no server needed)');
 
   admin
     .command('create-account')
@@ -24,12 +31,9 @@ export function registerAdminCommands(program: Command): void {
       if (name.length < 1 || name.length > 100) fail('--name must be 1 to 100 characters', 2);
 
       const config = configOrFail();
-      const { createDatabase } = await import('../db/database.ts');
-      const { migrateToLatest } = await import('../db/migrate.ts');
       const { AccountExistsError, createAccountWithToken } = await import('../modules/account/account.service.ts');
-      const db = createDatabase(config.databaseUrl);
+      const db = await openMigratedDatabase(config);
       try {
-        await migrateToLatest(db);
         const result = await createAccountWithToken(db.kysely, email, name);
         if (options.json) {
           process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -47,4 +51,8 @@ export function registerAdminCommands(program: Command): void {
         await db.close();
       }
     });
+
+  registerAccountAdminCommands(admin);
+  registerDeleteWebsiteCommand(admin);
+  registerBackupCommand(admin);
 }

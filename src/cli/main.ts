@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin.ts';
 import { registerClientCommands } from './client/index.ts';
+import { endQuietlyOnClosedPipes } from './closed-pipe.ts';
 import { registerServerCommands } from './server-commands.ts';
 import { registerMcpCommand } from '../mcp/command.ts';
 
@@ -24,6 +25,10 @@ Configuration comes from environment variables (DATABASE_URL, HOST, PORT, ...); 
 // subcommands when they are created, so it must come before them.
 program.exitOverride((error) => {
   process.exit(error.exitCode === 0 ? 0 : 2);
+});
+
+program.hook('preAction', (_program, command) => {
+  if (command.name() !== 'serve') endQuietlyOnClosedPipes();
 });
 
 registerServerCommands(program);

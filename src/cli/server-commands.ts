@@ -1,33 +1,23 @@
 import type { Command } from 'commander';
-import { ConfigError, loadConfig } from '../config.ts';
+import { databaseProblem, messageOf, openMigratedDatabase } from './database-access.ts';
+import { fail } from './failure.ts';
+import { serverSettingsOrFail } from './settings.ts';
 
 // The server, the database drivers and the migrations load only when a command needs them, so
-// the client commands (and --help) start quickly.
-
-export function fail(message: string, code = 1): never {
-  process.stderr.write(`sightline: ${message}\n`);
-  process.exit(code);
-}
-
-export function configOrFail() {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message, 2);
-    throw error;
-  }
-}
+// the client commands (and --help) start quickly. Both commands check every setting before they
+// touch the database, and report a failure in one line.
 
 export function registerServerCommands(program: Command): void {
   program
     .command('serve')
     .description('run the HTTP server (migrates the database first); listens on HOST:PORT')
     .action(async () => {
+      const config = serverSettingsOrFail();
       try {
         const { startServer } = await import('../server.ts');
-        await startServer(configOrFail());
+        await startServer(config);
       } catch (error) {
-        fail(`could not start: ${(error as Error).message}`);
+        fail(`could not start: ${messageOf(error)}`);
       }
     });
 
@@ -35,16 +25,18 @@ export function registerServerCommands(program: Command): void {
     .command('migrate')
     .description('bring the database schema up to date and exit')
     .action(async () => {
+      const config = serverSettingsOrFail();
       const { createDatabase } = await import('../db/database.ts');
       const { migrateToLatest } = await import('../db/migrate.ts');
-      const db = createDatabase(configOrFail().databaseUrl);
+      let db: Awaited<ReturnType<typeof openMigratedDatabase>> | undefined;
       try {
+        db = createDatabase(config.databaseUrl);
         const applied = await migrateToLatest(db);
         process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
       } catch (error) {
-        fail(`migration failed: ${(error as Error).message}`);
+        fail(`migration failed: ${databaseProblem(config, error)}`);
       } finally {
-        await db.close();
+        await db?.close().catch(() => {});
       }
     });
 }

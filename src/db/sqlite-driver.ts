@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
@@ -12,7 +13,27 @@ function bindable(parameters: readonly unknown[]): readonly unknown[] {
   return parameters.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
 }
 
+/**
+ * Creates the database file readable by its owner only, before SQLite opens it: the events hold
+ * visitors' data and the tables hold credential digests. SQLite gives the -wal and -shm files it
+ * creates the mode of the database file, so they follow. An existing file keeps its mode.
+ */
+function createPrivateFile(path: string): void {
+  if (path === ':memory:' || path === '') return;
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  closeSync(fd);
+  // The umask can only remove bits from 0600, but say it exactly.
+  chmodSync(path, 0o600);
+}
+
 export function openSqlite(path: string): { database: SqliteDatabase; raw: SQLite.Database } {
+  createPrivateFile(path);
   const raw = new SQLite(path);
   // Durability first: an acknowledged write survives a crash or power loss.
   raw.pragma('journal_mode = WAL');

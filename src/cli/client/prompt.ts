@@ -47,7 +47,8 @@ export async function promptHidden(question: string): Promise<string> {
   }
 }
 
-async function promptVisible(question: string): Promise<string> {
+/** Asks on the terminal (the question on stderr) and returns what was typed. */
+export async function promptVisible(question: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   rl.on('SIGINT', () => {
     rl.close();
