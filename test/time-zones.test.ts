@@ -22,9 +22,14 @@ const SPELLINGS: Array<[string, string]> = [
   ['Asia/Ho_Chi_Minh', 'Asia/Ho_Chi_Minh'],
   ['America/Buenos_Aires', 'America/Argentina/Buenos_Aires'],
   ['Asia/Rangoon', 'Asia/Yangon'],
+  ['Europe/Uzhgorod', 'Europe/Kyiv'],
   // tzdb links these to another country's zone (data merged since 1970): not a renaming.
   ['Europe/Amsterdam', 'Europe/Amsterdam'],
   ['Atlantic/Reykjavik', 'Atlantic/Reykjavik'],
+  // Current names that Node 20's ICU answers in an old spelling (Asmera, Truk, Coral_Harbour).
+  ['Africa/Asmara', 'Africa/Asmara'],
+  ['Pacific/Chuuk', 'Pacific/Chuuk'],
+  ['America/Atikokan', 'America/Atikokan'],
   ['Etc/UTC', 'UTC'],
   ['UTC', 'UTC'],
 ];

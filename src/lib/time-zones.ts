@@ -1,44 +1,60 @@
-import { getTimezone } from 'countries-and-timezones';
+import { getAllTimezones, getTimezone } from 'countries-and-timezones';
 
-// Why this is not just Intl: Node's ICU answers CLDR's canonical ids, which keep the spellings of
-// long ago (`Asia/Kolkata` comes back as `Asia/Calcutta`, `Europe/Kyiv` as `Europe/Kiev`). The
-// tzdb link table (its `backward` file, shipped by countries-and-timezones) knows the current
-// spellings, but it also links zones that were merged across countries (`Europe/Amsterdam` ->
-// `Europe/Brussels`), which no user would call a new spelling. So ICU says which zone a name
-// belongs to, and a tzdb link is followed only when it leads to another name of that same zone:
-// a renaming, never a merge. This is the rule ECMA-402 (Temporal) uses for primary identifiers.
+// Why not just Intl: Node 20's ICU answers CLDR's canonical ids, which keep the spellings of long
+// ago (`Asia/Kolkata` comes back as `Asia/Calcutta`, `Europe/Kyiv` as `Europe/Kiev`), and newer
+// engines answer the name as given. The tzdb link table (its `backward` file, shipped and kept
+// current by countries-and-timezones) knows the current names, but it also links zones merged
+// across countries because their clocks agree since 1970 (`Europe/Amsterdam` -> `Europe/Brussels`,
+// `Atlantic/Reykjavik` -> `Africa/Abidjan`), which nobody in Amsterdam would call a new spelling.
+// So a link is followed only while it stays in its country, as ECMA-402 (Temporal) does for its
+// primary identifiers: `US/Eastern` -> `America/New_York`, `Europe/Uzhgorod` -> `Europe/Kyiv`.
+// Intl still has the last word on validity, so Luxon can compute with every name answered.
 
 const NAME = /^[A-Za-z][A-Za-z0-9_+\-/]*$/;
+// ECMA-402 and every analytics product call the UTC family (Etc/UTC, GMT, Zulu...) "UTC".
+const UTC_ZONES = new Set(['Etc/UTC', 'Etc/GMT']);
+const MAX_LINK_HOPS = 5;
+
+/** tzdb names by their lower-case form, for case-insensitive input. */
+const tzdbNames = new Map(Object.keys(getAllTimezones({ deprecated: true })).map((name) => [name.toLowerCase(), name]));
 const canonicalCache = new Map<string, string | null>();
 
-/** The zone ICU files a name under (its CLDR canonical id), or null when ICU does not know it. */
-function icuZoneOf(name: string): string | null {
+function intlAccepts(name: string): boolean {
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
   } catch {
-    return null;
+    return false;
   }
 }
 
-/** Follows tzdb links from `name` to the Zone they end at. */
-function tzdbTargetOf(name: string): string {
+/** Follows tzdb links from `name` while they stay in the name's country. */
+function followRenames(name: string): string {
   let current = name;
-  for (let hops = 0; hops < 5; hops++) {
-    const next = getTimezone(current)?.aliasOf;
-    if (!next) break;
-    current = next;
+  for (let hops = 0; hops < MAX_LINK_HOPS; hops++) {
+    const zone = getTimezone(current);
+    if (!zone?.aliasOf) break;
+    const target = getTimezone(zone.aliasOf);
+    if (!target) break;
+    if (UTC_ZONES.has(target.name)) return target.name;
+    // The first country of a zone is its own (zone1970.tab order); a link without a country
+    // (`EST5EDT`, `US/Eastern` has one) is an old spelling and is followed.
+    const country = zone.countries[0];
+    if (country !== undefined && target.countries[0] !== country) break;
+    current = target.name;
   }
   return current;
 }
 
-function computeCanonical(name: string): string | null {
-  if (!NAME.test(name)) return null;
-  const zone = icuZoneOf(name);
-  if (zone === null) return null;
-  // ECMA-402 and every analytics product call the UTC family (Etc/UTC, GMT, Zulu...) "UTC".
-  if (zone === 'UTC') return 'UTC';
-  const target = tzdbTargetOf(zone);
-  return target !== zone && icuZoneOf(target) === zone ? target : zone;
+function computeCanonical(input: string): string | null {
+  if (!NAME.test(input) || !intlAccepts(input)) return null;
+  const name = tzdbNames.get(input.toLowerCase());
+  // A name Intl knows and the table does not (newer than the package): Intl's spelling.
+  if (name === undefined) return new Intl.DateTimeFormat('en-US', { timeZone: input }).resolvedOptions().timeZone;
+  const canonical = followRenames(name);
+  if (UTC_ZONES.has(canonical)) return 'UTC';
+  // The engine's ICU may be older than the table: never answer a name Luxon cannot use.
+  return intlAccepts(canonical) ? canonical : name;
 }
 
 /**
