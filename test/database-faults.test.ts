@@ -3,129 +3,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { type Config, loadConfig } from '../src/config.ts';
-import { type Db, createDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { loggerOptions } from '../src/http/logging.ts';
 import { generateCredential } from '../src/auth/tokens.ts';
-import { createAccountWithToken } from '../src/modules/account/account.service.ts';
-import { TEST_CONFIG_OVERRIDES } from './helpers/app.ts';
+import { isDatabaseUnavailable } from '../src/db/faults.ts';
 import { POSTGRES_URL, postgresProblem } from './helpers/engines.ts';
 import { type CliProcess, Processes, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
-import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.ts';
+import {
+  type Answer,
+  Sightline,
+  type Site,
+  adminRead,
+  adminWrite,
+  call,
+  expectUnavailable,
+  ingest,
+  startBehindProxy,
+} from './helpers/listening-sightline.ts';
 
 // The database goes away (a restart, a failover, a pooler closing idle connections, a network
 // cut) while Sightline runs: the process stays up, requests meanwhile answer 503 with Retry-After
 // in the envelope (never 500, never a hang), no acknowledged write is lost or applied twice, and
 // the very next requests after the database is back succeed, with no restart of Sightline.
-
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-const REQUEST_TIMEOUT_MS = 15_000;
-
-interface Answer {
-  status: number;
-  body: any;
-  retryAfter: string | null;
-  ms: number;
-}
-
-/** A real HTTP request; one that hangs fails the test instead of stalling it. */
-async function call(baseUrl: string, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> {
-  const started = Date.now();
-  const headers: Record<string, string> = { 'user-agent': CHROME };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
-  const text = await response.text();
-  let body: any = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: response.status, body, retryAfter: response.headers.get('retry-after'), ms: Date.now() - started };
-}
-
-interface Site {
-  baseUrl: string;
-  token: string;
-  website: { id: string; domain: string; trackingId: string };
-}
-
-/** The three requests every scenario sends: an admin read, an admin write, a browser event. */
-const adminRead = (s: Site) => call(s.baseUrl, 'GET', '/api/v1/admin/websites', { token: s.token });
-const adminWrite = (s: Site) =>
-  call(s.baseUrl, 'POST', '/api/v1/admin/websites', {
-    token: s.token,
-    body: { domain: `w-${randomBytes(5).toString('hex')}.example.com`, timezone: 'Europe/Paris', name: 'Fault test' },
-  });
-const ingest = (s: Site) =>
-  call(s.baseUrl, 'POST', '/api/events', {
-    body: {
-      websiteId: s.website.trackingId,
-      domain: s.website.domain,
-      href: `https://${s.website.domain}/pricing`,
-      visitorId: randomUUID(),
-      type: 'pageview',
-    },
-  });
-
-function expectUnavailable(answer: Answer) {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(503);
-  expect(answer.body).toMatchObject({ status: 'error', error: { code: 503, message: expect.stringMatching(/database/i) } });
-  expect(Number(answer.retryAfter)).toBeGreaterThan(0);
-}
-
-/** Sightline listening on a real port, on its own schema and with its own application_name. */
-class Sightline {
-  app!: FastifyInstance;
-  db!: Db;
-  site!: Site;
-  readonly logLines: string[] = [];
-  readonly applicationName = `sl_faults_${randomBytes(4).toString('hex')}`;
-
-  async start(databaseUrl: string, pgSchema?: string, overrides: Partial<Config> = {}): Promise<this> {
-    this.db = createDatabase(databaseUrl, { pgSchema, applicationName: this.applicationName, pgPoolSize: 6 });
-    await migrateToLatest(this.db);
-    const config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, ...overrides, databaseUrl: 'test' });
-    this.app = await buildApp({ config, db: this.db, logger: loggerOptions('info', { write: (line: string) => this.logLines.push(line) }) });
-    await this.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = this.app.server.address();
-    const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const { token } = await createAccountWithToken(this.db.kysely, `faults-${randomBytes(4).toString('hex')}@example.com`, 'Faults');
-    const created = await call(baseUrl, 'POST', '/api/v1/admin/websites', {
-      token,
-      body: { domain: `site-${randomBytes(4).toString('hex')}.example.com`, timezone: 'Europe/Paris', name: 'Faults' },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    this.site = { baseUrl, token, website: created.body.data[0] };
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await this.app?.close();
-    await this.db?.close();
-  }
-}
-
-/** Sightline reaching PostgreSQL through a relay the test can cut. */
-async function startBehindProxy(schema: string, overrides: Partial<Config> = {}): Promise<{ proxy: TcpProxy; sightline: Sightline }> {
-  const target = new URL(POSTGRES_URL);
-  const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-  const viaProxy = new URL(POSTGRES_URL);
-  viaProxy.hostname = '127.0.0.1';
-  viaProxy.port = String(proxy.port);
-  return { proxy, sightline: await new Sightline().start(viaProxy.toString(), schema, overrides) };
-}
 
 /** What a database restart or a pooler timeout does to the server's connections. */
 async function terminateBackends(admin: pg.Client, where: string, value: string, wait = true): Promise<number> {
@@ -366,4 +265,30 @@ describe('database faults on SQLite', () => {
     const paths = Object.keys((sightline.app as any).swagger().paths ?? {});
     expect(paths.filter((path) => /healthz|readyz/.test(path))).toEqual([]);
   });
+});
+
+// The failures the scenarios above cannot stage here (a server in recovery, a full connection
+// table, a timeout, a name that stops resolving) as node-postgres and Node report them.
+describe('which failures mean the database is unavailable', () => {
+  const withCode = (code: string, message = 'failure') => Object.assign(new Error(message), { code });
+
+  it.each([
+    ['a connection exception (class 08)', withCode('08006')],
+    ['a server starting up or in recovery', withCode('57P03', 'the database system is starting up')],
+    ['a server out of connection slots', withCode('53300', 'sorry, too many clients already')],
+    ['a crash shutdown', withCode('57P02')],
+    ['a connect timeout of the pool', new Error('timeout exceeded when trying to connect')],
+    ['a connect timeout of the client', new Error('Connection terminated due to connection timeout')],
+    ['a host name that stops resolving', withCode('EAI_AGAIN', 'getaddrinfo EAI_AGAIN postgres')],
+    ['every address refused', new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')], 'connect failed')],
+    ['a SQLite disk failure', withCode('SQLITE_IOERR_WRITE')],
+    ['a full SQLite disk', withCode('SQLITE_FULL')],
+  ])('%s', (_name, error) => expect(isDatabaseUnavailable(error)).toBe(true));
+
+  it.each([
+    ['a unique violation', withCode('23505', 'duplicate key value violates unique constraint')],
+    ['a syntax error', withCode('42601')],
+    ['a SQLite constraint failure', withCode('SQLITE_CONSTRAINT_FOREIGNKEY')],
+    ['a plain bug', new TypeError('Cannot read properties of undefined')],
+  ])('not %s', (_name, error) => expect(isDatabaseUnavailable(error)).toBe(false));
 });
