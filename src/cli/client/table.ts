@@ -1,5 +1,6 @@
 // Tables that fit the terminal: times shortened to the minute, and the widest cells cut with "…"
 // until every line fits. Identifiers are cut last, because they are what people copy from a table.
+// Widths count code points: a wide (CJK, emoji) character can still push a line one column over.
 
 const GAP = '  ';
 const ELLIPSIS = '…';
@@ -37,7 +38,17 @@ function cut(text: string, width: number): string {
   return width <= 1 ? ELLIPSIS.slice(0, width) : `${chars.slice(0, width - 1).join('')}${ELLIPSIS}`;
 }
 
-const isIdColumn = (header: string) => /(^| )ID$/.test(header);
+const SHORT_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
+
+/**
+ * How late a column gives up space: identifiers last (people copy them from tables), times
+ * before them (a cut time says nothing), everything else first.
+ */
+function keepPriority(header: string, cells: string[]): number {
+  if (/(^| )ID$/.test(header)) return 2;
+  if (cells.some((value) => SHORT_TIME.test(value)) && cells.every((value) => SHORT_TIME.test(value) || value === '-' || value === 'never')) return 1;
+  return 0;
+}
 
 /**
  * The largest common cap on the shrinkable columns' widths that fits `budget`, or null when even
@@ -51,13 +62,13 @@ function capFor(widths: number[], shrinkable: boolean[], floors: number[], budge
   return cap;
 }
 
-/** Column widths that fit `width` characters, cutting ordinary columns before identifiers. */
-function fitWidths(headers: string[], natural: number[], width: number): number[] {
-  const budget = width - GAP.length * (headers.length - 1);
+/** Column widths that fit `width` characters, cutting the columns that matter least first. */
+function fitWidths(priorities: number[], natural: number[], width: number): number[] {
+  const budget = width - GAP.length * (natural.length - 1);
   if (natural.reduce((a, b) => a + b, 0) <= budget) return natural;
   const floors = natural.map((w) => Math.min(w, MIN_CUT_WIDTH));
-  for (const spareIds of [true, false]) {
-    const shrinkable = headers.map((header) => !(spareIds && isIdColumn(header)));
+  for (const spared of [1, 2, Infinity]) {
+    const shrinkable = priorities.map((priority) => priority < spared);
     const cap = capFor(natural, shrinkable, floors, budget);
     if (cap !== null) return natural.map((w, i) => (shrinkable[i] ? Math.min(w, Math.max(cap, floors[i]!)) : w));
   }
@@ -67,7 +78,8 @@ function fitWidths(headers: string[], natural: number[], width: number): number[
 /** The lines of a table: headers and rows, padded to their columns and fitted to `width`. */
 export function layoutTable(headers: string[], rows: string[][], width: number): string[] {
   const natural = headers.map((header, i) => Math.max(length(header), ...rows.map((row) => length(row[i]!))));
-  const widths = fitWidths(headers, natural, width);
+  const priorities = headers.map((header, i) => keepPriority(header, rows.map((row) => row[i]!)));
+  const widths = fitWidths(priorities, natural, width);
   const last = headers.length - 1;
   return [headers, ...rows].map((line) => {
     const text = line
