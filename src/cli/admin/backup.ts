@@ -92,10 +92,9 @@ integrations' credentials cannot be read without it.`,
         fail(`backup failed: ${messageOf(error)}`, 1);
       }
       process.stdout.write(`Backed up ${source} to ${target} (${megabytes(target)}, integrity check ok).\n`);
-      if (!config.secretKey) {
-        process.stderr.write(
-          `Keep ${join(dirname(source), 'secret.key')} safe as well (not with the backup): the integrations' credentials in the copy cannot be read without it.\n`,
-        );
-      }
+      // The copy holds the integrations' credentials encrypted: it is only whole with its key.
+      const keyFile = join(dirname(source), 'secret.key');
+      const key = config.secretKey ? 'SIGHTLINE_SECRET_KEY' : existsSync(keyFile) ? keyFile : null;
+      if (key) process.stderr.write(`Keep ${key} safe as well, apart from the backup: the integrations' credentials in the copy cannot be read without it.\n`);
     });
 }
