@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { registerAdminCommands } from './admin.ts';
 import { registerClientCommands } from './client/index.ts';
 import { endQuietlyOnClosedPipes } from './closed-pipe.ts';
+import { messageOf } from './database-access.ts';
+import { fail } from './failure.ts';
 import { registerServerCommands } from './server-commands.ts';
 import { registerMcpCommand } from '../mcp/command.ts';
 
@@ -35,4 +37,5 @@ registerServerCommands(program);
 registerAdminCommands(program);
 registerClientCommands(program);
 registerMcpCommand(program);
-await program.parseAsync(process.argv);
+// Whatever a command did not handle still ends in one line on stderr, not a stack trace.
+await program.parseAsync(process.argv).catch((error: unknown) => fail(messageOf(error)));
