@@ -672,7 +672,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -885,7 +885,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1078,7 +1078,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1142,7 +1142,7 @@ export interface operations {
                  */
                 "application/json": {
                     name?: string;
-                    permissions?: ("*" | "analytics:read" | "api-keys:read" | "api-keys:write" | "websites:read" | "websites:write" | "settings:read" | "settings:write" | "funnels:read" | "funnels:write" | "alerts:read" | "alerts:write" | "team:read" | "team:write" | "goals:read" | "goals:write" | "payments:read" | "payments:write" | "identify:write")[];
+                    permissions?: ("*" | "analytics:read" | "api-keys:read" | "api-keys:write" | "websites:read" | "websites:write" | "settings:read" | "settings:write" | "funnels:read" | "funnels:write" | "alerts:read" | "alerts:write" | "team:read" | "team:write" | "goals:read" | "goals:write" | "payments:read" | "payments:write" | "identify:write" | "notes:read" | "notes:write")[];
                     websiteIds?: string[];
                     /**
                      * Format: date-time
@@ -1295,7 +1295,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1478,7 +1478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1667,7 +1667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1914,7 +1914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2129,7 +2129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2398,7 +2398,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2577,7 +2577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2778,7 +2778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2992,7 +2992,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3204,7 +3204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3392,7 +3392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3594,7 +3594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3788,7 +3788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3979,7 +3979,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4187,7 +4187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4407,7 +4407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4686,7 +4686,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4960,7 +4960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5148,7 +5148,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5367,7 +5367,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5625,7 +5625,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5843,7 +5843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6096,7 +6096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6284,7 +6284,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6490,7 +6490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6715,7 +6715,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6914,7 +6914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7103,7 +7103,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7313,7 +7313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7526,7 +7526,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7724,7 +7724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7908,7 +7908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8109,7 +8109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8293,7 +8293,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8494,7 +8494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8678,7 +8678,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8876,7 +8876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9060,7 +9060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9254,7 +9254,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9438,7 +9438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9622,7 +9622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9802,7 +9802,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10012,7 +10012,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10215,7 +10215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10446,7 +10446,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is in a Content-Type this route does not read */
             415: {
                 headers: {
                     [name: string]: unknown;
