@@ -77,6 +77,7 @@ describe('OpenAPI operations', () => {
     expect(json.body).toEqual({ status: 'success', data: [{ name: 'Sightline', docs: '/docs', openapi: '/api/v1/openapi.json' }] });
     const docs = await t.request('GET', json.body.data[0].docs);
     expect(docs.status).toBe(200);
+    expect(docs.raw).toContain('<title>Sightline API documentation</title>');
     const spec = await t.request('GET', json.body.data[0].openapi);
     expect(spec.body.openapi).toBe('3.1.0');
 

@@ -103,7 +103,11 @@ async function openapi(app: FastifyInstance): Promise<void> {
     },
     transform: describeOperation,
   });
-  await app.register(swaggerUi, { routePrefix: DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: DOCS_PATH,
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    theme: { title: 'Sightline API documentation' },
+  });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
   // A landing request, like a health probe, is not worth an info line in the log.
   app.get('/', { schema: { hide: true }, logLevel: 'warn' }, pointAtDocs);
