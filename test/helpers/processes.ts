@@ -27,13 +27,18 @@ const CONFIG_NAMES = [
 ];
 const CONFIG_PREFIXES = ['LIMIT_', 'RATE_LIMIT_'];
 
-export function cliEnv(values: Record<string, string>): NodeJS.ProcessEnv {
+/** Extra environment for a process; a value of undefined removes the variable. */
+export type EnvValues = Record<string, string | undefined>;
+
+export function cliEnv(values: EnvValues): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (CONFIG_NAMES.includes(name) || CONFIG_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     env[name] = value;
   }
-  return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', ...values };
+  const merged: NodeJS.ProcessEnv = { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', ...values };
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
+  return merged;
 }
 
 export interface Exit {
@@ -116,27 +121,27 @@ export class Processes {
   private readonly started: CliProcess[] = [];
 
   /** Starts `npx sightline <args>` and leaves it running. */
-  spawn(args: string[], env: Record<string, string>): CliProcess {
+  spawn(args: string[], env: EnvValues): CliProcess {
     return this.start('npx', ['sightline', ...args], env);
   }
 
   /** Runs `npx sightline <args>` to its end (at most timeoutMs) and returns its exit and output. */
-  run(args: string[], env: Record<string, string>, timeoutMs = 45_000): Promise<CliResult> {
+  run(args: string[], env: EnvValues, timeoutMs = 45_000): Promise<CliResult> {
     return this.finish(this.spawn(args, env), timeoutMs);
   }
 
   /** Starts any command (`npm start`, an installed `sightline`) in `cwd` and leaves it running. */
-  spawnCommand(command: string, args: string[], env: Record<string, string>, cwd = REPO_ROOT): CliProcess {
+  spawnCommand(command: string, args: string[], env: EnvValues, cwd = REPO_ROOT): CliProcess {
     return this.start(command, args, env, cwd);
   }
 
   /** Runs any command in `cwd` to its end (at most timeoutMs). */
-  runCommand(command: string, args: string[], env: Record<string, string>, cwd = REPO_ROOT, timeoutMs = 45_000): Promise<CliResult> {
+  runCommand(command: string, args: string[], env: EnvValues, cwd = REPO_ROOT, timeoutMs = 45_000): Promise<CliResult> {
     return this.finish(this.start(command, args, env, cwd), timeoutMs);
   }
 
   /** Runs a command line through `sh -c`, as a user pastes it into a terminal. */
-  runShell(commandLine: string, env: Record<string, string>, timeoutMs = 45_000): Promise<CliResult> {
+  runShell(commandLine: string, env: EnvValues, timeoutMs = 45_000): Promise<CliResult> {
     return this.finish(this.start('sh', ['-c', commandLine], env), timeoutMs);
   }
 
@@ -144,7 +149,7 @@ export class Processes {
     for (const cli of this.started) cli.killGroup();
   }
 
-  private start(command: string, args: string[], env: Record<string, string>, cwd = REPO_ROOT): CliProcess {
+  private start(command: string, args: string[], env: EnvValues, cwd = REPO_ROOT): CliProcess {
     const started = new CliProcess(command, args, cliEnv(env), cwd);
     this.started.push(started);
     return started;
