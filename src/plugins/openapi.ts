@@ -86,6 +86,7 @@ async function openapi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Sightline administration API',
         version: '1.0.0',
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'Websites, account tokens, website API keys, goals, funnels, alerts, team members and integrations. ' +
           'Every response uses the envelope {status, data} or {status, error: {code, message}}. ' +
