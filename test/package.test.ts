@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -144,6 +144,22 @@ describe('the npm package', { timeout: 120_000 }, () => {
       const listed = await run(['websites', 'list', '--json'], client);
       expectSuccess(listed);
       expect(listed.stdout).toContain('shop.example');
+    });
+
+    it('exports the typed client as sightline/sdk', async () => {
+      // A program beside the installed node_modules/, importing the package by its name.
+      const program = join(prefix, 'lib', 'sdk-user.mjs');
+      writeFileSync(
+        program,
+        `import { createSightlineClient } from 'sightline/sdk';
+const client = createSightlineClient({ baseUrl: process.env.SIGHTLINE_API_BASE, token: process.env.SIGHTLINE_TOKEN });
+const { data, response } = await client.GET('/api/v1/admin/account');
+console.log(response.status, data.data[0].email);
+`,
+      );
+      const used = await processes.runCommand(process.execPath, [program], appEnv({ SIGHTLINE_API_BASE: baseUrl, SIGHTLINE_TOKEN: token }), scratch);
+      expectSuccess(used);
+      expect(used.stdout.trim()).toBe('200 owner@example.com');
     });
 
     it('mcp answers initialize over stdio and lists its tools from the shipped openapi.json', async () => {
