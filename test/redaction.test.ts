@@ -49,6 +49,16 @@ describe('credential-shaped text', () => {
     expect(looksLikeCredential(encodeURIComponent(secret))).toBe(true);
   });
 
+  // A segment that holds a credential after a space, a colon, a quote or a comma (`Bearer dft_...`
+  // pasted whole, `token:dft_...`) is masked as well: the shape is found inside the segment too.
+  it.each(SECRETS)('masks %s inside a segment, after a label or in quotes', (secret) => {
+    for (const segment of [`Bearer ${secret}`, `token:${secret}`, `"${secret}"`, `x,${secret}`, `(${secret})`]) {
+      expect(looksLikeCredential(segment), segment).toBe(true);
+      expect(looksLikeCredential(encodeURIComponent(segment)), segment).toBe(true);
+    }
+    expect(redactText(`header token:${secret} refused`)).toBe('header [redacted] refused');
+  });
+
   it.each(ORDINARY)('leaves %s readable', (word) => {
     expect(looksLikeCredential(word)).toBe(false);
   });

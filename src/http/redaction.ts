@@ -59,11 +59,18 @@ function decoded(text: string): string {
   }
 }
 
-/** Whether a path segment (or any single word) reads like a credential. */
-export function looksLikeCredential(segment: string): boolean {
-  const text = decoded(segment);
+function isCredential(text: string): boolean {
   if (PLAIN_IDS.some((shape) => shape.test(text))) return false;
   return KNOWN_SHAPES.some((shape) => shape.test(text)) || LONG_HEX.test(text) || looksRandom(text);
+}
+
+/** What splits a segment into words: `Bearer dft_...`, `token:dft_...`, `"dft_..."`. */
+const WORD_SEPARATORS = /[^0-9A-Za-z_\-.~+]+/;
+
+/** Whether a path segment (or any single word) reads like a credential, or holds one. */
+export function looksLikeCredential(segment: string): boolean {
+  const text = decoded(segment);
+  return isCredential(text) || text.split(WORD_SEPARATORS).some((word) => word !== text && isCredential(word));
 }
 
 /** A URL path with every credential-shaped segment masked. */
