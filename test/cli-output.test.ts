@@ -177,4 +177,19 @@ describe('settings and the database, in one line', { timeout: 120_000 }, () => {
     expect(result.stderr).toContain(name);
     expect(existsSync(file), 'the database file').toBe(false);
   });
+
+  // Not a closed pipe but a failing one (a full disk): one line and exit 1, not a stack trace.
+  it.skipIf(!existsSync('/dev/full'))('an output that cannot be written (ENOSPC) says so in one line and exits 1', async () => {
+    const url = `sqlite:${join(dir, `full-${randomBytes(3).toString('hex')}`, 'sightline.db')}`;
+    expectExit(await cli.run(['admin', 'create-account', '--email', 'full@example.com', '--name', 'Full'], { env: { DATABASE_URL: url } }), 0);
+    const processes = new Processes();
+    try {
+      const result = await processes.runShell(`"${process.execPath}" bin/sightline.js admin list-accounts >/dev/full`, { DATABASE_URL: url });
+      expectExit(result, 1);
+      expectOneLine(result.stderr);
+      expect(result.stderr).toMatch(/ENOSPC|no space/);
+    } finally {
+      processes.killAll();
+    }
+  });
 });

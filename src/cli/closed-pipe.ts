@@ -5,7 +5,14 @@
 function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
-    throw error;
+    // Any other write failure (a full disk, an I/O error) ends in one line, not a stack trace;
+    // stderr may be the stream that failed, so writing to it must not throw again.
+    try {
+      process.stderr.write(`sightline: cannot write the output: ${error.code ?? error.message}\n`);
+    } catch {
+      // Nothing left to report on.
+    }
+    process.exit(1);
   });
 }
 
