@@ -39,6 +39,8 @@ export interface Config {
   rateLimit: RateLimitConfig;
   /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`; unset, it is open. */
   metricsToken: string | undefined;
+  /** PostgreSQL: how long the server waits for one statement's answer before giving the connection up. */
+  databaseQueryTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -105,6 +107,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       windowMs: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1) * 1000,
     },
     metricsToken: bearerToken(env, 'METRICS_TOKEN'),
+    databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_SECONDS', 60, 1) * 1000,
     ...overrides,
   };
   return Object.freeze(config);

@@ -14,7 +14,9 @@ const DRAIN_DEADLINE_MS = 8_000;
 const CLOSE_GRACE_MS = 1_000;
 
 export async function startServer(config: Config): Promise<FastifyInstance> {
-  const db = createDatabase(config.databaseUrl);
+  // Each statement waits at most databaseQueryTimeoutMs for PostgreSQL's answer, migrations at
+  // start included (`sightline migrate` has no limit, for a migration over a very large table).
+  const db = createDatabase(config.databaseUrl, { queryTimeoutMs: config.databaseQueryTimeoutMs });
   const applied = await migrateToLatest(db);
   const app = await buildApp({ config, db });
   app.addHook('onClose', async () => db.close());

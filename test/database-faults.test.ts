@@ -186,6 +186,39 @@ describe.skipIf(postgresProblem)('database faults on PostgreSQL', () => {
     }
   });
 
+  it('(f) gives up connections on which the server stopped answering (a blackholed failover), without a restart', async () => {
+    const { proxy, sightline: stalled } = await startBehindProxy(schema, { databaseQueryTimeoutMs: 800 });
+    try {
+      const s = stalled.site;
+      await Promise.all([adminRead(s), adminRead(s), adminWrite(s), ingest(s), adminRead(s), adminRead(s)]);
+
+      // Only the open connections went silent; new ones work: the requests are served on them.
+      proxy.stall();
+      for (const request of [adminRead, adminWrite, ingest]) {
+        const answer = await request(s);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        expect(answer.ms).toBeLessThan(10_000);
+      }
+
+      // Everything went silent, new connections included: 503 within the limits, never a hang.
+      proxy.stall({ newConnectionsToo: true });
+      for (const request of [adminRead, adminWrite, ingest]) {
+        const answer = await request(s);
+        expectUnavailable(answer);
+        expect(answer.ms).toBeLessThan(12_000);
+      }
+
+      proxy.unstall();
+      for (const request of [adminRead, adminWrite, ingest]) {
+        const answer = await request(s);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      }
+    } finally {
+      await stalled.stop();
+      await proxy.close();
+    }
+  }, 90_000);
+
   describe('(d) the real process', () => {
     const processes = new Processes();
     const database = `sl_faults_${randomBytes(6).toString('hex')}`;

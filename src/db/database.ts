@@ -30,6 +30,13 @@ export interface DatabaseOptions {
   pgPoolSize?: number;
   /** PostgreSQL only: the application_name the server sees (pg_stat_activity); tests name their own. */
   applicationName?: string;
+  /**
+   * PostgreSQL only: how long a statement may wait for the server's answer before its connection
+   * is given up (the request answers 503). Without it, a server that stops answering without
+   * closing the connection (a blackholed failover, a partition) holds a request until the kernel's
+   * TCP timeout, about 15 minutes. Unset: no limit (migrations and operator commands).
+   */
+  queryTimeoutMs?: number;
 }
 
 /** How long a request waits for a connection (a new one, or a free one of a busy pool) before a 503. */
@@ -82,6 +89,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
       keepAlive: true,
       keepAliveInitialDelayMillis: PG_KEEPALIVE_DELAY_MS,
+      ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
       // JIT compilation costs more than it saves on the short analytics queries (10 ms and up).
       options: ['-c jit=off', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])].join(' '),
     });

@@ -37,6 +37,7 @@ const PG_MESSAGES = [
   /^timeout exceeded when trying to connect$/, // the pool's connectionTimeoutMillis
   /^Client has encountered a connection error and is not queryable$/,
   /^Client was closed and is not queryable$/,
+  /^Query read timeout$/, // the client's query_timeout: a server that stopped answering
 ];
 
 function codeOf(error: object): string {

@@ -50,6 +50,10 @@ class FirstStatementRetryingClient implements PostgresPoolClient {
   }
 
   private async run<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+    // A connection known to be broken (a timed-out statement may still be running on it) takes no
+    // more statements, the rollback included: the pool closes it on release, and the server rolls
+    // back what it had.
+    if (this.broken) throw this.broken;
     const send = () => this.track(this.client.query(sql, parameters as unknown[]) as unknown as Promise<PostgresQueryResult<R>>);
     if (!this.first) return send();
     this.first = false;

@@ -85,7 +85,12 @@ export class Sightline {
   readonly applicationName = `sl_faults_${randomBytes(4).toString('hex')}`;
 
   async start(databaseUrl: string, pgSchema?: string, overrides: Partial<Config> = {}): Promise<this> {
-    this.db = createDatabase(databaseUrl, { pgSchema, applicationName: this.applicationName, pgPoolSize: 6 });
+    this.db = createDatabase(databaseUrl, {
+      pgSchema,
+      applicationName: this.applicationName,
+      pgPoolSize: 6,
+      queryTimeoutMs: overrides.databaseQueryTimeoutMs,
+    });
     await migrateToLatest(this.db);
     const config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, ...overrides, databaseUrl: 'test' });
     this.app = await buildApp({ config, db: this.db, logger: loggerOptions('info', { write: (line: string) => this.logLines.push(line) }) });

@@ -21,6 +21,14 @@ export interface TcpProxy {
    * does: the clients see nothing until they send, and then get a reset. New connections work.
    */
   severSilently(): void;
+  /**
+   * Relayed connections stop carrying bytes either way but stay open, as with a server that
+   * stopped answering or a blackholed network: the client waits for an answer that never comes.
+   * With `newConnectionsToo`, connections opened later are stalled as well, until `unstall()`.
+   */
+  stall(options?: { newConnectionsToo?: boolean }): void;
+  /** New connections are relayed again (stalled ones stay stalled until closed). */
+  unstall(): void;
   close(): Promise<void>;
 }
 
@@ -28,6 +36,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   let dropMarker: Buffer | null = null;
   const severed = new WeakSet<{ client: Socket; upstream: Socket }>();
+  const stalled = new WeakSet<{ client: Socket; upstream: Socket }>();
+  let stallNew = false;
+  const stallPair = (pair: { client: Socket; upstream: Socket }) => {
+    stalled.add(pair);
+    pair.upstream.unpipe(pair.client);
+  };
 
   const relay = (client: Socket) => {
     const upstream = connect(targetPort, targetHost);
@@ -43,7 +57,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       if (!severed.has(pair)) end();
     });
     upstream.pipe(client);
+    if (stallNew) stallPair(pair);
     client.on('data', (chunk: Buffer) => {
+      if (stalled.has(pair)) return;
       if (severed.has(pair)) {
         client.resetAndDestroy();
         return;
@@ -91,6 +107,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         pair.upstream.unpipe(pair.client);
         pair.upstream.destroy();
       }
+    },
+    stall(options = {}) {
+      for (const pair of pairs) stallPair(pair);
+      stallNew = options.newConnectionsToo ?? false;
+    },
+    unstall() {
+      stallNew = false;
     },
     dropAfterSending(marker) {
       dropMarker = Buffer.from(marker);
