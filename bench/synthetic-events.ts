@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Engine } from '../src/db/database.ts';
-import { sqlitePathFromUrl } from '../src/db/database.ts';
+import { sqlitePathFromUrl } from '../src/db/database-url.ts';
 
 // Synthetic traffic for one website, written with the fastest plain SQL each engine offers
 // (one prepared statement in one transaction on SQLite, unnest() batches on PostgreSQL); the

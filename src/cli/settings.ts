@@ -1,31 +1,24 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { loadKeyring } from '../crypto/keyring.ts';
+import { databaseUrlKind, sqliteFileFromUrl } from '../db/database-url.ts';
 import { fail } from './failure.ts';
 
 // The settings are checked whole before a command touches the database: a bad PORT or a bad
 // secret key must not leave a half-done start behind (a created file, an applied migration).
 // A bad setting is exit 1: the command line was right, the environment is not.
 
-function checkDatabaseUrl(url: string): void {
-  if (url.startsWith('sqlite:')) return;
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    try {
-      new URL(url);
-      return;
-    } catch {
-      throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
-    }
-  }
-  throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
-}
 
 /** The configuration from the environment with DATABASE_URL's shape checked; exits 1 when it is wrong. */
 export function configOrFail(): Config {
   try {
     const config = loadConfig();
-    checkDatabaseUrl(config.databaseUrl);
+    try {
+      databaseUrlKind(config.databaseUrl);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
     return config;
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 1);
@@ -33,12 +26,6 @@ export function configOrFail(): Config {
   }
 }
 
-/** The SQLite file named by DATABASE_URL, or null (PostgreSQL, or an in-memory database). */
-function sqliteFileOf(url: string): string | null {
-  if (!url.startsWith('sqlite:')) return null;
-  const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-  return path === ':memory:' ? null : resolve(path);
-}
 
 /**
  * What the server needs before it starts: the configuration, a port it can listen on, and the
@@ -49,8 +36,8 @@ export function serverSettingsOrFail(): Config {
   const config = configOrFail();
   try {
     if (config.port > 65_535) throw new ConfigError(`PORT must be at most 65535, got "${config.port}"`);
-    const file = sqliteFileOf(config.databaseUrl);
-    const engine = config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+    const file = sqliteFileFromUrl(config.databaseUrl);
+    const engine = databaseUrlKind(config.databaseUrl);
     const keyFileExists = file !== null && existsSync(join(dirname(file), 'secret.key'));
     // Without a key file and without SIGHTLINE_SECRET_KEY, passing no path checks the rest and creates nothing.
     loadKeyring(config, keyFileExists ? file : null, engine);

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type ConnectionLostListener, resilientPool } from './pg-pool.ts';
+import { databaseUrlKind, sqlitePathFromUrl } from './database-url.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite-driver.ts';
 
@@ -58,11 +59,6 @@ const pgTypes = {
   },
 };
 
-export function sqlitePathFromUrl(url: string): string | null {
-  if (!url.startsWith('sqlite:')) return null;
-  const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-  return path === ':memory:' ? path : resolve(path);
-}
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const sqlitePath = sqlitePathFromUrl(url);
@@ -109,7 +105,8 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       close: () => kysely.destroy(),
     };
   }
-  throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
+  databaseUrlKind(url); // throws the sentence that names what is wrong
+  throw new Error('DATABASE_URL names no engine');
 }
 
 /** How the PostgreSQL connection pool is used, for /metrics. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { sqliteFileFromUrl } from '../../db/database-url.ts';
 import { messageOf } from '../database-access.ts';
 import { fail } from '../failure.ts';
 import { configOrFail } from '../settings.ts';
@@ -16,10 +17,6 @@ interface BackupOptions {
   force?: boolean;
 }
 
-function sqliteFileOf(url: string): string | null {
-  const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-  return path === ':memory:' ? null : resolve(path);
-}
 
 /** An empty file only its owner can read, created here so the copy never exists with a wider mode. */
 function createPrivateEmptyFile(path: string): void {
@@ -53,7 +50,7 @@ integrations' credentials cannot be read without it.`,
       if (!config.databaseUrl.startsWith('sqlite:')) {
         fail('backup copies SQLite databases only; on PostgreSQL use pg_dump (see the README)', 2);
       }
-      const source = sqliteFileOf(config.databaseUrl);
+      const source = sqliteFileFromUrl(config.databaseUrl);
       if (source === null) fail('DATABASE_URL is an in-memory database: there is nothing to back up', 2);
       if (!existsSync(source)) fail(`no database at ${source} (check DATABASE_URL)`, 1);
       const target = resolve(options.to);
