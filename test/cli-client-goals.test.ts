@@ -229,7 +229,7 @@ describe('sightline goals, funnels and alerts', { timeout: 90_000 }, () => {
       const lines = table.stdout.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^TRIGGERED +ALERT +GOAL +STATUS +VISITOR +ERROR$/);
       expect(lines.slice(1)).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} +On signup +signup +\w+ +v-[0-9a-f]{8} +/)]);
-      expect(table.stderr).toMatch(/^2 in all: \d+ sent, \d+ failed, \d+ skipped, \d+ throttled\.\n$/);
+      expect(table.stderr).toMatch(/^2 in all: \d+ queued, \d+ sent, \d+ failed, \d+ skipped, \d+ throttled\.\n$/);
 
       const json = await cli.run(['alerts', 'history', '-w', website.id, '--alert', alertId, '--json'], { token: owner.token });
       expectExit(json, 0);

@@ -185,7 +185,7 @@ Examples:
         .option('--alert <alertId>', 'only this alert')
         .option('--limit <n>', 'how many entries (default 50, at most 100)', positiveInteger),
     ),
-    '{"data": [entries], "counts": {sent, failed, skipped, throttled, total}}',
+    '{"data": [entries], "counts": {queued, sent, failed, skipped, throttled, total}}',
   ).action(
     action(async (options: WebsiteOption & JsonOption & { alert?: string; limit?: number }) => {
       const connection = connect();
@@ -211,8 +211,8 @@ Examples:
           ],
           'No alert has fired yet.',
         );
-        const { sent, failed, skipped, throttled, total } = body.counts;
-        say(`${total} in all: ${sent} sent, ${failed} failed, ${skipped} skipped, ${throttled} throttled.`);
+        const { queued, sent, failed, skipped, throttled, total } = body.counts;
+        say(`${total} in all: ${queued} queued, ${sent} sent, ${failed} failed, ${skipped} skipped, ${throttled} throttled.`);
       });
     }),
   );
