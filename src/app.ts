@@ -17,6 +17,7 @@ import mail from './plugins/mail.ts';
 import metrics from './plugins/metrics.ts';
 import openapi from './plugins/openapi.ts';
 import routeGuard from './plugins/route-guard.ts';
+import trackerScript from './plugins/tracker-script.ts';
 
 export interface BuildOptions {
   config: Config;
@@ -52,6 +53,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(openapi);
 
   await app.register(health);
+  await app.register(trackerScript);
 
   await app.register(async (api) => {
     await api.register(routeGuard);
