@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { fail } from './failure.ts';
+import { fail, messageOf } from './failure.ts';
 
 // How the commands that use the database directly open it, and how they say in one line (never a
 // stack trace, never the password in DATABASE_URL) why they could not.
@@ -17,15 +17,6 @@ export function redactDatabaseUrl(url: string): string {
   }
 }
 
-/** One line for an error, whatever its shape (AggregateError has no message of its own). */
-export function messageOf(error: unknown): string {
-  if (typeof error !== 'object' || error === null) return String(error);
-  const { message, code, errors } = error as { message?: unknown; code?: unknown; errors?: unknown };
-  let text = typeof message === 'string' ? message : '';
-  if (!text && Array.isArray(errors) && errors.length > 0) text = [...new Set(errors.map(messageOf))].join('; ');
-  if (!text) text = typeof code === 'string' ? code : 'unknown error';
-  return text.replace(/\s+/g, ' ').trim();
-}
 
 /** The message for a database that cannot be opened or migrated. */
 export function databaseProblem(config: Config, error: unknown): string {

@@ -2,8 +2,7 @@ import { Command } from 'commander';
 import { registerAdminCommands } from './admin.ts';
 import { registerClientCommands } from './client/index.ts';
 import { endQuietlyOnClosedPipes } from './closed-pipe.ts';
-import { messageOf } from './database-access.ts';
-import { fail } from './failure.ts';
+import { fail, messageOf } from './failure.ts';
 import { registerServerCommands } from './server-commands.ts';
 import { registerMcpCommand } from '../mcp/command.ts';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { databaseProblem, messageOf, openMigratedDatabase } from './database-access.ts';
-import { fail } from './failure.ts';
+import { databaseProblem, openMigratedDatabase } from './database-access.ts';
+import { fail, messageOf } from './failure.ts';
 import { serverSettingsOrFail } from './settings.ts';
 
 // The server, the database drivers and the migrations load only when a command needs them, so

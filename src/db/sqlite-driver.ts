@@ -1,6 +1,6 @@
-import { chmodSync, closeSync, openSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { createPrivateFile } from '../lib/private-file.ts';
 
 // better-sqlite3 as Kysely sees it, with two adjustments at the driver edge:
 // booleans bind as 1/0 (better-sqlite3 refuses them), and prepared statements (with the
@@ -18,22 +18,17 @@ function bindable(parameters: readonly unknown[]): readonly unknown[] {
  * visitors' data and the tables hold credential digests. SQLite gives the -wal and -shm files it
  * creates the mode of the database file, so they follow. An existing file keeps its mode.
  */
-function createPrivateFile(path: string): void {
+function createDatabaseFile(path: string): void {
   if (path === ':memory:' || path === '') return;
-  let fd: number;
   try {
-    fd = openSync(path, 'wx', 0o600);
+    createPrivateFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  closeSync(fd);
-  // The umask can only remove bits from 0600, but say it exactly.
-  chmodSync(path, 0o600);
 }
 
 export function openSqlite(path: string): { database: SqliteDatabase; raw: SQLite.Database } {
-  createPrivateFile(path);
+  createDatabaseFile(path);
   const raw = new SQLite(path);
   // Durability first: an acknowledged write survives a crash or power loss.
   raw.pragma('journal_mode = WAL');

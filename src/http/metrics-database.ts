@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { withDeadline } from '../lib/deadline.ts';
 import type { DatabaseReadings } from './metrics-registry.ts';
 
 // The gauges a scrape reads from the database: two small grouped counts on indexed status
@@ -36,16 +37,9 @@ async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings
 
 /** The readings, or null when the database fails or does not answer within the deadline. */
 export async function readDatabase(db: Kysely<Database>, deadlineMs = READ_DEADLINE_MS): Promise<DatabaseReadings | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), deadlineMs);
-    timer.unref();
-  });
   try {
-    return await Promise.race([read(db, Date.now()), deadline]);
+    return await withDeadline(read(db, Date.now()), deadlineMs);
   } catch {
     return null;
-  } finally {
-    clearTimeout(timer);
   }
 }

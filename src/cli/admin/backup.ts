@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { sqliteFileFromUrl } from '../../db/database-url.ts';
-import { messageOf } from '../database-access.ts';
-import { fail } from '../failure.ts';
+import { createPrivateFile } from '../../lib/private-file.ts';
+import { fail, messageOf } from '../failure.ts';
 import { configOrFail } from '../settings.ts';
 
 // A consistent copy of a SQLite database that may be in use: VACUUM INTO reads one snapshot
@@ -17,12 +17,6 @@ interface BackupOptions {
   force?: boolean;
 }
 
-
-/** An empty file only its owner can read, created here so the copy never exists with a wider mode. */
-function createPrivateEmptyFile(path: string): void {
-  closeSync(openSync(path, 'wx', 0o600));
-  chmodSync(path, 0o600);
-}
 
 function megabytes(path: string): string {
   return `${(statSync(path).size / 1_048_576).toFixed(1)} MB`;
@@ -60,7 +54,7 @@ integrations' credentials cannot be read without it.`,
       const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.partial`);
       const { default: SQLite } = await import('better-sqlite3');
       try {
-        createPrivateEmptyFile(temporary);
+        createPrivateFile(temporary);
         const database = new SQLite(source, { fileMustExist: true });
         try {
           database.pragma('busy_timeout = 10000');
