@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE } from '../db/faults.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, describeFault } from '../db/faults.ts';
 import { withDeadline } from '../lib/deadline.ts';
 import { sendError } from './error-handler.ts';
 
@@ -10,10 +10,14 @@ import { sendError } from './error-handler.ts';
 // - /readyz (readiness): 200 when the database answers within READY_TIMEOUT_MS, otherwise 503 with
 //   Retry-After, so traffic can be routed elsewhere meanwhile.
 // Both are polled every few seconds: they stay out of the OpenAPI document and log at warn only.
+// Lost database connections are logged here too, once each, as a warning.
 
 const READY_TIMEOUT_MS = 2_000;
 
 async function health(app: FastifyInstance): Promise<void> {
+  const log = app.log.child({ component: 'database' });
+  app.db.onConnectionLost((error) => log.warn({ fault: describeFault(error) }, 'database connection lost; reconnecting on demand'));
+
   const probe = { schema: { hide: true }, logLevel: 'warn' as const };
 
   app.get('/healthz', probe, async () => ({ status: 'success', data: [{ ok: true }] }));
