@@ -145,7 +145,8 @@ describeEachEngine('browser ingestion', (engine) => {
       for (const [referrer] of referrers) expectStored(await send(t, pageview(website, { referrer })));
       const rows = await eventsOf(t, website.id);
       expect(rows.map((row) => row.referrer)).toEqual(referrers.map(([, stored]) => stored));
-      const stored = JSON.stringify(rows);
+      // Values only: the column names include utm_source, which the referrer's query must not fill.
+      const stored = JSON.stringify(rows.map((row) => Object.values(row)));
       for (const secret of [token, jwt, 's3cret', 'utm_source', 'only-a-query']) expect(stored).not.toContain(secret);
     });
 

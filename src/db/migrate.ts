@@ -6,6 +6,7 @@ import { events } from './migrations/0003-events.ts';
 import { analytics } from './migrations/0004-analytics.ts';
 import { canonicalTimeZones } from './migrations/0005-canonical-time-zones.ts';
 import { alertMailCooldown } from './migrations/0006-alert-mail-cooldown.ts';
+import { websiteApi } from './migrations/0007-website-api.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ function provider(db: Db): MigrationProvider {
     '0004-analytics': analytics(),
     '0005-canonical-time-zones': canonicalTimeZones(),
     '0006-alert-mail-cooldown': alertMailCooldown(db.engine),
+    '0007-website-api': websiteApi(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -176,6 +176,71 @@ export interface EventsTable {
   /** browser | api */
   source: string;
   occurred_at: string;
+  // Since migration 0007 (null on older events: they read as unknown).
+  region: string | null;
+  city: string | null;
+  browser_version: string | null;
+  os_version: string | null;
+  viewport_width: number | null;
+  viewport_height: number | null;
+  /** The referring host without www., null for direct traffic. */
+  referrer_host: string | null;
+  /** A known source name ("Google"), else the host; "Direct/None" for direct traffic. */
+  referrer_source: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  /** The page URL's ref, source and via parameters. */
+  ref_param: string | null;
+  source_param: string | null;
+  via_param: string | null;
+  /** external_link: the link's target (scheme, host and path). */
+  link_url: string | null;
+  /** Server goals: the optional description sent with them. */
+  description: string | null;
+}
+
+/** Rollup: one row per SDK session, kept current by ingestion. */
+export interface SessionsTable {
+  website_id: string;
+  session_id: string;
+  visitor_id: string;
+  started_at: string;
+  ended_at: string;
+  pageviews: number;
+  events: number;
+  goals: number;
+  entry_hostname: string | null;
+  entry_path: string | null;
+  exit_path: string | null;
+}
+
+/** What POST /identify said about a visitor. */
+export interface VisitorProfilesTable {
+  website_id: string;
+  visitor_id: string;
+  user_id: string;
+  name: string | null;
+  image: string | null;
+  /** JSON object of string properties, or null. */
+  metadata: JsonText | null;
+  identified_at: string;
+}
+
+/** Annotations on a website's charts. */
+export interface NotesTable {
+  id: string;
+  website_id: string;
+  author_id: string | null;
+  text: string;
+  timestamp: string;
+  idempotency_key: string | null;
+  /** Digest of the creating request's content, to tell a replay from a reuse of the key. */
+  request_digest: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface PaymentsTable {
@@ -191,6 +256,9 @@ export interface PaymentsTable {
   refunded: Bool;
   occurred_at: string;
   created_at: string;
+  customer_id: string | null;
+  customer_name: string | null;
+  is_free_trial: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
 /** Rollup: one row per visitor per local day of the website (time-series speed). */
@@ -291,4 +359,7 @@ export interface Database {
   goal_visitors: GoalVisitorsTable;
   daily_salts: DailySaltsTable;
   mail_outbox: MailOutboxTable;
+  sessions: SessionsTable;
+  visitor_profiles: VisitorProfilesTable;
+  notes: NotesTable;
 }

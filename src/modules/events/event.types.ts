@@ -16,6 +16,29 @@ export interface NewEvent {
   metadata: Record<string, string> | null;
   source: 'browser' | 'api';
   occurredAt: string;
+  /** What the website API reads besides (website-api.md section 5); left out means unknown. */
+  details?: EventDetails;
+}
+
+export interface EventDetails {
+  region?: string | null;
+  city?: string | null;
+  browserVersion?: string | null;
+  osVersion?: string | null;
+  viewportWidth?: number | null;
+  viewportHeight?: number | null;
+  referrerHost?: string | null;
+  referrerSource?: string | null;
+  utmSource?: string | null;
+  utmMedium?: string | null;
+  utmCampaign?: string | null;
+  utmTerm?: string | null;
+  utmContent?: string | null;
+  refParam?: string | null;
+  sourceParam?: string | null;
+  viaParam?: string | null;
+  linkUrl?: string | null;
+  description?: string | null;
 }
 
 export interface RecordedEvent extends NewEvent {

@@ -1,88 +1,75 @@
 import type { Kysely } from 'kysely';
 import { prepareListQuery } from '../../db/prepared.ts';
-import type { Database } from '../../db/schema.ts';
+import type { Database, EventsTable } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import { fireAlertsForGoals } from '../alerts/alert-firing.ts';
 import { updateDailyRollups } from '../analytics/rollups.ts';
+import { updateSessions } from '../analytics/session-rollup.ts';
 import { updateGoalStats } from '../goals/goal-stats.ts';
 import type { EventEffectsConfig, NewEvent, RecordedEvent } from './event.types.ts';
 
 // The one place events are written. Everything that must agree with the raw events (rollups,
-// goal statistics, alert history and its queued mail) is written in the same transaction, so a
-// crash keeps either all of it or none of it.
+// sessions, goal statistics, alert history and its queued mail) is written in the same
+// transaction, so a crash keeps either all of it or none of it.
 
-/** Rows per INSERT: 16 bound values each, well under both engines' bound-parameter limits. */
-const ROWS_PER_INSERT = 500;
+type Column = keyof EventsTable;
 
-type EventRow = [
-  id: string,
-  websiteId: string,
-  type: string,
-  name: string | null,
-  visitorId: string,
-  sessionId: string | null,
-  hostname: string | null,
-  path: string | null,
-  referrer: string | null,
-  country: string | null,
-  browser: string | null,
-  os: string | null,
-  device: string | null,
-  metadata: string | null,
-  source: string,
-  occurredAt: string,
+/** Each stored column and where its value comes from, in one list (the INSERT is built from it). */
+const COLUMNS: [Column, (e: RecordedEvent) => string | number | null][] = [
+  ['id', (e) => e.id],
+  ['website_id', (e) => e.websiteId],
+  ['type', (e) => e.type],
+  ['name', (e) => e.name],
+  ['visitor_id', (e) => e.visitorId],
+  ['session_id', (e) => e.sessionId],
+  ['hostname', (e) => e.hostname],
+  ['path', (e) => e.path],
+  ['referrer', (e) => e.referrer],
+  ['country', (e) => e.country],
+  ['browser', (e) => e.browser],
+  ['os', (e) => e.os],
+  ['device', (e) => e.device],
+  ['metadata', (e) => (e.metadata ? JSON.stringify(e.metadata) : null)],
+  ['source', (e) => e.source],
+  ['occurred_at', (e) => e.occurredAt],
+  ['region', (e) => e.details?.region ?? null],
+  ['city', (e) => e.details?.city ?? null],
+  ['browser_version', (e) => e.details?.browserVersion ?? null],
+  ['os_version', (e) => e.details?.osVersion ?? null],
+  ['viewport_width', (e) => e.details?.viewportWidth ?? null],
+  ['viewport_height', (e) => e.details?.viewportHeight ?? null],
+  ['referrer_host', (e) => e.details?.referrerHost ?? null],
+  ['referrer_source', (e) => e.details?.referrerSource ?? null],
+  ['utm_source', (e) => e.details?.utmSource ?? null],
+  ['utm_medium', (e) => e.details?.utmMedium ?? null],
+  ['utm_campaign', (e) => e.details?.utmCampaign ?? null],
+  ['utm_term', (e) => e.details?.utmTerm ?? null],
+  ['utm_content', (e) => e.details?.utmContent ?? null],
+  ['ref_param', (e) => e.details?.refParam ?? null],
+  ['source_param', (e) => e.details?.sourceParam ?? null],
+  ['via_param', (e) => e.details?.viaParam ?? null],
+  ['link_url', (e) => e.details?.linkUrl ?? null],
+  ['description', (e) => e.details?.description ?? null],
 ];
+
+/** Rows per INSERT: 34 bound values each, well under both engines' bound-parameter limits. */
+const ROWS_PER_INSERT = 250;
+
+type EventRow = (string | number | null)[];
 
 // Built once per batch size instead of on every batch (Kysely's multi-row insert costs more to
 // build than SQLite takes to store the rows).
-const insertEvents = prepareListQuery(16, (db, rows: EventRow[]) =>
-  db.insertInto('events').values(
-    rows.map((r) => ({
-      id: r[0],
-      website_id: r[1],
-      type: r[2],
-      name: r[3],
-      visitor_id: r[4],
-      session_id: r[5],
-      hostname: r[6],
-      path: r[7],
-      referrer: r[8],
-      country: r[9],
-      browser: r[10],
-      os: r[11],
-      device: r[12],
-      metadata: r[13],
-      source: r[14],
-      occurred_at: r[15],
-    })),
-  ),
+const insertEvents = prepareListQuery(COLUMNS.length, (db, rows: EventRow[]) =>
+  db.insertInto('events').values(rows.map((row) => Object.fromEntries(COLUMNS.map(([column], i) => [column, row[i]])) as never)),
 );
 
 export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], effects: EventEffectsConfig): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const recorded = events.map((event) => ({ ...event, id: newId() }));
-  const rows = recorded.map(
-    (e): EventRow => [
-      e.id,
-      e.websiteId,
-      e.type,
-      e.name,
-      e.visitorId,
-      e.sessionId,
-      e.hostname,
-      e.path,
-      e.referrer,
-      e.country,
-      e.browser,
-      e.os,
-      e.device,
-      e.metadata ? JSON.stringify(e.metadata) : null,
-      e.source,
-      e.occurredAt,
-    ],
-  );
+  const rows = recorded.map((e): EventRow => COLUMNS.map(([, value]) => value(e)));
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
   await updateDailyRollups(trx, recorded);
+  await updateSessions(trx, recorded);
   await updateGoalStats(trx, recorded);
   await fireAlertsForGoals(trx, recorded, effects);
   return recorded;
