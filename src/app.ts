@@ -6,6 +6,7 @@ import { type Db, createDatabase } from './db/database.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { configureGeoDatabase } from './modules/events/ingest.geo.ts';
 import { adminModules, websiteApiModules } from './modules/index.ts';
 import database from './plugins/database.ts';
 import errorHandler, { sendError, toErrorResponse } from './plugins/error-handler.ts';
@@ -42,6 +43,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // Process-wide and opened lazily: a bad GEOIP_DATABASE path fails the start, naming the path.
+  configureGeoDatabase(config.geoipDatabase);
   const db = options.db ?? createDatabase(config.databaseUrl);
   await app.register(database, { db, config, ownsDb: !options.db });
   await app.register(keyring);

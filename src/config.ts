@@ -35,6 +35,8 @@ export interface Config {
    * ISO-3166 country code; null reads no country.
    */
   countryHeader: string | null;
+  /** An MMDB file for region and city ('none' turns lookups off); unset: the bundled DB-IP city lite. */
+  geoipDatabase: string | undefined;
   limits: Limits;
   rateLimit: RateLimitConfig;
   /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`; unset, it is open. */
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     mailFrom: env.MAIL_FROM || 'Sightline <sightline@localhost>',
     alertCooldownSeconds: integer(env, 'ALERT_COOLDOWN_SECONDS', 60),
     countryHeader: headerName(env, 'COUNTRY_HEADER', 'cf-ipcountry'),
+    geoipDatabase: env.GEOIP_DATABASE || undefined,
     limits: {
       tokensPerAccount: integer(env, 'LIMIT_TOKENS_PER_ACCOUNT', 20, 1),
       apiKeysPerWebsite: integer(env, 'LIMIT_API_KEYS_PER_WEBSITE', 10, 1),

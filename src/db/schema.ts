@@ -215,6 +215,17 @@ export interface SessionsTable {
   entry_hostname: string | null;
   entry_path: string | null;
   exit_path: string | null;
+  /** Where the session came from: its first event's referrer and campaign parameters. */
+  referrer_host: string | null;
+  referrer_source: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  ref_param: string | null;
+  source_param: string | null;
+  via_param: string | null;
 }
 
 /** What POST /identify said about a visitor. */

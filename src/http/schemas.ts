@@ -5,6 +5,12 @@ import { ID_PATTERN } from '../lib/ids.ts';
 // route schemas from the same parts.
 
 export const Id = Type.String({ pattern: ID_PATTERN, description: '24 lowercase hex characters', examples: ['65f1c0ffee0ddba11ad0be75'] });
+/** Where the website API takes a website in its query: the id or the tracking script's trackingId. */
+export const WebsiteRef = Type.String({
+  pattern: '^([0-9a-f]{24}|dfid_[A-Za-z0-9]{1,64})$',
+  description: "the website's id or its trackingId (dfid_...); not needed with the website's own df_ key",
+  examples: ['65f1c0ffee0ddba11ad0be75'],
+});
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 UTC with milliseconds' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 

@@ -12,6 +12,12 @@ import { type Membership, authenticate } from './authenticate.ts';
 import type { AccountAccess, RouteAccess, WebsiteScopedAccess } from './route-access.ts';
 
 const NoQuery = Type.Object({}, { additionalProperties: false });
+const TRACKING_ID = /^dfid_[A-Za-z0-9]{1,64}$/;
+
+async function findWebsiteIdByTrackingId(db: FastifyInstance['db']['kysely'], trackingId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('websites').select('id').where('tracking_id', '=', trackingId).executeTakeFirst();
+  return row?.id;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -78,7 +84,17 @@ async function checkWebsite(app: FastifyInstance, request: FastifyRequest, princ
   const { id, field } = readWebsiteId(request, access);
   const websiteId = id ?? (principal.kind === 'apiKey' ? principal.websiteId : undefined);
   if (websiteId === undefined) throw invalidField(field, 'is required');
+  if (field === 'query.websiteId' && TRACKING_ID.test(websiteId)) {
+    // Public clients of the website API pass the script's trackingId as often as the id.
+    const resolved = await findWebsiteIdByTrackingId(app.db.kysely, websiteId);
+    if (!resolved) throw notFound('Website not found');
+    return checkWebsiteId(app, request, principal, access, resolved);
+  }
   if (!isId(websiteId)) throw invalidField(field, 'must be a 24-character lowercase hex id');
+  return checkWebsiteId(app, request, principal, access, websiteId);
+}
+
+async function checkWebsiteId(app: FastifyInstance, request: FastifyRequest, principal: Principal, access: WebsiteScopedAccess, websiteId: string) {
 
   let role: Role;
   if (principal.kind === 'apiKey') {

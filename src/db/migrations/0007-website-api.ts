@@ -8,6 +8,20 @@ import { columnTypes } from './column-types.ts';
  * fields. Events stored before this read as unknown (null) in the new dimensions; their sessions
  * are rebuilt from them here, so bounce rate and entry pages cover old traffic too.
  */
+/** Where a session came from: its first event's referrer and campaign parameters. */
+const SESSION_SOURCE_COLUMNS = [
+  'referrer_host',
+  'referrer_source',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'ref_param',
+  'source_param',
+  'via_param',
+];
+
 export function websiteApi(engine: Engine) {
   const t = columnTypes(engine);
   const websiteRef = (c: any) => c.notNull().references('websites.id').onDelete('cascade'); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -49,6 +63,7 @@ export function websiteApi(engine: Engine) {
         .addColumn('entry_hostname', 'text')
         .addColumn('entry_path', 'text')
         .addColumn('exit_path', 'text')
+        .$call((table) => SESSION_SOURCE_COLUMNS.reduce((t, column) => t.addColumn(column, 'text'), table))
         .addPrimaryKeyConstraint('sessions_pk', ['website_id', 'session_id'])
         .execute();
       await db.schema.createIndex('sessions_website_start_idx').on('sessions').columns(['website_id', 'started_at']).execute();

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Id } from '../../http/schemas.ts';
+import { WebsiteRef } from '../../http/schemas.ts';
 
 export const METRICS = ['visitors', 'sessions', 'pageviews', 'revenue', 'payments', 'conversion_rate'] as const;
 export type Metric = (typeof METRICS)[number];
@@ -11,7 +11,7 @@ const BOUND =
 
 export const TimeseriesQuery = Type.Object(
   {
-    websiteId: Type.Optional(Id),
+    websiteId: Type.Optional(WebsiteRef),
     fields: Type.String({
       minLength: 1,
       maxLength: 200,

@@ -24,11 +24,27 @@ type SessionTuple = [
   entryHostname: string | null,
   entryPath: string | null,
   exitPath: string | null,
+  ...source: (string | null)[],
 ];
+
+/** Where a session came from: its first event's referrer and campaign parameters, never updated. */
+const SOURCE_COLUMNS = [
+  ['referrer_host', 'referrerHost'],
+  ['referrer_source', 'referrerSource'],
+  ['utm_source', 'utmSource'],
+  ['utm_medium', 'utmMedium'],
+  ['utm_campaign', 'utmCampaign'],
+  ['utm_term', 'utmTerm'],
+  ['utm_content', 'utmContent'],
+  ['ref_param', 'refParam'],
+  ['source_param', 'sourceParam'],
+  ['via_param', 'viaParam'],
+] as const;
+const FIXED = 11;
 
 const later = (column: string) => sql.raw<string>(`case when excluded.${column} > sessions.${column} then excluded.${column} else sessions.${column} end`);
 
-const upsertSessions = prepareListQuery(11, (db, rows: SessionTuple[]) =>
+const upsertSessions = prepareListQuery(FIXED + SOURCE_COLUMNS.length, (db, rows: SessionTuple[]) =>
   db
     .insertInto('sessions')
     .values(
@@ -44,6 +60,7 @@ const upsertSessions = prepareListQuery(11, (db, rows: SessionTuple[]) =>
         entry_hostname: r[8],
         entry_path: r[9],
         exit_path: r[10],
+        ...Object.fromEntries(SOURCE_COLUMNS.map(([column], i) => [column, r[FIXED + i]])),
       })),
     )
     .onConflict((oc) =>
@@ -68,7 +85,20 @@ export function sessionTuples(events: RecordedEvent[]): SessionTuple[] {
     const key = `${e.websiteId}\u0000${e.sessionId}`;
     let row = bySession.get(key);
     if (!row) {
-      row = [e.websiteId, e.sessionId, e.visitorId, e.occurredAt, e.occurredAt, 0, 0, 0, null, null, null];
+      row = [
+        e.websiteId,
+        e.sessionId,
+        e.visitorId,
+        e.occurredAt,
+        e.occurredAt,
+        0,
+        0,
+        0,
+        null,
+        null,
+        null,
+        ...SOURCE_COLUMNS.map(([, field]) => e.details?.[field] ?? null),
+      ];
       bySession.set(key, row);
     }
     if (e.occurredAt < row[3]) row[3] = e.occurredAt;

@@ -13,21 +13,36 @@ export interface DeviceInfo {
 
 const DEVICE_TYPES = new Set(['desktop', 'mobile', 'tablet', 'tv']);
 
-export function parseDevice(userAgent: string): DeviceInfo {
-  if (userAgent.trim() === '') return { browser: null, os: null, device: null };
+export interface Versions {
+  browserVersion: string | null;
+  osVersion: string | null;
+}
+
+const NO_DEVICE: DeviceInfo = Object.freeze({ browser: null, os: null, device: null });
+const NO_VERSIONS: Versions = Object.freeze({ browserVersion: null, osVersion: null });
+
+/** A version as the parser gives it, cut to its first two parts (Chrome 124.0.6367.91 -> 124.0). */
+const shortVersion = (version: string | undefined): string | null => (version ? version.split('.').slice(0, 2).join('.').slice(0, 32) : null);
+
+export function parseDevice(userAgent: string): { device: DeviceInfo; versions: Versions } {
+  if (userAgent.trim() === '') return { device: NO_DEVICE, versions: NO_VERSIONS };
   const parsed = Bowser.parse(userAgent);
   const type = parsed.platform.type ?? '';
   return {
-    browser: parsed.browser.name || null,
-    os: parsed.os.name || null,
-    device: DEVICE_TYPES.has(type) ? type : null,
+    device: {
+      browser: parsed.browser.name || null,
+      os: parsed.os.name || null,
+      device: DEVICE_TYPES.has(type) ? type : null,
+    },
+    versions: { browserVersion: shortVersion(parsed.browser.version), osVersion: shortVersion(parsed.os.version) },
   };
 }
 
-/** What the user agent says: a bot or not, and the device (both pure functions of the string). */
+/** What the user agent says: a bot or not, the device and versions (pure functions of the string). */
 export interface UserAgentFacts {
   bot: boolean;
   device: DeviceInfo;
+  versions: Versions;
 }
 
 // Parsing a user agent costs more than the rest of an event's checks, and a site's traffic comes
@@ -46,7 +61,8 @@ export function userAgentFacts(userAgent: string): UserAgentFacts {
     return cached;
   }
   const bot = isBot(userAgent);
-  const facts: UserAgentFacts = { bot, device: bot ? { browser: null, os: null, device: null } : Object.freeze(parseDevice(userAgent)) };
+  const parsed = bot ? { device: NO_DEVICE, versions: NO_VERSIONS } : parseDevice(userAgent);
+  const facts: UserAgentFacts = { bot, device: Object.freeze(parsed.device), versions: Object.freeze(parsed.versions) };
   if (userAgent.length <= MAX_KEPT_LENGTH) {
     if (known.size >= AGENTS_KEPT) known.delete(known.keys().next().value!);
     known.set(userAgent, Object.freeze(facts));

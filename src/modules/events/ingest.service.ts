@@ -5,7 +5,9 @@ import { stripUrlSecrets } from '../../http/redaction.ts';
 import { normaliseCountry } from '../../lib/formats.ts';
 import type { EventWriter } from './event-writer.ts';
 import type { NewEvent, RecordedEvent } from './event.types.ts';
+import { eventDetails } from './ingest.details.ts';
 import { userAgentFacts } from './ingest.device.ts';
+import { locate } from './ingest.geo.ts';
 import { type DropReason, dropReason, parseAddress } from './ingest.filters.ts';
 import { findIngestWebsite } from './ingest.repository.ts';
 import { type IngestEventInput, MAX_CUSTOM_PROPERTIES } from './ingest.schemas.ts';
@@ -95,7 +97,12 @@ export async function ingestEvent(deps: IngestDeps, input: IngestEventInput, cli
   const { filters } = website;
   // The address is parsed only where it is used: address filters and cookieless ids.
   const address = cookieless || filters.excludedIps.length > 0 ? parseAddress(client.address) : null;
-  const country = client.country ? normaliseCountry(client.country.trim()) : null;
+  // The trusted header (a CDN's) wins over the IP database; region and city come from the
+  // database only where both agree on the country.
+  const headerCountry = client.country ? normaliseCountry(client.country.trim()) : null;
+  const located = locate(client.address);
+  const place = headerCountry && located.countryCode !== headerCountry ? { countryCode: headerCountry, region: null, city: null } : located;
+  const country = place.countryCode;
   const agent = userAgentFacts(client.userAgent);
   const dropped = dropReason({ bot: agent.bot, address, country, hostname, path: url.pathname }, filters);
   if (dropped) return { dropped };
@@ -117,6 +124,7 @@ export async function ingestEvent(deps: IngestDeps, input: IngestEventInput, cli
     metadata,
     source: 'browser',
     occurredAt: new Date().toISOString(),
+    details: eventDetails(input, url, hostname, agent.versions, place),
   };
   const [recorded] = await deps.events.write([event]);
   return { event: recorded! };
