@@ -1,0 +1,153 @@
+import type { InstantRange } from '../goals/tracked-goals.range.ts';
+import type { PageRequest, StatsScope } from './stats.params.ts';
+
+// The narrow interface between the website API and where events live: everything the reads ask
+// of the event store, in the store's own terms (counts, minor units, ISO instants). The SQL
+// implementation (src/modules/stats/sql/) serves SQLite and PostgreSQL; a columnar engine for
+// installations beyond one machine implements the same interface.
+
+export interface MoneyRules {
+  currency: string;
+  includeRenewals: boolean;
+}
+
+export interface OverviewCounts {
+  visitors: number;
+  pageviews: number;
+  convertedVisitors: number;
+  sessions: number;
+  bounces: number;
+  /** Sum of session durations in milliseconds. */
+  sessionMillis: number;
+  revenueMinor: number;
+  payments: number;
+}
+
+export const BREAKDOWNS = [
+  'pages',
+  'entry-pages',
+  'exit-pages',
+  'referrers',
+  'campaigns',
+  'countries',
+  'regions',
+  'cities',
+  'devices',
+  'browsers',
+  'operating-systems',
+  'hostnames',
+  'goals',
+  'exit-clicks',
+] as const;
+export type Breakdown = (typeof BREAKDOWNS)[number];
+
+/** One breakdown row: its key columns (null when unknown) and counts. */
+export interface BreakdownRow {
+  keys: Record<string, string | null>;
+  visitors: number;
+  pageviews: number;
+  /** Goal completions or outbound clicks, where the breakdown counts them. */
+  count: number;
+  revenueMinor: number;
+}
+
+export interface RowsPage<T> {
+  rows: T[];
+  total: number;
+}
+
+export interface PropertyRow {
+  property: string;
+  value: string | null;
+  completions: number;
+  visitors: number;
+}
+
+export interface FunnelStepSpec {
+  type: 'pageview' | 'goal';
+  url?: string;
+  goalName?: string;
+}
+
+export interface FunnelStepCounts {
+  visitors: number;
+  revenueMinor: number;
+}
+
+export interface LiveVisitor {
+  visitorId: string;
+  countryCode: string | null;
+  region: string | null;
+  city: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string | null;
+  currentUrl: string | null;
+  referrer: string | null;
+  params: Record<string, string>;
+  visitCount: number;
+  /** Set for a visitor who paid: the name they paid or identified under, or null. */
+  customer: string | null | undefined;
+}
+
+export interface LiveEvent {
+  id: string;
+  type: string;
+  name: string | null;
+  visitorId: string;
+  occurredAt: string;
+  path: string | null;
+  countryCode: string | null;
+}
+
+export interface LivePayment {
+  id: string;
+  occurredAt: string;
+  amountMinor: number;
+  currency: string;
+  customerName: string | null;
+}
+
+export interface VisitorSummary {
+  visitorId: string;
+  countryCode: string | null;
+  region: string | null;
+  city: string | null;
+  browser: string | null;
+  browserVersion: string | null;
+  os: string | null;
+  osVersion: string | null;
+  device: string | null;
+  viewportWidth: number | null;
+  viewportHeight: number | null;
+  params: Record<string, string>;
+  visitCount: number;
+  pageViewCount: number;
+  firstVisitAt: string;
+  lastVisitAt: string;
+  currentUrl: string | null;
+}
+
+export interface VisitorActivity {
+  visitedPages: { url: string; occurredAt: string }[];
+  completedGoals: { name: string; occurredAt: string; isServer: boolean }[];
+}
+
+export interface VisitorListOptions {
+  completedGoal?: string;
+  visitedPage?: string;
+}
+
+export interface EventStore {
+  overview(scope: StatsScope, money: MoneyRules): Promise<OverviewCounts>;
+  breakdown(kind: Breakdown, scope: StatsScope, page: PageRequest, money: MoneyRules): Promise<RowsPage<BreakdownRow>>;
+  goalProperties(scope: StatsScope, eventName: string, propertyName: string | null, page: PageRequest): Promise<RowsPage<PropertyRow>>;
+  funnel(scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelStepCounts[]>;
+  /** Distinct visitors with any event since `since`. */
+  liveVisitors(websiteId: string, since: string): Promise<number>;
+  liveMap(websiteId: string, since: string): Promise<{ visitors: LiveVisitor[]; events: LiveEvent[]; payments: LivePayment[] }>;
+  visitor(websiteId: string, visitorId: string): Promise<(VisitorSummary & VisitorActivity) | null>;
+  visitors(scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorSummary>>;
+}
+
+export type { InstantRange };

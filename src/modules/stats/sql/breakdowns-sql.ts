@@ -1,0 +1,118 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Database } from '../../../db/schema.ts';
+import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
+import type { PageRequest, StatsScope } from '../stats.params.ts';
+import { paymentScope, sessionScope } from './overview-sql.ts';
+import { num, scopeCondition } from './scope-sql.ts';
+
+// Breakdowns: rows of distinct visitors per key, sorted by visitors. Event breakdowns group the
+// events in scope; session breakdowns (entry and exit pages, referrers, campaigns) group the
+// sessions in scope, since where a session came from is its first event's. Each row's revenue
+// is what its visitors paid in the range, each payment counted once per row.
+
+interface Spec {
+  from: 'events' | 'sessions';
+  /** Output name -> column of `e` (events) or `s` (sessions). */
+  keys: Record<string, string>;
+  /** Extra condition on the events. */
+  where?: RawBuilder<unknown>;
+  /** What `count` counts besides visitors (completions, clicks). */
+  counts?: boolean;
+}
+
+const SPECS: Record<Breakdown, Spec> = {
+  pages: { from: 'events', keys: { hostname: 'hostname', path: 'path' }, where: sql`e.type = 'pageview'` },
+  'entry-pages': { from: 'sessions', keys: { hostname: 'entry_hostname', path: 'entry_path' } },
+  'exit-pages': { from: 'sessions', keys: { hostname: 'entry_hostname', path: 'exit_path' } },
+  referrers: { from: 'sessions', keys: { referrer: 'referrer_source' } },
+  campaigns: {
+    from: 'sessions',
+    keys: {
+      utm_source: 'utm_source',
+      utm_medium: 'utm_medium',
+      utm_campaign: 'utm_campaign',
+      utm_term: 'utm_term',
+      utm_content: 'utm_content',
+      ref: 'ref_param',
+      source: 'source_param',
+      via: 'via_param',
+    },
+  },
+  countries: { from: 'events', keys: { countryCode: 'country' } },
+  regions: { from: 'events', keys: { region: 'region', countryCode: 'country' } },
+  cities: { from: 'events', keys: { city: 'city', countryCode: 'country' } },
+  devices: { from: 'events', keys: { device: 'device' } },
+  browsers: { from: 'events', keys: { browser: 'browser' } },
+  'operating-systems': { from: 'events', keys: { operating_system: 'os' } },
+  hostnames: { from: 'events', keys: { hostname: 'hostname' } },
+  goals: { from: 'events', keys: { goal: 'name' }, where: sql`e.type = 'custom' and e.name is not null`, counts: true },
+  'exit-clicks': { from: 'events', keys: { url: 'link_url' }, where: sql`e.type = 'external_link' and e.link_url is not null`, counts: true },
+};
+
+const keyNames = (spec: Spec) => Object.keys(spec.keys);
+const alias = (spec: Spec) => (spec.from === 'events' ? 'e' : 's');
+const keyColumns = (spec: Spec) => keyNames(spec).map((name) => sql.ref(`${alias(spec)}.${spec.keys[name]}`));
+const keyOf = (row: Record<string, unknown>, names: string[]) => JSON.stringify(names.map((name) => row[`k_${name}`] ?? null));
+
+function whereOf(spec: Spec, scope: StatsScope): RawBuilder<unknown> {
+  if (spec.from === 'sessions') return sessionScope(scope);
+  return spec.where ? sql`${scopeCondition(scope)} and ${spec.where}` : scopeCondition(scope);
+}
+
+export async function breakdown(
+  db: Kysely<Database>,
+  kind: Breakdown,
+  scope: StatsScope,
+  page: PageRequest,
+  money: MoneyRules,
+): Promise<RowsPage<BreakdownRow>> {
+  const spec = SPECS[kind];
+  const names = keyNames(spec);
+  const columns = keyColumns(spec);
+  const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
+  const groupBy = sql.join(columns);
+  // Unknown (null) keys sort after known ones on both engines.
+  const tieBreak = sql.join(columns.map((column) => sql`case when ${column} is null then 1 else 0 end, ${column}`));
+  const table = sql.raw(spec.from === 'events' ? 'events e' : 'sessions s');
+  const visitors = sql.raw(spec.from === 'events' ? 'count(distinct e.visitor_id)' : 'count(distinct s.visitor_id)');
+  const pageviews = sql.raw(spec.from === 'events' ? "sum(case when e.type = 'pageview' then 1 else 0 end)" : 'sum(s.pageviews)');
+  const where = whereOf(spec, scope);
+
+  const [found, total] = await Promise.all([
+    sql<Record<string, unknown>>`
+      select ${selected}, ${visitors} as visitors, ${pageviews} as pageviews, count(*) as n
+      from ${table} where ${where}
+      group by ${groupBy}
+      order by visitors desc, n desc, ${tieBreak}
+      limit ${page.limit} offset ${page.offset}`.execute(db),
+    sql<{ total: unknown }>`select count(*) as total from (select 1 as one from ${table} where ${where} group by ${groupBy}) g`.execute(db),
+  ]);
+  const revenue = found.rows.length > 0 ? await revenueByKey(db, spec, scope, money) : new Map<string, number>();
+  return {
+    rows: found.rows.map((row) => ({
+      keys: Object.fromEntries(names.map((name) => [name, (row[`k_${name}`] as string | null) ?? null])),
+      visitors: num(row.visitors),
+      pageviews: num(row.pageviews),
+      count: spec.counts ? num(row.n) : 0,
+      revenueMinor: revenue.get(keyOf(row, names)) ?? 0,
+    })),
+    total: num(total.rows[0]?.total),
+  };
+}
+
+/** What each key's visitors paid: the rows in scope joined to their visitors' payments. */
+async function revenueByKey(db: Kysely<Database>, spec: Spec, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
+  const names = keyNames(spec);
+  const columns = keyColumns(spec);
+  const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
+  const outer = sql.join(names.map((name) => sql.ref(`x.k_${name}`)));
+  const table = sql.raw(spec.from === 'events' ? 'events e' : 'sessions s');
+  const visitor = sql.raw(spec.from === 'events' ? 'e.visitor_id' : 's.visitor_id');
+  const { rows } = await sql<Record<string, unknown>>`
+    select ${outer}, sum(x.amount_minor) as minor from (
+      select distinct ${selected}, p.id, p.amount_minor
+      from payments p join ${table} on ${visitor} = p.visitor_id
+      where ${paymentScope({ ...scope, filters: [] }, money)} and ${whereOf(spec, scope)}
+    ) x group by ${outer}`.execute(db);
+  return new Map(rows.map((row) => [keyOf(row, names), num(row.minor)]));
+}

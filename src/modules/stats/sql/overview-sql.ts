@@ -1,0 +1,54 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Database } from '../../../db/schema.ts';
+import type { MoneyRules, OverviewCounts } from '../event-store.ts';
+import type { StatsScope } from '../stats.params.ts';
+import { millisBetween, num, rangeCondition, scopeCondition } from './scope-sql.ts';
+
+// Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
+// bounces and duration from the sessions that started in the range (and, when filtered, hold an
+// event in scope); revenue from the payments in the range (when filtered, of the visitors in scope).
+
+/** A session bounces when it has at most one pageview and no goal. */
+export const BOUNCE = sql`(s.pageviews <= 1 and s.goals = 0)`;
+
+/** `s.<...>` restricted to the sessions in scope. */
+export function sessionScope(scope: StatsScope): RawBuilder<unknown> {
+  const inRange = rangeCondition(scope, sql.ref('s.started_at'));
+  if (scope.filters.length === 0) return sql`s.website_id = ${scope.websiteId} and ${inRange}`;
+  return sql`s.website_id = ${scope.websiteId} and ${inRange} and s.session_id in (select e.session_id from events e where ${scopeCondition(scope)})`;
+}
+
+export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<unknown> {
+  const renewals = money.includeRenewals ? sql`` : sql`and p.renewal = ${false}`;
+  const visitors = scope.filters.length === 0 ? sql`` : sql`and p.visitor_id in (select e.visitor_id from events e where ${scopeCondition(scope)})`;
+  return sql`p.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('p.occurred_at'))} and p.currency = ${money.currency} and p.refunded = ${false} ${renewals} ${visitors}`;
+}
+
+export async function overview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
+  const [traffic, sessions, payments] = await Promise.all([
+    sql<Record<string, unknown>>`
+      select count(distinct e.visitor_id) as visitors,
+        sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews,
+        count(distinct case when e.type = 'custom' and e.name is not null then e.visitor_id end) as converted
+      from events e where ${scopeCondition(scope)}`.execute(db),
+    sql<Record<string, unknown>>`
+      select count(*) as sessions, sum(case when ${BOUNCE} then 1 else 0 end) as bounces,
+        sum(${millisBetween(db, 's.started_at', 's.ended_at')}) as millis
+      from sessions s where ${sessionScope(scope)}`.execute(db),
+    sql<Record<string, unknown>>`
+      select sum(p.amount_minor) as minor, count(*) as payments from payments p where ${paymentScope(scope, money)}`.execute(db),
+  ]);
+  const t = traffic.rows[0] ?? {};
+  const s = sessions.rows[0] ?? {};
+  const p = payments.rows[0] ?? {};
+  return {
+    visitors: num(t.visitors),
+    pageviews: num(t.pageviews),
+    convertedVisitors: num(t.converted),
+    sessions: num(s.sessions),
+    bounces: num(s.bounces),
+    sessionMillis: num(s.millis),
+    revenueMinor: num(p.minor),
+    payments: num(p.payments),
+  };
+}

@@ -1,0 +1,108 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../../../db/engine.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { StatsScope } from '../stats.params.ts';
+import { type Dimension, type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
+
+// The WHERE clause of a scope over the events table (alias `e`): website, range and filters.
+// Every value is a bound parameter; column names come from the fixed table below, never from
+// the request.
+
+/** Dimensions of the event itself. */
+const EVENT_COLUMN: Partial<Record<Dimension, string>> = {
+  country: 'country',
+  region: 'region',
+  city: 'city',
+  device: 'device',
+  browser: 'browser',
+  os: 'os',
+  page: 'path',
+  hostname: 'hostname',
+};
+
+/**
+ * Dimensions of the session the event belongs to: where it came from and where it entered. An
+ * internal navigation carries the site's own referrer, so these are the session's first event's.
+ */
+const SESSION_COLUMN: Partial<Record<Dimension, string>> = {
+  entry_page: 'entry_path',
+  ref: 'ref_param',
+  source: 'source_param',
+  via: 'via_param',
+  utm_source: 'utm_source',
+  utm_medium: 'utm_medium',
+  utm_campaign: 'utm_campaign',
+  utm_term: 'utm_term',
+  utm_content: 'utm_content',
+};
+
+/** A path pattern as LIKE: `*` is any run of characters, everything else literal. */
+function likePattern(value: string, contains: boolean): string {
+  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+  return contains ? `%${escaped}%` : escaped;
+}
+
+/** One value test on a column: exact, or a case-insensitive LIKE for wildcards and substrings. */
+export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
+  const contains = filter.operator === 'contains' || filter.operator === 'does_not_contain';
+  const tests = filter.values.map((value) =>
+    contains || (PATH_DIMENSIONS.includes(filter.dimension) && value.includes('*'))
+      ? sql`lower(${column}) like lower(${likePattern(value, contains)}) escape '\\'`
+      : sql`${column} = ${value}`,
+  );
+  return sql`(${sql.join(tests, sql` or `)})`;
+}
+
+function negated(filter: Filter): boolean {
+  return filter.operator === 'is_not' || filter.operator === 'does_not_contain';
+}
+
+/** A filter on a column of `e`; a negated one keeps rows whose value is unknown. */
+function columnCondition(column: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
+  const test = matches(column, filter);
+  return negated(filter) ? sql`(${column} is null or not ${test})` : test;
+}
+
+export function rangeCondition(scope: StatsScope, column = sql.ref('e.occurred_at')): RawBuilder<unknown> {
+  return scope.range ? sql`${column} >= ${scope.range.from} and ${column} < ${scope.range.to}` : sql`1 = 1`;
+}
+
+function sessionCondition(test: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
+  const inSessions = sql`e.session_id in (select s.session_id from sessions s where s.website_id = e.website_id and ${test})`;
+  return negated(filter) ? sql`(e.session_id is null or not ${inSessions})` : inSessions;
+}
+
+function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown> {
+  if (filter.dimension === 'referrer') {
+    // A source name ("Google", "Direct/None") or a referring host.
+    return sessionCondition(sql`(${matches(sql.ref('s.referrer_source'), filter)} or ${matches(sql.ref('s.referrer_host'), filter)})`, filter);
+  }
+  if (filter.dimension === 'goal') {
+    // Visitors who completed one of the goals in the range.
+    const completed = sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = e.website_id and g.type = 'custom' and ${matches(sql.ref('g.name'), filter)} and ${rangeCondition(scope, sql.ref('g.occurred_at'))})`;
+    return negated(filter) ? sql`not ${completed}` : completed;
+  }
+  const sessionColumn = SESSION_COLUMN[filter.dimension];
+  if (sessionColumn) return sessionCondition(matches(sql.ref(`s.${sessionColumn}`), filter), filter);
+  return columnCondition(sql.ref(`e.${EVENT_COLUMN[filter.dimension]!}`), filter);
+}
+
+/** `e.website_id = ? and <range> and <filters>`. */
+export function scopeCondition(scope: StatsScope, options: { range?: boolean } = {}): RawBuilder<unknown> {
+  const parts = [sql`e.website_id = ${scope.websiteId}`];
+  if (options.range !== false) parts.push(rangeCondition(scope));
+  for (const filter of scope.filters) parts.push(filterCondition(filter, scope));
+  return sql.join(parts, sql` and `);
+}
+
+/** Milliseconds between two timestamp columns, on either engine. */
+export function millisBetween(db: Kysely<Database>, from: string, to: string): RawBuilder<number> {
+  return isPostgres(db)
+    ? sql<number>`(extract(epoch from (${sql.ref(to)} - ${sql.ref(from)})) * 1000)`
+    : sql<number>`((julianday(${sql.ref(to)}) - julianday(${sql.ref(from)})) * 86400000.0)`;
+}
+
+/** Aggregates come back as bigint text on PostgreSQL and as null over no rows. */
+export function num(value: unknown): number {
+  return Number(value ?? 0);
+}

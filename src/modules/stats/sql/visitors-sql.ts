@@ -1,0 +1,110 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../../db/schema.ts';
+import type { RowsPage, VisitorActivity, VisitorListOptions, VisitorSummary } from '../event-store.ts';
+import { pathOf } from '../stats.filters.ts';
+import type { PageRequest, StatsScope } from '../stats.params.ts';
+import { matches, num, scopeCondition } from './scope-sql.ts';
+import { type EventRow, iso, latestEvents, paramsOf, sessionCounts, urlOf } from './visitor-rows.ts';
+
+// One visitor's page, and the list of a website's visitors, newest activity first.
+
+const VISITED_PAGES = 100;
+const GOALS = 100;
+
+interface VisitorTotals {
+  visitor_id: string;
+  first_at: string;
+  last_at: string;
+  pageviews: unknown;
+}
+
+function summary(totals: VisitorTotals, latest: EventRow | undefined, first: EventRow | undefined, visits: number): VisitorSummary {
+  return {
+    visitorId: totals.visitor_id,
+    countryCode: latest?.country ?? null,
+    region: latest?.region ?? null,
+    city: latest?.city ?? null,
+    browser: latest?.browser ?? null,
+    browserVersion: latest?.browser_version ?? null,
+    os: latest?.os ?? null,
+    osVersion: latest?.os_version ?? null,
+    device: latest?.device ?? null,
+    viewportWidth: latest?.viewport_width ?? null,
+    viewportHeight: latest?.viewport_height ?? null,
+    params: paramsOf(first),
+    visitCount: visits,
+    pageViewCount: num(totals.pageviews),
+    firstVisitAt: iso(totals.first_at),
+    lastVisitAt: iso(totals.last_at),
+    currentUrl: urlOf(latest),
+  };
+}
+
+export async function visitor(db: Kysely<Database>, websiteId: string, visitorId: string): Promise<(VisitorSummary & VisitorActivity) | null> {
+  const { rows } = await sql<VisitorTotals>`
+    select e.visitor_id, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at,
+      sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews
+    from events e where e.website_id = ${websiteId} and e.visitor_id = ${visitorId}
+    group by e.visitor_id`.execute(db);
+  const totals = rows[0];
+  if (!totals) return null;
+  const [latest, visits, first, pages, goals] = await Promise.all([
+    latestEvents(db, websiteId, [visitorId]),
+    sessionCounts(db, websiteId, [visitorId]),
+    db.selectFrom('events').selectAll().where('website_id', '=', websiteId).where('visitor_id', '=', visitorId).orderBy('occurred_at').orderBy('id').limit(1).executeTakeFirst(),
+    db
+      .selectFrom('events')
+      .select(['hostname', 'path', 'occurred_at'])
+      .where('website_id', '=', websiteId)
+      .where('visitor_id', '=', visitorId)
+      .where('type', '=', 'pageview')
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(VISITED_PAGES)
+      .execute(),
+    db
+      .selectFrom('events')
+      .select(['name', 'occurred_at', 'source'])
+      .where('website_id', '=', websiteId)
+      .where('visitor_id', '=', visitorId)
+      .where('type', '=', 'custom')
+      .where('name', 'is not', null)
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(GOALS)
+      .execute(),
+  ]);
+  return {
+    ...summary(totals, latest.get(visitorId), first, visits.get(visitorId) ?? 0),
+    visitedPages: pages.map((row) => ({ url: urlOf(row) ?? '', occurredAt: iso(row.occurred_at) })).filter((page) => page.url !== ''),
+    completedGoals: goals.map((row) => ({ name: row.name!, occurredAt: iso(row.occurred_at), isServer: row.source === 'api' })),
+  };
+}
+
+export async function visitors(db: Kysely<Database>, scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorSummary>> {
+  const parts = [scopeCondition(scope)];
+  if (options.completedGoal !== undefined) {
+    parts.push(sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = e.website_id and g.type = 'custom' and g.name = ${options.completedGoal})`);
+  }
+  if (options.visitedPage !== undefined) {
+    const path = matches(sql.ref('v.path'), { dimension: 'page', operator: 'is', values: [pathOf(options.visitedPage)] });
+    parts.push(sql`e.visitor_id in (select v.visitor_id from events v where v.website_id = e.website_id and v.type = 'pageview' and ${path})`);
+  }
+  const where = sql.join(parts, sql` and `);
+  const [found, total] = await Promise.all([
+    sql<VisitorTotals>`
+      select e.visitor_id, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at,
+        sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews
+      from events e where ${where}
+      group by e.visitor_id
+      order by max(e.occurred_at) desc, e.visitor_id
+      limit ${page.limit} offset ${page.offset}`.execute(db),
+    sql<{ n: unknown }>`select count(distinct e.visitor_id) as n from events e where ${where}`.execute(db),
+  ]);
+  const ids = found.rows.map((row) => row.visitor_id);
+  const [latest, visits] = await Promise.all([latestEvents(db, scope.websiteId, ids), sessionCounts(db, scope.websiteId, ids)]);
+  return {
+    rows: found.rows.map((row) => summary(row, latest.get(row.visitor_id), latest.get(row.visitor_id), visits.get(row.visitor_id) ?? 0)),
+    total: num(total.rows[0]?.n),
+  };
+}

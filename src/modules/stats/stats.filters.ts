@@ -1,0 +1,117 @@
+import { invalidField } from '../../errors.ts';
+import { countryCodeOf } from './countries.ts';
+
+// The website API's filters (website-api.md section 2): `filter_<dim>=<op>:<v1>,<v2>`, values
+// OR-ed, filters AND-ed, `is` when the operator is left out; the bare dimension name is an alias
+// older clients send. Parsing lives here; turning a filter into SQL is the event store's job.
+
+export const DIMENSIONS = [
+  'country',
+  'region',
+  'city',
+  'device',
+  'browser',
+  'os',
+  'referrer',
+  'page',
+  'entry_page',
+  'hostname',
+  'goal',
+  'ref',
+  'source',
+  'via',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+export const OPERATORS = ['is', 'is_not', 'contains', 'does_not_contain'] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+/** Dimensions whose values are paths: they take contains/does_not_contain and the * wildcard. */
+export const PATH_DIMENSIONS: readonly Dimension[] = ['page', 'entry_page'];
+
+export interface Filter {
+  dimension: Dimension;
+  operator: Operator;
+  values: string[];
+}
+
+const DEVICES = ['desktop', 'mobile', 'tablet', 'tv'];
+const MAX_VALUES = 50;
+const MAX_VALUE_LENGTH = 512;
+
+function parseOne(field: string, dimension: Dimension, raw: string): Filter {
+  let operator: Operator = 'is';
+  let rest = raw;
+  const colon = raw.indexOf(':');
+  if (colon > 0 && (OPERATORS as readonly string[]).includes(raw.slice(0, colon))) {
+    operator = raw.slice(0, colon) as Operator;
+    rest = raw.slice(colon + 1);
+  } else if (colon > 0 && /^[a-z_]+$/.test(raw.slice(0, colon)) && !PATH_DIMENSIONS.includes(dimension) && dimension !== 'hostname') {
+    throw invalidField(field, `"${raw.slice(0, colon)}" is not an operator; use one of ${OPERATORS.join(', ')}`);
+  }
+  if ((operator === 'contains' || operator === 'does_not_contain') && !PATH_DIMENSIONS.includes(dimension)) {
+    throw invalidField(field, `${operator} applies to page and entry_page only; use is or is_not`);
+  }
+  const values = rest.split(',').map((value) => value.trim());
+  if (values.some((value) => value === '')) throw invalidField(field, 'needs at least one value, and no empty value between commas');
+  if (values.length > MAX_VALUES) throw invalidField(field, `takes at most ${MAX_VALUES} values`);
+  if (values.some((value) => value.length > MAX_VALUE_LENGTH)) throw invalidField(field, `values are at most ${MAX_VALUE_LENGTH} characters`);
+  return { dimension, operator, values: values.map((value) => normaliseValue(field, dimension, value)) };
+}
+
+function normaliseValue(field: string, dimension: Dimension, value: string): string {
+  if (dimension === 'country') {
+    const code = countryCodeOf(value);
+    if (!code) throw invalidField(field, `"${value.slice(0, 60)}" is not a country; use an ISO 3166 alpha-2 code such as DE or a name such as Germany`);
+    return code;
+  }
+  if (dimension === 'device') {
+    const device = value.toLowerCase();
+    if (!DEVICES.includes(device)) throw invalidField(field, `must be one of ${DEVICES.join(', ')}`);
+    return device;
+  }
+  if (dimension === 'hostname') return value.toLowerCase();
+  if (PATH_DIMENSIONS.includes(dimension)) return pathOf(value);
+  return value;
+}
+
+/** A page as a path pattern: a full URL names its path (its query dropped); `pricing` is `/pricing`. */
+export function pathOf(value: string): string {
+  if (value.startsWith('/') || value.startsWith('*')) return value.split('?')[0]!;
+  try {
+    return new URL(value).pathname;
+  } catch {
+    return `/${value.split('?')[0]!}`;
+  }
+}
+
+/**
+ * The filters of a query: `filter_<dim>` and its alias `<dim>`. An unknown `filter_*` name is a
+ * 400 (a silently dropped filter gives wrong numbers); the same dimension twice is one too.
+ */
+export function parseFilters(query: Record<string, unknown>): Filter[] {
+  const filters: Filter[] = [];
+  const seen = new Set<Dimension>();
+  for (const [name, raw] of Object.entries(query)) {
+    const prefixed = name.startsWith('filter_');
+    const dimension = (prefixed ? name.slice('filter_'.length) : name) as Dimension;
+    if (!(DIMENSIONS as readonly string[]).includes(dimension)) {
+      if (prefixed) throw invalidField(`query.${name}`, `is not a filter; filters are filter_ followed by one of: ${DIMENSIONS.join(', ')}`);
+      continue;
+    }
+    const field = `query.${name}`;
+    if (typeof raw !== 'string') throw invalidField(field, 'must be given once, as op:value1,value2');
+    if (seen.has(dimension)) throw invalidField(field, `filters ${dimension} a second time (filter_${dimension} and ${dimension} are the same filter)`);
+    seen.add(dimension);
+    filters.push(parseOne(field, dimension, raw));
+  }
+  return filters;
+}
+
+/** The query names a filter may be sent under (for the route schemas and the ignored-parameter list). */
+export const FILTER_PARAMS: string[] = DIMENSIONS.flatMap((dimension) => [`filter_${dimension}`, dimension]);

@@ -1,0 +1,244 @@
+import { type TObject, type TSchema, Type } from 'typebox';
+import { Id, Nullable, WebsiteRef } from '../../http/schemas.ts';
+import { BREAKDOWNS, type Breakdown } from './event-store.ts';
+import { DIMENSIONS } from './stats.filters.ts';
+
+// Route schemas of the website API's reads. Query objects accept names they do not list: the
+// route ignores them and names them in X-Sightline-Ignored-Params (website-api.md section 2),
+// except an unknown filter_* name, which is a 400.
+
+const BOUND = 'a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset)';
+
+const filterParams = Object.fromEntries(
+  DIMENSIONS.flatMap((dimension) => [
+    [
+      `filter_${dimension}`,
+      Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 8000,
+          description: `op:value1,value2 (values OR-ed; op is, is_not${dimension.endsWith('page') ? ', contains, does_not_contain; * is a wildcard' : ''}; is when left out)`,
+        }),
+      ),
+    ],
+    [dimension, Type.Optional(Type.String({ minLength: 1, maxLength: 8000, description: `alias of filter_${dimension}` }))],
+  ]),
+);
+
+const websiteId = { websiteId: Type.Optional(WebsiteRef) };
+const range = {
+  startAt: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: `${BOUND}; with endAt`, examples: ['2026-03-01'] })),
+  endAt: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: `${BOUND}, included; with startAt`, examples: ['2026-03-31'] })),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "an IANA time zone for days; default the website's" })),
+};
+const page = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: 'rows per page, default 100; above 1000 reads as 1000' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'rows to skip, default 0' })),
+};
+const open = { additionalProperties: true };
+
+export const PlainQuery = Type.Object(websiteId, open);
+export const MetadataQuery = Type.Object({ ...websiteId, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, open);
+export const OverviewQuery = Type.Object({ ...websiteId, ...range, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })), ...filterParams }, open);
+export const BreakdownQuery = Type.Object({ ...websiteId, ...range, ...page, ...filterParams }, open);
+export const FunnelQuery = Type.Object({ ...websiteId, ...range, ...filterParams }, open);
+export const PropertiesQuery = Type.Object(
+  {
+    ...websiteId,
+    eventName: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_:-]+$', description: 'the custom goal' }),
+    propertyName: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_-]+$', description: 'one property; all when left out' })),
+    ...range,
+    ...page,
+    ...filterParams,
+  },
+  open,
+);
+export const VisitorsQuery = Type.Object(
+  {
+    ...websiteId,
+    ...range,
+    ...page,
+    completedGoal: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only visitors who completed this goal' })),
+    visitedPage: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'only visitors who viewed this page (* wildcard)' })),
+    ...filterParams,
+  },
+  open,
+);
+
+export const FunnelParams = Type.Object({ funnelId: Id }, { additionalProperties: false });
+export const VisitorParams = Type.Object({ visitorId: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
+
+const Pagination = Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() });
+const NullableString = Nullable(Type.String());
+
+function success(data: TSchema, siblings: Record<string, TSchema> = {}): TObject {
+  return Type.Object({ status: Type.Literal('success'), data, ...siblings });
+}
+
+export const OverviewItem = Type.Object({
+  visitors: Type.Optional(Type.Integer()),
+  sessions: Type.Optional(Type.Integer()),
+  pageviews: Type.Optional(Type.Integer()),
+  bounce_rate: Type.Optional(Type.Number({ description: 'percent of sessions with one pageview and no goal' })),
+  avg_session_duration: Type.Optional(Type.Number({ description: 'milliseconds' })),
+  currency: Type.Optional(Type.String()),
+  revenue: Type.Optional(Type.Number({ description: "major units of the website's currency" })),
+  payments: Type.Optional(Type.Integer()),
+  revenue_per_visitor: Type.Optional(Type.Number()),
+  conversion_rate: Type.Optional(Type.Number({ description: 'percent of visitors with a goal' })),
+});
+export const Overview = success(Type.Array(OverviewItem));
+
+const counts = { visitors: Type.Integer(), pageviews: Type.Integer(), revenue: Type.Number() };
+const ROW_KEYS: Record<Breakdown, Record<string, TSchema>> = {
+  pages: { hostname: NullableString, path: NullableString, ...counts },
+  'entry-pages': { hostname: NullableString, path: NullableString, ...counts },
+  'exit-pages': { hostname: NullableString, path: NullableString, ...counts },
+  referrers: { referrer: NullableString, ...counts },
+  campaigns: {
+    campaign: Nullable(
+      Type.Object(Object.fromEntries(['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref', 'source', 'via'].map((k) => [k, NullableString]))),
+    ),
+    ...counts,
+  },
+  countries: { country: NullableString, countryCode: NullableString, image: NullableString, ...counts },
+  regions: { region: NullableString, countryCode: NullableString, ...counts },
+  cities: { city: NullableString, countryCode: NullableString, ...counts },
+  devices: { device: NullableString, ...counts },
+  browsers: { browser: NullableString, ...counts },
+  'operating-systems': { operating_system: NullableString, ...counts },
+  hostnames: { hostname: NullableString, ...counts },
+  goals: { goal: NullableString, completions: Type.Integer(), visitors: Type.Integer(), revenue: Type.Number() },
+  'exit-clicks': { url: NullableString, clicks: Type.Integer(), visitors: Type.Integer() },
+};
+
+export const BreakdownAnswers = Object.fromEntries(
+  BREAKDOWNS.map((kind) => [kind, success(Type.Array(Type.Object(ROW_KEYS[kind])), { pagination: Pagination })]),
+) as Record<Breakdown, TObject>;
+
+export const Properties = success(
+  Type.Array(Type.Object({ property: Type.String(), value: NullableString, completions: Type.Integer(), visitors: Type.Integer() })),
+  { pagination: Pagination },
+);
+
+export const Realtime = success(Type.Array(Type.Object({ visitors: Type.Integer() })));
+
+export const RealtimeMap = success(
+  Type.Object({
+    count: Type.Integer(),
+    visitors: Type.Array(
+      Type.Object({
+        visitorId: Type.String(),
+        location: Type.Object({ city: NullableString, region: NullableString, countryCode: NullableString }),
+        system: Type.Object({
+          browser: Type.Object({ name: NullableString }),
+          os: Type.Object({ name: NullableString }),
+          device: Type.Object({ type: NullableString }),
+        }),
+        currentUrl: NullableString,
+        referrer: NullableString,
+        visitCount: Type.Integer(),
+        params: Type.Record(Type.String(), Type.String()),
+        isCustomer: Type.Boolean(),
+        customerName: NullableString,
+      }),
+    ),
+    recentEvents: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        _id: Type.String(),
+        type: Type.String(),
+        name: NullableString,
+        visitorId: Type.String(),
+        timestamp: Type.String(),
+        path: NullableString,
+        countryCode: NullableString,
+      }),
+    ),
+    recentPayments: Type.Array(
+      Type.Object({ id: Type.String(), _id: Type.String(), timestamp: Type.String(), amount: Type.Number(), currency: Type.String(), customerName: NullableString }),
+    ),
+  }),
+);
+
+export const Metadata = success(
+  Type.Array(
+    Type.Object({
+      domain: Type.Optional(Type.String()),
+      name: Type.Optional(Type.String()),
+      timezone: Type.Optional(Type.String()),
+      currency: Type.Optional(Type.String()),
+      kpi: Type.Optional(NullableString),
+      kpiColorScheme: Type.Optional(NullableString),
+      logo: Type.Optional(NullableString),
+    }),
+  ),
+);
+
+export const FunnelReport = success(
+  Type.Array(
+    Type.Object({
+      funnelId: Type.String(),
+      name: Type.String(),
+      steps: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          name: Type.String(),
+          type: Type.String(),
+          visitors: Type.Integer(),
+          conversionRate: Type.Number({ description: 'percent of the first step' }),
+          dropOff: Type.Number({ description: 'percent of the previous step lost at this one' }),
+          revenue: Type.Number(),
+        }),
+      ),
+      visitors: Type.Integer(),
+      conversionRate: Type.Number(),
+    }),
+  ),
+);
+
+const Identity = Type.Object({
+  country: NullableString,
+  countryCode: NullableString,
+  region: NullableString,
+  city: NullableString,
+  browser: Type.Object({ name: NullableString, version: NullableString }),
+  os: Type.Object({ name: NullableString, version: NullableString }),
+  device: Type.Object({ type: NullableString }),
+  viewport: Type.Object({ width: Nullable(Type.Integer()), height: Nullable(Type.Integer()) }),
+  params: Type.Record(Type.String(), Type.String()),
+});
+const activity = {
+  visitCount: Type.Integer({ description: 'sessions' }),
+  pageViewCount: Type.Integer(),
+  firstVisitAt: Type.String(),
+  lastVisitAt: Type.String(),
+  timeSinceFirstVisit: Type.Integer({ description: 'milliseconds' }),
+  currentUrl: NullableString,
+};
+
+export const VisitorList = success(Type.Array(Type.Object({ visitorId: Type.String(), identity: Identity, activity: Type.Object(activity) })), {
+  pagination: Pagination,
+});
+
+export const VisitorPage = success(
+  Type.Object({
+    visitorId: Type.String(),
+    identity: Identity,
+    activity: Type.Object({
+      ...activity,
+      visitedPages: Type.Array(Type.Object({ url: Type.String(), timestamp: Type.String() })),
+      completedCustomGoals: Type.Array(Type.Object({ name: Type.String(), timestamp: Type.String(), isServer: Type.Boolean() })),
+    }),
+    profile: Nullable(
+      Type.Object({
+        userId: Type.String(),
+        name: NullableString,
+        image: NullableString,
+        metadata: Nullable(Type.Record(Type.String(), Type.String())),
+        identifiedAt: Type.String(),
+      }),
+    ),
+    prediction: Type.Null(),
+  }),
+);

@@ -1,0 +1,220 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { invalidField, notFound } from '../../errors.ts';
+import { fromMinorUnits } from '../../lib/money.ts';
+import { findFunnel } from '../funnels/funnels.repository.ts';
+import type { Breakdown, EventStore, MoneyRules } from './event-store.ts';
+import {
+  presentBreakdownRow,
+  presentOverview,
+  presentPagination,
+  presentVisitor,
+  presentVisitorListItem,
+  type Profile,
+} from './stats.presenter.ts';
+import { type CommonParam, type ParsedParams, parseCommonParams } from './stats.params.ts';
+import { type StatsWebsite, findVisitorProfile, findWebsiteForStats } from './stats.repository.ts';
+
+// The website API's reads (website-api.md section 3): parse the common parameters, ask the
+// event store, shape the answer. Every read names the parameters it did not use.
+
+export interface StatsDeps {
+  db: Kysely<Database>;
+  store: EventStore;
+  now?: () => Date;
+}
+
+export interface Answer<T> {
+  body: T;
+  ignored: string[];
+}
+
+const REALTIME_MINUTES = 5;
+const MAP_MINUTES = 10;
+const FUNNEL_DEFAULT_DAYS = 30;
+const META_FIELDS = ['domain', 'name', 'timezone', 'currency', 'kpi', 'kpiColorScheme', 'logo'] as const;
+
+type Query = Record<string, unknown>;
+
+async function websiteOf(deps: StatsDeps, websiteId: string): Promise<StatsWebsite> {
+  const website = await findWebsiteForStats(deps.db, websiteId);
+  if (!website) throw notFound('Website not found');
+  return website;
+}
+
+function settingsOf(website: StatsWebsite) {
+  return { id: website.id, timezone: website.timezone, currency: website.currency, includeRenewals: Boolean(website.include_renewal_revenue) };
+}
+
+function moneyOf(website: StatsWebsite): MoneyRules {
+  return { currency: website.currency, includeRenewals: Boolean(website.include_renewal_revenue) };
+}
+
+async function prepare(deps: StatsDeps, websiteId: string, query: Query, uses: CommonParam[], extra: string[] = []) {
+  const website = await websiteOf(deps, websiteId);
+  const params: ParsedParams = parseCommonParams(query, settingsOf(website), uses, extra);
+  return { website, params };
+}
+
+/** `fields`: a comma list among `allowed`; omitted, all of them. */
+function pickFields<T extends Record<string, unknown>>(item: T, raw: unknown, allowed: readonly string[]): Partial<T> {
+  if (raw === undefined) return item;
+  const names = String(raw)
+    .split(',')
+    .map((name) => name.trim());
+  for (const name of names) {
+    if (!allowed.includes(name)) throw invalidField('query.fields', `${/^[A-Za-z_]{1,40}$/.test(name) ? `"${name}"` : 'a name'} is not a field; use any of: ${allowed.join(', ')}`);
+  }
+  return Object.fromEntries(Object.entries(item).filter(([key]) => names.includes(key))) as Partial<T>;
+}
+
+export async function overview(deps: StatsDeps, websiteId: string, query: Query) {
+  const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'fields']);
+  const counts = await deps.store.overview(params.scope, moneyOf(website));
+  const item = presentOverview(counts, website.currency);
+  return { body: { status: 'success' as const, data: [pickFields(item, query.fields, Object.keys(item))] }, ignored: params.ignored };
+}
+
+export async function breakdown(deps: StatsDeps, kind: Breakdown, websiteId: string, query: Query) {
+  const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'page']);
+  const found = await deps.store.breakdown(kind, params.scope, params.page, moneyOf(website));
+  return {
+    body: {
+      status: 'success' as const,
+      data: found.rows.map((row) => presentBreakdownRow(kind, row, website.currency)),
+      pagination: presentPagination(params.page, found.total),
+    },
+    ignored: params.ignored,
+  };
+}
+
+export async function goalProperties(deps: StatsDeps, websiteId: string, query: Query) {
+  const { params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'page'], ['eventName', 'propertyName']);
+  const eventName = String(query.eventName);
+  const propertyName = query.propertyName === undefined ? null : String(query.propertyName);
+  const found = await deps.store.goalProperties(params.scope, eventName, propertyName, params.page);
+  return {
+    body: { status: 'success' as const, data: found.rows, pagination: presentPagination(params.page, found.total) },
+    ignored: params.ignored,
+  };
+}
+
+function minutesAgo(deps: StatsDeps, minutes: number): string {
+  return new Date((deps.now?.() ?? new Date()).getTime() - minutes * 60_000).toISOString();
+}
+
+export async function realtime(deps: StatsDeps, websiteId: string, query: Query) {
+  const { params } = await prepare(deps, websiteId, query, []);
+  const visitors = await deps.store.liveVisitors(websiteId, minutesAgo(deps, REALTIME_MINUTES));
+  return { body: { status: 'success' as const, data: [{ visitors }] }, ignored: params.ignored };
+}
+
+export async function realtimeMap(deps: StatsDeps, websiteId: string, query: Query) {
+  const { params } = await prepare(deps, websiteId, query, []);
+  const live = await deps.store.liveMap(websiteId, minutesAgo(deps, MAP_MINUTES));
+  const data = {
+    count: live.visitors.length,
+    visitors: live.visitors.map((v) => ({
+      visitorId: v.visitorId,
+      location: { city: v.city, region: v.region, countryCode: v.countryCode },
+      system: { browser: { name: v.browser }, os: { name: v.os }, device: { type: v.device } },
+      currentUrl: v.currentUrl,
+      referrer: v.referrer,
+      visitCount: v.visitCount,
+      params: v.params,
+      isCustomer: v.customer !== undefined,
+      customerName: v.customer ?? null,
+    })),
+    recentEvents: live.events.map((e) => ({
+      id: e.id,
+      _id: e.id,
+      type: e.type,
+      name: e.name,
+      visitorId: e.visitorId,
+      timestamp: e.occurredAt,
+      path: e.path,
+      countryCode: e.countryCode,
+    })),
+    recentPayments: live.payments.map((p) => ({
+      id: p.id,
+      _id: p.id,
+      timestamp: p.occurredAt,
+      amount: fromMinorUnits(p.amountMinor, p.currency),
+      currency: p.currency,
+      customerName: p.customerName,
+    })),
+  };
+  return { body: { status: 'success' as const, data }, ignored: params.ignored };
+}
+
+export async function metadata(deps: StatsDeps, websiteId: string, query: Query) {
+  const { website, params } = await prepare(deps, websiteId, query, ['fields']);
+  const item = {
+    domain: website.domain,
+    name: website.name,
+    timezone: website.timezone,
+    currency: website.currency,
+    kpi: website.kpi,
+    kpiColorScheme: website.kpi_color_scheme,
+    logo: null,
+  };
+  return { body: { status: 'success' as const, data: [pickFields(item, query.fields, META_FIELDS)] }, ignored: params.ignored };
+}
+
+export async function funnelReport(deps: StatsDeps, websiteId: string, funnelId: string, query: Query) {
+  const funnel = await findFunnel(deps.db, websiteId, funnelId);
+  if (!funnel || !funnel.is_active) throw notFound('Funnel not found');
+  const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters']);
+  const scope = params.scope.range
+    ? params.scope
+    : { ...params.scope, range: { from: minutesAgo(deps, FUNNEL_DEFAULT_DAYS * 24 * 60), to: minutesAgo(deps, -1) } };
+  const counts = await deps.store.funnel(scope, funnel.steps, moneyOf(website));
+  const first = counts[0]?.visitors ?? 0;
+  const steps = funnel.steps.map((step, i) => {
+    const visitors = counts[i]?.visitors ?? 0;
+    const previous = i === 0 ? visitors : (counts[i - 1]?.visitors ?? 0);
+    return {
+      id: step.id,
+      name: step.name,
+      type: step.type,
+      visitors,
+      conversionRate: first === 0 ? 0 : Math.round((visitors / first) * 10_000) / 100,
+      dropOff: previous === 0 ? 0 : Math.round(((previous - visitors) / previous) * 10_000) / 100,
+      revenue: fromMinorUnits(counts[i]?.revenueMinor ?? 0, website.currency),
+    };
+  });
+  const last = steps.at(-1)?.visitors ?? 0;
+  return {
+    body: {
+      status: 'success' as const,
+      data: [{ funnelId: funnel.id, name: funnel.name, steps, visitors: first, conversionRate: first === 0 ? 0 : Math.round((last / first) * 10_000) / 100 }],
+    },
+    ignored: params.ignored,
+  };
+}
+
+export async function visitor(deps: StatsDeps, websiteId: string, visitorId: string, query: Query) {
+  const { params } = await prepare(deps, websiteId, query, []);
+  const found = await deps.store.visitor(websiteId, visitorId);
+  if (!found) throw notFound('Visitor not found: this visitor has no event on this website');
+  const profile: Profile | null = await findVisitorProfile(deps.db, websiteId, visitorId);
+  return { body: { status: 'success' as const, data: presentVisitor(found, profile, deps.now?.() ?? new Date()) }, ignored: params.ignored };
+}
+
+export async function visitors(deps: StatsDeps, websiteId: string, query: Query) {
+  const { params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'page'], ['completedGoal', 'visitedPage']);
+  const options = {
+    ...(query.completedGoal !== undefined ? { completedGoal: String(query.completedGoal) } : {}),
+    ...(query.visitedPage !== undefined ? { visitedPage: String(query.visitedPage) } : {}),
+  };
+  const found = await deps.store.visitors(params.scope, options, params.page);
+  const now = deps.now?.() ?? new Date();
+  return {
+    body: {
+      status: 'success' as const,
+      data: found.rows.map((row) => presentVisitorListItem(row, now)),
+      pagination: presentPagination(params.page, found.total),
+    },
+    ignored: params.ignored,
+  };
+}

@@ -1,0 +1,212 @@
+import { expect, it } from 'vitest';
+import { type Fixture, MARCH, analyticsFixture } from './helpers/analytics-fixture.ts';
+import { type TestApp, useTestApp } from './helpers/app.ts';
+import { describeEachEngine } from './helpers/engines.ts';
+
+// The website API's analytics reads over a known dataset: shapes, numbers, filters, pagination.
+
+async function read(t: TestApp, f: Fixture, path: string, query: Record<string, string> = {}) {
+  const response = await t.request('GET', path, { token: f.owner.token, query: { websiteId: f.website.id, ...MARCH, ...query } });
+  expect(response.status, response.raw).toBe(200);
+  return response.body;
+}
+
+describeEachEngine('website API reads', (engine) => {
+  const t = useTestApp(engine);
+  let f: Fixture;
+  it('sets up the fixture', async () => {
+    f = await analyticsFixture(t);
+  });
+
+  it('answers the overview with every metric', async () => {
+    const body = await read(t, f, '/api/v1/analytics/overview');
+    expect(body.data).toEqual([
+      {
+        visitors: 3,
+        sessions: 4,
+        pageviews: 6,
+        bounce_rate: 50,
+        avg_session_duration: 255_000,
+        currency: 'USD',
+        revenue: 49,
+        payments: 1,
+        revenue_per_visitor: 16.33,
+        conversion_rate: 33.33,
+      },
+    ]);
+  });
+
+  it('agrees with the time series on visitors for the same range', async () => {
+    const overview = await read(t, f, '/api/v1/analytics/overview', { fields: 'visitors' });
+    const series = await read(t, f, '/api/v1/analytics/timeseries', { fields: 'visitors,pageviews', interval: 'day' });
+    expect(overview.data).toEqual([{ visitors: 3 }]);
+    expect(series.totals.visitors).toBe(3);
+    expect(series.totals.pageviews).toBe(6);
+  });
+
+  it('breaks pages down with rows that add up to the overview pageviews', async () => {
+    const body = await read(t, f, '/api/v1/analytics/pages');
+    expect(body.data).toEqual([
+      { hostname: f.website.domain, path: '/pricing', visitors: 3, pageviews: 3, revenue: 49 },
+      { hostname: f.website.domain, path: '/', visitors: 2, pageviews: 2, revenue: 49 },
+      { hostname: f.website.domain, path: '/blog/a', visitors: 1, pageviews: 1, revenue: 0 },
+    ]);
+    expect(body.pagination).toEqual({ limit: 100, offset: 0, total: 3 });
+    expect(body.data.reduce((sum: number, row: { pageviews: number }) => sum + row.pageviews, 0)).toBe(6);
+  });
+
+  it('pages through a breakdown', async () => {
+    const body = await read(t, f, '/api/v1/analytics/pages', { limit: '1', offset: '1' });
+    expect(body.data.map((row: { path: string }) => row.path)).toEqual(['/']);
+    expect(body.pagination).toEqual({ limit: 1, offset: 1, total: 3 });
+  });
+
+  it('answers the other breakdowns', async () => {
+    expect((await read(t, f, '/api/v1/analytics/referrers')).data).toEqual([
+      { referrer: 'Direct/None', visitors: 2, pageviews: 4, revenue: 0 },
+      { referrer: 'Google', visitors: 1, pageviews: 2, revenue: 49 },
+    ]);
+    expect((await read(t, f, '/api/v1/analytics/countries')).data).toEqual([
+      { country: 'United States', countryCode: 'US', image: null, visitors: 2, pageviews: 5, revenue: 49 },
+      { country: 'Germany', countryCode: 'DE', image: null, visitors: 1, pageviews: 1, revenue: 0 },
+    ]);
+    expect((await read(t, f, '/api/v1/analytics/devices')).data.map((r: { device: string; visitors: number }) => [r.device, r.visitors])).toEqual([
+      ['desktop', 2],
+      ['mobile', 1],
+    ]);
+    expect((await read(t, f, '/api/v1/analytics/goals')).data).toEqual([{ goal: 'signup', completions: 1, visitors: 1, revenue: 49 }]);
+    expect((await read(t, f, '/api/v1/analytics/exit-clicks')).data).toEqual([{ url: 'https://github.com/acme', clicks: 1, visitors: 1 }]);
+    const campaigns = (await read(t, f, '/api/v1/analytics/campaigns')).data;
+    expect(campaigns).toContainEqual({
+      campaign: { utm_source: null, utm_medium: null, utm_campaign: 'spring', utm_term: null, utm_content: null, ref: null, source: null, via: null },
+      visitors: 1,
+      pageviews: 2,
+      revenue: 49,
+    });
+    expect(campaigns).toContainEqual({ campaign: null, visitors: 2, pageviews: 4, revenue: 0 });
+    expect((await read(t, f, '/api/v1/analytics/entry-pages')).data.map((r: { path: string; visitors: number }) => [r.path, r.visitors])).toEqual([
+      ['/', 2],
+      ['/blog/a', 1],
+      ['/pricing', 1],
+    ]);
+    const regions = (await read(t, f, '/api/v1/analytics/regions')).data;
+    expect(regions).toContainEqual({ region: 'California', countryCode: 'US', visitors: 1, pageviews: 2, revenue: 49 });
+    // Unknown regions share one row per country.
+    expect(regions.filter((r: { region: string | null }) => r.region === null).map((r: { countryCode: string }) => r.countryCode).sort()).toEqual(['DE', 'US']);
+  });
+
+  it('filters with filter_ names and their aliases, AND-ed', async () => {
+    const us = await read(t, f, '/api/v1/analytics/overview', { filter_country: 'is:US', fields: 'visitors,pageviews' });
+    expect(us.data).toEqual([{ visitors: 2, pageviews: 5 }]);
+    const byName = await read(t, f, '/api/v1/analytics/overview', { country: 'United States', fields: 'visitors' });
+    expect(byName.data).toEqual([{ visitors: 2 }]);
+    const notUs = await read(t, f, '/api/v1/analytics/overview', { filter_country: 'is_not:US', fields: 'visitors' });
+    expect(notUs.data).toEqual([{ visitors: 1 }]);
+    const two = await read(t, f, '/api/v1/analytics/pages', { filter_country: 'US', filter_browser: 'Safari' });
+    expect(two.data.map((r: { path: string }) => r.path).sort()).toEqual(['/', '/blog/a', '/pricing']);
+    const pricing = await read(t, f, '/api/v1/analytics/pages', { filter_page: 'contains:PRIC' });
+    expect(pricing.data.map((r: { path: string }) => r.path)).toEqual(['/pricing']);
+    const wildcard = await read(t, f, '/api/v1/analytics/pages', { filter_page: '/blog/*' });
+    expect(wildcard.data.map((r: { path: string }) => r.path)).toEqual(['/blog/a']);
+    const google = await read(t, f, '/api/v1/analytics/pages', { filter_referrer: 'Google' });
+    expect(google.data.map((r: { path: string; visitors: number }) => [r.path, r.visitors])).toEqual([
+      ['/', 1],
+      ['/pricing', 1],
+    ]);
+    const converted = await read(t, f, '/api/v1/analytics/overview', { filter_goal: 'signup', fields: 'visitors,revenue' });
+    expect(converted.data).toEqual([{ visitors: 1, revenue: 49 }]);
+    const campaign = await read(t, f, '/api/v1/analytics/countries', { utm_campaign: 'spring' });
+    expect(campaign.data.map((r: { countryCode: string }) => r.countryCode)).toEqual(['US']);
+  });
+
+  it("answers a goal's properties", async () => {
+    const body = await read(t, f, '/api/v1/analytics/goals/properties', { eventName: 'signup' });
+    expect(body.data).toEqual([{ property: 'plan', value: 'pro', completions: 1, visitors: 1 }]);
+  });
+
+  it('answers the website metadata, fields picked', async () => {
+    const all = await read(t, f, '/api/v1/analytics/metadata');
+    expect(all.data[0]).toMatchObject({ domain: f.website.domain, currency: 'USD', kpi: null, kpiColorScheme: null, logo: null });
+    expect(Object.keys(all.data[0]).sort()).toEqual(['currency', 'domain', 'kpi', 'kpiColorScheme', 'logo', 'name', 'timezone']);
+    const some = await read(t, f, '/api/v1/analytics/metadata', { fields: 'domain,currency' });
+    expect(some.data).toEqual([{ domain: f.website.domain, currency: 'USD' }]);
+  });
+
+  it('answers a funnel report', async () => {
+    const created = await t.request('POST', `/api/v1/admin/websites/${f.website.id}/funnels`, {
+      token: f.owner.token,
+      body: { name: 'Signup', steps: [{ name: 'Pricing', type: 'pageview', url: '/pricing' }, { name: 'Signed up', type: 'goal', goalName: 'signup' }] },
+    });
+    expect(created.status, created.raw).toBe(200);
+    const funnel = created.body.data[0];
+    const body = await read(t, f, `/api/v1/analytics/funnels/${funnel.id}`);
+    expect(body.data).toEqual([
+      {
+        funnelId: funnel.id,
+        name: 'Signup',
+        visitors: 3,
+        conversionRate: 33.33,
+        steps: [
+          { id: funnel.steps[0].id, name: 'Pricing', type: 'pageview', visitors: 3, conversionRate: 100, dropOff: 0, revenue: 49 },
+          { id: funnel.steps[1].id, name: 'Signed up', type: 'goal', visitors: 1, conversionRate: 33.33, dropOff: 66.67, revenue: 49 },
+        ],
+      },
+    ]);
+    await t.request('DELETE', `/api/v1/admin/websites/${f.website.id}/funnels/${funnel.id}`, { token: f.owner.token });
+    const gone = await t.request('GET', `/api/v1/analytics/funnels/${funnel.id}`, { token: f.owner.token, query: { websiteId: f.website.id } });
+    expect(gone.status).toBe(404);
+  });
+
+  it("answers a visitor's page, and 404 for a visitor the website has not seen", async () => {
+    const body = await read(t, f, '/api/v1/visitors/v1');
+    expect(body.data).toMatchObject({
+      visitorId: 'v1',
+      identity: { country: 'United States', countryCode: 'US', browser: { name: 'Chrome' }, device: { type: 'desktop' }, params: { utm_campaign: 'spring' } },
+      activity: {
+        visitCount: 1,
+        pageViewCount: 2,
+        firstVisitAt: '2026-03-02T10:00:00.000Z',
+        lastVisitAt: '2026-03-02T10:07:00.000Z',
+        currentUrl: `https://${f.website.domain}/pricing`,
+        completedCustomGoals: [{ name: 'signup', timestamp: '2026-03-02T10:06:00.000Z', isServer: false }],
+      },
+      profile: null,
+      prediction: null,
+    });
+    expect(body.data.activity.visitedPages.map((p: { url: string }) => p.url)).toEqual([`https://${f.website.domain}/pricing`, `https://${f.website.domain}/`]);
+    const unknown = await t.request('GET', '/api/v1/visitors/nobody', { token: f.owner.token, query: { websiteId: f.website.id } });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('lists visitors newest activity first, filtered and paged', async () => {
+    const body = await read(t, f, '/api/v1/visitors');
+    expect(body.data.map((v: { visitorId: string }) => v.visitorId)).toEqual(['v3', 'v2', 'v1']);
+    expect(body.pagination).toEqual({ limit: 100, offset: 0, total: 3 });
+    expect(body.data[0].activity.visitCount).toBe(2);
+    const goal = await read(t, f, '/api/v1/visitors', { completedGoal: 'signup' });
+    expect(goal.data.map((v: { visitorId: string }) => v.visitorId)).toEqual(['v1']);
+    const page = await read(t, f, '/api/v1/visitors', { visitedPage: '/blog/*', limit: '1' });
+    expect(page.data.map((v: { visitorId: string }) => v.visitorId)).toEqual(['v3']);
+    expect(page.pagination.total).toBe(1);
+  });
+
+  it('answers realtime counts and the live map for recent events', async () => {
+    const live = await analyticsFixture(t);
+    const now = new Date().toISOString();
+    await t.app.events.write([
+      { ...(await import('./helpers/factories.ts')).newEvent(live.website.id, 'live-1', { occurredAt: now, path: '/now', hostname: live.website.domain, country: 'FR' }) },
+    ]);
+    const count = await t.request('GET', '/api/v1/analytics/realtime', { token: live.owner.token, query: { websiteId: live.website.id, timezone: 'UTC' } });
+    expect(count.status, count.raw).toBe(200);
+    expect(count.body.data).toEqual([{ visitors: 1 }]);
+    expect(count.headers['x-sightline-ignored-params']).toBe('timezone');
+    const map = await t.request('GET', '/api/v1/analytics/realtime/map', { token: live.owner.token, query: { websiteId: live.website.id } });
+    expect(map.status, map.raw).toBe(200);
+    expect(map.body.data).toMatchObject({
+      count: 1,
+      visitors: [{ visitorId: 'live-1', location: { countryCode: 'FR' }, currentUrl: `https://${live.website.domain}/now`, visitCount: 1, isCustomer: false }],
+      recentEvents: [{ type: 'pageview', visitorId: 'live-1', path: '/now', countryCode: 'FR' }],
+      recentPayments: [],
+    });
+  });
+});
