@@ -51,7 +51,7 @@ function parseOne(field: string, dimension: Dimension, raw: string): Filter {
   if (colon > 0 && (OPERATORS as readonly string[]).includes(raw.slice(0, colon))) {
     operator = raw.slice(0, colon) as Operator;
     rest = raw.slice(colon + 1);
-  } else if (colon > 0 && /^[a-z_]+$/.test(raw.slice(0, colon)) && !PATH_DIMENSIONS.includes(dimension) && dimension !== 'hostname') {
+  } else if (colon > 0 && /^[a-z_]+$/.test(raw.slice(0, colon)) && !/^https?$/.test(raw.slice(0, colon))) {
     throw invalidField(field, `"${raw.slice(0, colon)}" is not an operator; use one of ${OPERATORS.join(', ')}`);
   }
   if ((operator === 'contains' || operator === 'does_not_contain') && !PATH_DIMENSIONS.includes(dimension)) {
