@@ -271,11 +271,22 @@ describeEachEngine('time series', (engine) => {
       await t.app.events.write([goal(website.id, 'a', '2026-05-03T10:00:00.000Z')]);
       await insertPayments(t, website.id, [{ amountMinor: 1250, occurredAt: '2026-05-03T11:00:00.000Z' }]);
       const body = await series(t, token, { websiteId: website.id, fields: ALL_FIELDS, interval: 'day', startAt: '2026-05-01', endAt: '2026-05-05' });
-      const zero = { visitors: 0, sessions: 0, pageviews: 0, revenue: 0, payments: 0, conversion_rate: 0 };
+      const none = { new: 0, renewal: 0, refund: 0 };
+      const zero = { visitors: 0, sessions: 0, pageviews: 0, revenue: 0, payments: 0, conversion_rate: 0, revenueBreakdown: none };
       expect(body.data).toEqual([
         { name: '2026-05-01', timestamp: '2026-05-01T00:00:00.000+00:00', ...zero },
         { name: '2026-05-02', timestamp: '2026-05-02T00:00:00.000+00:00', ...zero },
-        { name: '2026-05-03', timestamp: '2026-05-03T00:00:00.000+00:00', visitors: 1, sessions: 1, pageviews: 0, revenue: 12.5, payments: 1, conversion_rate: 100 },
+        {
+          name: '2026-05-03',
+          timestamp: '2026-05-03T00:00:00.000+00:00',
+          visitors: 1,
+          sessions: 1,
+          pageviews: 0,
+          revenue: 12.5,
+          payments: 1,
+          conversion_rate: 100,
+          revenueBreakdown: { ...none, new: 12.5 },
+        },
         { name: '2026-05-04', timestamp: '2026-05-04T00:00:00.000+00:00', ...zero },
         { name: '2026-05-05', timestamp: '2026-05-05T00:00:00.000+00:00', ...zero },
       ]);
@@ -404,6 +415,10 @@ describeEachEngine('time series', (engine) => {
       expect(all.currency).toBe('USD');
       expect(all.data.map((p) => [p.revenue, p.payments])).toEqual([[25, 2], [3, 1]]);
       expect(all.totals).toEqual({ revenue: 28, payments: 3 });
+      expect(all.data.map((p: any) => p.revenueBreakdown)).toEqual([
+        { new: 19.99, renewal: 5.01, refund: 10 },
+        { new: 3, renewal: 0, refund: 0 },
+      ]);
 
       await updateWebsite(t, token, w, { includeRenewalRevenue: false });
       const noRenewals = await series(t, token, query);
@@ -421,7 +436,9 @@ describeEachEngine('time series', (engine) => {
       await updateWebsite(t, token, website.id, { currency: 'JPY' });
       await insertPayments(t, website.id, [{ amountMinor: 1500, occurredAt: '2026-04-10T01:00:00.000Z', currency: 'JPY' }]);
       const body = await series(t, token, { websiteId: website.id, fields: 'revenue', interval: 'day', startAt: '2026-04-10', endAt: '2026-04-10' });
-      expect(body.data).toEqual([{ name: '2026-04-10', timestamp: '2026-04-10T00:00:00.000+09:00', revenue: 1500 }]);
+      expect(body.data).toEqual([
+        { name: '2026-04-10', timestamp: '2026-04-10T00:00:00.000+09:00', revenue: 1500, revenueBreakdown: { new: 1500, renewal: 0, refund: 0 } },
+      ]);
     });
 
     it('keeps the events of two websites written in one batch apart', async () => {
@@ -647,7 +664,8 @@ describeEachEngine('time series', (engine) => {
       ['endAt before startAt', { fields: 'visitors', interval: 'day', startAt: '2026-03-02', endAt: '2026-03-01' }, /query\.endAt: must not be before/],
       ['too many buckets', { fields: 'visitors', interval: 'hour', startAt: '2026-01-01', endAt: '2026-12-31' }, /query\.endAt: the range holds more than 1500 hour buckets/],
       ['an unknown time zone', { fields: 'visitors', interval: 'day', timezone: 'Mars/Olympus' }, /query\.timezone/],
-      ['an unknown parameter', { fields: 'visitors', interval: 'day', limit: '5' }, /query\.limit/],
+      ['a bad limit', { fields: 'visitors', interval: 'day', limit: '0' }, /query\.limit/],
+      ['an unknown filter', { fields: 'visitors', interval: 'day', filter_colour: 'red' }, /query\.filter_colour/],
     ];
     for (const [what, params, pattern] of cases) {
       it(`answers 400 for ${what}`, async () => {

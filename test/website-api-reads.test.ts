@@ -210,3 +210,37 @@ describeEachEngine('website API reads', (engine) => {
     });
   });
 });
+
+describeEachEngine('website API time series additions', (engine) => {
+  const t = useTestApp(engine);
+  let f: Fixture;
+  it('sets up the fixture', async () => {
+    f = await analyticsFixture(t);
+  });
+
+  it('filters the series and keeps its totals equal to the filtered overview', async () => {
+    const query = { fields: 'name,visitors,pageviews,revenue', interval: 'day', filter_country: 'US' };
+    const series = await read(t, f, '/api/v1/analytics/timeseries', query);
+    expect(series.totals).toEqual({ visitors: 2, pageviews: 5, revenue: 49 });
+    const overview = await read(t, f, '/api/v1/analytics/overview', { filter_country: 'US', fields: 'visitors,pageviews,revenue' });
+    expect(overview.data).toEqual([series.totals]);
+    const germany = await read(t, f, '/api/v1/analytics/timeseries', { ...query, filter_country: 'DE' });
+    expect(germany.totals).toEqual({ visitors: 1, pageviews: 1, revenue: 0 });
+  });
+
+  it('pages over the buckets in time order, totals over the whole range', async () => {
+    const series = await read(t, f, '/api/v1/analytics/timeseries', { fields: 'visitors', interval: 'day', limit: '2', offset: '1' });
+    expect(series.data.map((p: { name: string }) => p.name)).toEqual(['2026-03-02', '2026-03-03']);
+    expect(series.pagination).toEqual({ limit: 2, offset: 1, total: 31 });
+    expect(series.totals).toEqual({ visitors: 3 });
+  });
+
+  it('names the parameters it ignores', async () => {
+    const response = await t.request('GET', '/api/v1/analytics/timeseries', {
+      token: f.owner.token,
+      query: { websiteId: f.website.id, fields: 'visitors', interval: 'day', period: '30d' },
+    });
+    expect(response.status, response.raw).toBe(200);
+    expect(response.headers['x-sightline-ignored-params']).toBe('period');
+  });
+});

@@ -10,6 +10,8 @@ export interface SeriesCounts {
 
 export interface SeriesInput {
   fields: Metric[];
+  /** Buckets of the answer, in time order (the totals cover every bucket). */
+  page: { limit: number; offset: number };
   interval: string;
   timezone: string;
   currency: string;
@@ -18,7 +20,7 @@ export interface SeriesInput {
 }
 
 const NO_TRAFFIC: TrafficCounts = { visitors: 0, sessions: 0, pageviews: 0, converted: 0 };
-const NO_MONEY: MoneyCounts = { minor: 0, payments: 0 };
+const NO_MONEY: MoneyCounts = { minor: 0, payments: 0, newMinor: 0, renewalMinor: 0, refundMinor: 0 };
 
 /** Converted visitors as a percentage of visitors, 2 decimals; 0 without visitors. */
 function conversionRate(converted: number, visitors: number): number {
@@ -50,7 +52,14 @@ export function presentTimeseries(input: SeriesInput): TimeseriesView {
     sums.pageviews += traffic.pageviews;
     money.minor += paid.minor;
     money.payments += paid.payments;
-    return { name: bucket.name, timestamp: bucket.timestamp, ...values(fields, traffic, paid, currency) };
+    const point = { name: bucket.name, timestamp: bucket.timestamp, ...values(fields, traffic, paid, currency) };
+    if (!fields.includes('revenue')) return point;
+    const revenueBreakdown = {
+      new: fromMinorUnits(paid.newMinor, currency),
+      renewal: fromMinorUnits(paid.renewalMinor, currency),
+      refund: fromMinorUnits(paid.refundMinor, currency),
+    };
+    return { ...point, revenueBreakdown };
   });
   // Visitors (and converted visitors) are distinct over the whole range, not a sum of buckets.
   sums.visitors = counts.traffic?.totalVisitors ?? 0;
@@ -62,6 +71,7 @@ export function presentTimeseries(input: SeriesInput): TimeseriesView {
     timezone: input.timezone,
     currency,
     totals: values(fields, sums, money, currency),
-    data,
+    data: data.slice(input.page.offset, input.page.offset + input.page.limit),
+    pagination: { limit: input.page.limit, offset: input.page.offset, total: data.length },
   };
 }

@@ -25,6 +25,10 @@ export interface TrafficCounts {
 export interface MoneyCounts {
   minor: number;
   payments: number;
+  /** Revenue by kind, in minor units of the currency: first payments, renewals, refunded amounts. */
+  newMinor: number;
+  renewalMinor: number;
+  refundMinor: number;
 }
 
 export interface DayTotals {
@@ -52,16 +56,22 @@ function byId<T extends { i: number | string }>(rows: T[]): Map<number, T> {
  * Traffic from the raw events, per span [from, to): distinct visitors, distinct sessions,
  * pageviews and distinct visitors with a goal.
  */
-export async function eventTraffic(db: Kysely<Database>, websiteId: string, spans: Span[]): Promise<Map<number, TrafficCounts>> {
+export async function eventTraffic(
+  db: Kysely<Database>,
+  websiteId: string,
+  spans: Span[],
+  /** Filters over `e` (the website API's), or none. */
+  filtered: RawBuilder<unknown> = sql`1 = 1`,
+): Promise<Map<number, TrafficCounts>> {
   const { rows } = await sql<TrafficCounts & { i: number }>`
-    with b(i, s, e) as (${spansTable(db, spans, 'instant')})
+    with b(i, s, t) as (${spansTable(db, spans, 'instant')})
     select b.i as i,
-      count(distinct ev.visitor_id) as visitors,
-      count(distinct ev.session_id) as sessions,
-      sum(case when ev.type = 'pageview' then 1 else 0 end) as pageviews,
-      count(distinct case when ev.type = 'custom' and ev.name is not null then ev.visitor_id end) as converted
-    from b cross join events ev
-    where ev.website_id = ${websiteId} and ev.occurred_at >= b.s and ev.occurred_at < b.e
+      count(distinct e.visitor_id) as visitors,
+      count(distinct e.session_id) as sessions,
+      sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews,
+      count(distinct case when e.type = 'custom' and e.name is not null then e.visitor_id end) as converted
+    from b cross join events e
+    where e.website_id = ${websiteId} and e.occurred_at >= b.s and e.occurred_at < b.t and ${filtered}
     group by b.i`.execute(db);
   return byId(rows.map((row) => ({ ...row, ...numbers(row, ['visitors', 'sessions', 'pageviews', 'converted']) })));
 }
@@ -100,21 +110,38 @@ export interface PaymentRules {
   includeRenewals: boolean;
 }
 
-/** Payments per span [from, to): not refunded, in the currency, renewals only when included. */
+/**
+ * Payments per span [from, to) in the currency: revenue and count not refunded (renewals only
+ * when included), and the revenue by kind. `visitors`, when given, keeps the payments of the
+ * visitors it selects (a filtered series).
+ */
 export async function paymentTotals(
   db: Kysely<Database>,
   websiteId: string,
   spans: Span[],
   rules: PaymentRules,
+  visitors: RawBuilder<unknown> | null = null,
 ): Promise<Map<number, MoneyCounts>> {
-  const renewals = rules.includeRenewals ? sql`` : sql`and p.renewal = ${false}`;
-  const { rows } = await sql<{ i: number; minor: number; payments: number }>`
+  const counted = rules.includeRenewals ? sql`p.refunded = ${false}` : sql`p.refunded = ${false} and p.renewal = ${false}`;
+  const ofVisitors = visitors ? sql`and p.visitor_id in (${visitors})` : sql``;
+  type Row = Record<'minor' | 'payments' | 'new_minor' | 'renewal_minor' | 'refund_minor', unknown> & { i: number };
+  const { rows } = await sql<Row>`
     with b(i, s, e) as (${spansTable(db, spans, 'instant')})
-    select b.i as i, sum(p.amount_minor) as minor, count(*) as payments
+    select b.i as i,
+      sum(case when ${counted} then p.amount_minor else 0 end) as minor,
+      sum(case when ${counted} then 1 else 0 end) as payments,
+      sum(case when p.refunded = ${false} and p.renewal = ${false} then p.amount_minor else 0 end) as new_minor,
+      sum(case when p.refunded = ${false} and p.renewal = ${true} then p.amount_minor else 0 end) as renewal_minor,
+      sum(case when p.refunded = ${true} then p.amount_minor else 0 end) as refund_minor
     from b cross join payments p
-    where p.website_id = ${websiteId} and p.occurred_at >= b.s and p.occurred_at < b.e and p.currency = ${rules.currency} and p.refunded = ${false} ${renewals}
+    where p.website_id = ${websiteId} and p.occurred_at >= b.s and p.occurred_at < b.e and p.currency = ${rules.currency} ${ofVisitors}
     group by b.i`.execute(db);
-  return byId(rows.map((row) => ({ ...row, ...numbers(row, ['minor', 'payments']) })));
+  return byId(
+    rows.map((row) => {
+      const n = numbers(row, ['minor', 'payments', 'new_minor', 'renewal_minor', 'refund_minor']);
+      return { i: row.i, minor: n.minor, payments: n.payments, newMinor: n.new_minor, renewalMinor: n.renewal_minor, refundMinor: n.refund_minor };
+    }),
+  );
 }
 
 /** Aggregates come back as bigint text on some drivers and as null over no rows. */

@@ -3,6 +3,7 @@ import { withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import { Timeseries, TimeseriesQuery } from './analytics.schemas.ts';
 import * as service from './analytics.service.ts';
+import { IGNORED_PARAMS_HEADER } from '../stats/stats.params.ts';
 
 const tags = ['Analytics'];
 
@@ -17,6 +18,10 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: TimeseriesQuery,
       response: withErrors({ 200: Timeseries }),
     },
-    handler: async (request) => service.timeseries(db, websiteOf(request).websiteId, request.query),
+    handler: async (request, reply) => {
+      const ignored = service.ignoredSeriesParams(request.query);
+      if (ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, ignored.join(', '));
+      return service.timeseries(db, websiteOf(request).websiteId, request.query);
+    },
   });
 };

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { WebsiteRef } from '../../http/schemas.ts';
+import { FILTER_QUERY_PARAMS } from '../stats/stats.schemas.ts';
 
 export const METRICS = ['visitors', 'sessions', 'pageviews', 'revenue', 'payments', 'conversion_rate'] as const;
 export type Metric = (typeof METRICS)[number];
@@ -15,7 +16,7 @@ export const TimeseriesQuery = Type.Object(
     fields: Type.String({
       minLength: 1,
       maxLength: 200,
-      description: `comma-separated, any of: ${METRICS.join(', ')}`,
+      description: `comma-separated, any of: ${METRICS.join(', ')} (and name, always present)`,
       examples: ['visitors,pageviews,revenue'],
     }),
     interval: Type.Enum([...INTERVALS], { description: 'weeks start on Monday (ISO weeks)', examples: ['day'] }),
@@ -31,8 +32,12 @@ export const TimeseriesQuery = Type.Object(
         examples: ['Europe/Paris'],
       }),
     ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: 'buckets per page in time order, default all (at most 1000 are taken)' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'buckets to skip' })),
+    ...FILTER_QUERY_PARAMS,
   },
-  { additionalProperties: false },
+  // Names the series does not use are ignored and named in X-Sightline-Ignored-Params.
+  { additionalProperties: true },
 );
 export type TimeseriesQueryInput = Static<typeof TimeseriesQuery>;
 
@@ -51,6 +56,12 @@ export const TimeseriesPoint = Type.Object({
   name: Type.String({ description: 'hour "2026-03-08 14:00", day "2026-03-08", week "2026-W10", month "2026-03"' }),
   timestamp: Type.String({ description: "the bucket's start, ISO with the zone's offset: 2026-03-08T00:00:00.000-05:00" }),
   ...metricSchemas,
+  revenueBreakdown: Type.Optional(
+    Type.Object(
+      { new: Type.Number(), renewal: Type.Number(), refund: Type.Number({ description: 'refunded amounts, as a positive number' }) },
+      { description: 'with revenue: the bucket\'s payments by kind, in major units' },
+    ),
+  ),
 });
 
 export const Timeseries = Type.Object({
@@ -61,5 +72,6 @@ export const Timeseries = Type.Object({
   currency: Type.String(),
   totals: Type.Object(metricSchemas),
   data: Type.Array(TimeseriesPoint),
+  pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer({ description: 'buckets in the range' }) }),
 });
 export type TimeseriesView = Static<typeof Timeseries>;

@@ -1,8 +1,10 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Database } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../errors.ts';
 import { normaliseTimezone } from '../../lib/formats.ts';
+import { FILTER_PARAMS, parseFilters } from '../stats/stats.filters.ts';
+import { rangeCondition, scopeCondition } from '../stats/sql/scope-sql.ts';
 import { presentTimeseries, type SeriesCounts } from './analytics.presenter.ts';
 import * as repo from './analytics.repository.ts';
 import { METRICS, type Metric, type TimeseriesQueryInput, type TimeseriesView } from './analytics.schemas.ts';
@@ -14,6 +16,8 @@ import { type Bucket, type Interval, type ZonedRange, bucketCountBound, buckets,
 // events. Revenue always comes from the payments table.
 
 export const MAX_BUCKETS = 1500;
+/** Buckets per answer when the client pages (website-api.md: lists take at most 1000). */
+const MAX_PAGE = 1000;
 const TOTAL = -1;
 
 const FIELD_NAME = /^[a-z_]{1,40}$/;
@@ -22,6 +26,8 @@ export function parseFields(raw: string): Metric[] {
   const names = raw.split(',').map((name) => name.trim());
   const out: Metric[] = [];
   for (const name of names) {
+    // Every bucket carries its name; asking for it is allowed and changes nothing.
+    if (name === 'name') continue;
     if (!(METRICS as readonly string[]).includes(name)) {
       const shown = name === '' ? 'an empty name' : FIELD_NAME.test(name) ? `"${name}"` : 'an unknown name';
       throw invalidField('query.fields', `${shown} is not a field; use any of: ${METRICS.join(', ')}`);
@@ -100,6 +106,13 @@ function seriesBuckets(range: ZonedRange, interval: Interval): Bucket[] {
 const TRAFFIC: Metric[] = ['visitors', 'sessions', 'pageviews', 'conversion_rate'];
 const DISTINCT: Metric[] = ['visitors', 'conversion_rate'];
 
+const SERIES_PARAMS = new Set(['websiteId', 'fields', 'interval', 'startAt', 'endAt', 'timezone', 'limit', 'offset', ...FILTER_PARAMS]);
+
+/** Query names the series does not use (answered in X-Sightline-Ignored-Params). */
+export function ignoredSeriesParams(query: Record<string, unknown>): string[] {
+  return Object.keys(query).filter((name) => !SERIES_PARAMS.has(name) && !name.startsWith('filter_'));
+}
+
 export async function timeseries(
   db: Kysely<Database>,
   websiteId: string,
@@ -109,6 +122,7 @@ export async function timeseries(
   const website = await repo.findWebsiteSettings(db, websiteId);
   if (!website) throw notFound('Website not found');
   const fields = parseFields(query.fields);
+  const filters = parseFilters(query);
   const interval = query.interval as Interval;
   let timezone = website.timezone;
   if (query.timezone !== undefined) {
@@ -120,26 +134,32 @@ export async function timeseries(
   const list = seriesBuckets(range, interval);
   const whole: Bucket = { ...list[0]!, end: list.at(-1)!.end, lastDay: list.at(-1)!.lastDay };
 
+  // Filters read the raw events; the scope's range (the whole series) bounds a goal filter.
+  const scope = { websiteId, timezone, filters, range: { from: whole.start, to: whole.end } };
+  const filtered = filters.length > 0 ? scopeCondition(scope, { range: false }) : null;
+
   const counts: SeriesCounts = { traffic: null, money: null };
   const wants = (metrics: Metric[]) => fields.some((field) => metrics.includes(field));
   if (wants(TRAFFIC)) {
-    const fromRollups = interval !== 'hour' && timezone === website.timezone;
+    const fromRollups = interval !== 'hour' && timezone === website.timezone && filtered === null;
     counts.traffic = fromRollups
       ? await rollupTraffic(db, websiteId, list, whole, interval, wants(DISTINCT))
-      : await eventTraffic(db, websiteId, list, whole, wants(DISTINCT));
+      : await eventTraffic(db, websiteId, list, whole, wants(DISTINCT), filtered ?? undefined);
   }
   if (wants(['revenue', 'payments'])) {
     const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));
     const rules = { currency: website.currency, includeRenewals: Boolean(website.include_renewal_revenue) };
-    counts.money = await repo.paymentTotals(db, websiteId, spans, rules);
+    const visitors = filtered && sql`select e.visitor_id from events e where ${filtered} and ${rangeCondition(scope)}`;
+    counts.money = await repo.paymentTotals(db, websiteId, spans, rules, visitors);
   }
-  return presentTimeseries({ fields, interval, timezone, currency: website.currency, buckets: list, counts });
+  const page = { limit: query.limit === undefined ? list.length : Math.min(query.limit, MAX_PAGE), offset: query.offset ?? 0 };
+  return presentTimeseries({ fields, page, interval, timezone, currency: website.currency, buckets: list, counts });
 }
 
-async function eventTraffic(db: Kysely<Database>, websiteId: string, list: Bucket[], whole: Bucket, distinct: boolean) {
+async function eventTraffic(db: Kysely<Database>, websiteId: string, list: Bucket[], whole: Bucket, distinct: boolean, filtered?: RawBuilder<unknown>) {
   const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));
   if (distinct) spans.push({ id: TOTAL, from: whole.start, to: whole.end });
-  const found = await repo.eventTraffic(db, websiteId, spans);
+  const found = await repo.eventTraffic(db, websiteId, spans, filtered);
   const total = found.get(TOTAL);
   return { perBucket: found, totalVisitors: total?.visitors ?? 0, totalConverted: total?.converted ?? 0 };
 }

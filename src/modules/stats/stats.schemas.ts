@@ -9,7 +9,8 @@ import { DIMENSIONS } from './stats.filters.ts';
 
 const BOUND = 'a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset)';
 
-const filterParams = Object.fromEntries(
+/** `filter_<dim>` and its alias `<dim>` for every dimension, as optional query strings. */
+export const FILTER_QUERY_PARAMS = Object.fromEntries(
   DIMENSIONS.flatMap((dimension) => [
     [
       `filter_${dimension}`,
@@ -39,9 +40,9 @@ const open = { additionalProperties: true };
 
 export const PlainQuery = Type.Object(websiteId, open);
 export const MetadataQuery = Type.Object({ ...websiteId, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, open);
-export const OverviewQuery = Type.Object({ ...websiteId, ...range, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })), ...filterParams }, open);
-export const BreakdownQuery = Type.Object({ ...websiteId, ...range, ...page, ...filterParams }, open);
-export const FunnelQuery = Type.Object({ ...websiteId, ...range, ...filterParams }, open);
+export const OverviewQuery = Type.Object({ ...websiteId, ...range, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })), ...FILTER_QUERY_PARAMS }, open);
+export const BreakdownQuery = Type.Object({ ...websiteId, ...range, ...page, ...FILTER_QUERY_PARAMS }, open);
+export const FunnelQuery = Type.Object({ ...websiteId, ...range, ...FILTER_QUERY_PARAMS }, open);
 export const PropertiesQuery = Type.Object(
   {
     ...websiteId,
@@ -49,7 +50,7 @@ export const PropertiesQuery = Type.Object(
     propertyName: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_-]+$', description: 'one property; all when left out' })),
     ...range,
     ...page,
-    ...filterParams,
+    ...FILTER_QUERY_PARAMS,
   },
   open,
 );
@@ -60,7 +61,7 @@ export const VisitorsQuery = Type.Object(
     ...page,
     completedGoal: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only visitors who completed this goal' })),
     visitedPage: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'only visitors who viewed this page (* wildcard)' })),
-    ...filterParams,
+    ...FILTER_QUERY_PARAMS,
   },
   open,
 );
