@@ -6,11 +6,17 @@ import { type ConnectionLostListener, resilientPool } from './pg-pool.ts';
 import { databaseUrlKind, sqlitePathFromUrl } from './database-url.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite-driver.ts';
+import { sqliteReadWorkers } from './sqlite-read-workers.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
 export interface Db {
   kysely: Kysely<Database>;
+  /**
+   * For long analytics reads: on a SQLite file, read-only connections in worker threads, so a
+   * scan never holds the event loop; otherwise the same as `kysely`. Never for writes.
+   */
+  reads: Kysely<Database>;
   engine: Engine;
   /** The SQLite file (for the generated secret key's home), or null on PostgreSQL. */
   sqlitePath: string | null;
@@ -38,7 +44,12 @@ export interface DatabaseOptions {
    * TCP timeout, about 15 minutes. Unset: no limit (migrations and operator commands).
    */
   queryTimeoutMs?: number;
+  /** SQLite only: worker threads for analytics reads (0: read on the main connection). */
+  sqliteReadWorkers?: number;
 }
+
+/** Two readers beside the main thread: on two cores, one long read never waits for another. */
+const SQLITE_READ_WORKERS = 2;
 
 /** How long a request waits for a connection (a new one, or a free one of a busy pool) before a 503. */
 const PG_CONNECT_TIMEOUT_MS = 5_000;
@@ -66,14 +77,20 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     if (sqlitePath !== ':memory:') mkdirSync(dirname(sqlitePath), { recursive: true });
     const { database } = openSqlite(sqlitePath);
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const workers = options.sqliteReadWorkers ?? SQLITE_READ_WORKERS;
+    const reads = sqlitePath === ':memory:' || workers === 0 ? kysely : sqliteReadWorkers(sqlitePath, workers);
     return {
       kysely,
+      reads,
       engine: 'sqlite',
       sqlitePath: sqlitePath === ':memory:' ? null : sqlitePath,
       pgSchema: null,
       ping: async () => void (await sql`select 1`.execute(kysely)),
       onConnectionLost: () => {},
-      close: () => kysely.destroy(),
+      close: async () => {
+        if (reads !== kysely) await reads.destroy();
+        await kysely.destroy();
+      },
     };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
@@ -97,6 +114,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     pools.set(kysely, pool);
     return {
       kysely,
+      reads: kysely,
       engine: 'postgres',
       sqlitePath: null,
       pgSchema: options.pgSchema ?? 'public',

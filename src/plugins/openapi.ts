@@ -22,7 +22,8 @@ const TAGS = [
   { name: 'Team', description: "Who else may see or manage a website: members and pending invitations." },
   { name: 'Invitations', description: "Invitations addressed to the caller's e-mail." },
   { name: 'Integrations', description: 'Payment providers connected to a website; credentials are never returned.' },
-  { name: 'Analytics', description: 'Visitors, pageviews, revenue and conversion over time.' },
+  { name: 'Analytics', description: 'Visitors, pageviews, revenue and conversion: over time, overall, broken down, live, and through funnels.' },
+  { name: 'Visitors', description: 'Who visited: one visitor with their place, device, pages, goals and profile, or the list of them.' },
   { name: 'Website API', description: 'Goals and payments sent by a backend, with a df_ key or an account token.' },
   { name: 'Events', description: 'What the tracking script sends from the browser: no credential.' },
 ];

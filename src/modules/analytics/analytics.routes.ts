@@ -8,7 +8,8 @@ import { IGNORED_PARAMS_HEADER } from '../stats/stats.params.ts';
 const tags = ['Analytics'];
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const db = app.db.kysely;
+  // Reads only: on SQLite they run in worker threads (src/db/sqlite-read-workers.ts).
+  const db = app.db.reads;
 
   app.get('/api/v1/analytics/timeseries', {
     config: { access: { scope: 'website', permission: 'analytics:read', action: 'read', apiKey: true, websiteIdIn: 'query' } },

@@ -32,7 +32,7 @@ import * as service from './stats.service.ts';
 // The website API's reads (website-api.md section 3), for a df_ key (its own website) or an
 // account token with analytics:read and ?websiteId= (the id or the trackingId).
 
-const tags = ['Website API: analytics'];
+const tags = ['Analytics'];
 const read: { access: WebsiteScopedAccess } = {
   access: { scope: 'website', permission: 'analytics:read', action: 'read', apiKey: true, websiteIdIn: 'query' },
 };
@@ -52,7 +52,8 @@ function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[] }):
 }
 
 export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const deps = { db: app.db.kysely, store: sqlEventStore(app.db.kysely) };
+  // Reads only: on SQLite they run in worker threads (src/db/sqlite-read-workers.ts).
+  const deps = { db: app.db.reads, store: sqlEventStore(app.db.reads) };
   const site = (request: Parameters<typeof websiteOf>[0]) => websiteOf(request).websiteId;
 
   app.get('/api/v1/analytics/overview', {
@@ -128,7 +129,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/visitors', {
     config: read,
     schema: {
-      tags: ['Website API: visitors'],
+      tags: ['Visitors'],
       summary: "The website's visitors, newest activity first",
       querystring: VisitorsQuery,
       response: withErrors({ 200: VisitorList }),
@@ -139,7 +140,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/visitors/:visitorId', {
     config: read,
     schema: {
-      tags: ['Website API: visitors'],
+      tags: ['Visitors'],
       summary: 'One visitor: place, device, activity, goals and profile (404 for a visitor this website has not seen)',
       params: VisitorParams,
       querystring: PlainQuery,
@@ -152,6 +153,8 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.get(path, {
       config: { access: { scope: 'account', permission: 'analytics:read', apiKey: true } },
       schema: {
+        // Not in the document: these routes exist only to tell a client of the hosted service why.
+        hide: true,
         tags,
         summary: `${feature}: not available in Sightline (501)`,
         querystring: PlainQuery,

@@ -46,7 +46,7 @@ export const FunnelQuery = Type.Object({ ...websiteId, ...range, ...FILTER_QUERY
 export const PropertiesQuery = Type.Object(
   {
     ...websiteId,
-    eventName: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_:-]+$', description: 'the custom goal' }),
+    eventName: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_:-]+$', description: 'the custom goal', examples: ['signup'] }),
     propertyName: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_-]+$', description: 'one property; all when left out' })),
     ...range,
     ...page,
