@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { IngestionResult } from './ingestion.ts';
 import type { LoadResult } from './load.ts';
 import type { TimeseriesResult } from './timeseries.ts';
+import { READ_FILTERS, type WebsiteApiResult } from './website-api.ts';
 
 // The printed tables and the JSON file.
 
@@ -16,7 +17,7 @@ export interface EngineResult {
 }
 
 /** The issue's targets, checked on every run. */
-export const TARGETS = { ingestionRatio: 0.5, seriesP50Ms: 50 };
+export const TARGETS = { ingestionRatio: 0.5, seriesP50Ms: 50, readP50Ms: 50, readP99Ms: 200, stallP99Ms: 20 };
 
 export interface Report {
   date: string;
@@ -29,6 +30,7 @@ export interface Report {
     parts: string[];
     seriesEvents: number;
     seriesConnections: number;
+    readSeconds: number;
   };
   targets: typeof TARGETS;
   engines: EngineResult[];
@@ -95,7 +97,31 @@ export function printReport(report: Report): void {
       console.log(`${r.engine}: ${r.events} events and ${r.payments} payments over ${r.days} days; 30-day p50 ${r.series.p50Ms.toFixed(2)} ms, target < ${TARGETS.seriesP50Ms} ms: ${verdict(r.series.p50Ms < TARGETS.seriesP50Ms)}`);
     }
   }
+  for (const r of report.timeseries) if (r.websiteApi) printWebsiteApi(r.engine, r.events, r.websiteApi);
   for (const { engine, reason } of report.skipped) console.log(`${engine}: skipped (${reason})`);
+}
+
+const READ_COLUMNS = ['engine', 'read', 'filtered', 'p50 ms', 'p99 ms', 'requests', 'target'];
+const READ_WIDTHS = [9, 40, 9, 8, 8, 9, 7];
+
+function printWebsiteApi(engine: string, events: number, result: WebsiteApiResult): void {
+  console.log('');
+  console.log(`website API reads, ${engine}, ${events} events, one client at a time (filtered: ${READ_FILTERS})`);
+  console.log(row(READ_COLUMNS, READ_WIDTHS));
+  const within = (read: WebsiteApiResult['reads'][number]) => read.requests > 0 && read.p50Ms <= TARGETS.readP50Ms && read.p99Ms <= TARGETS.readP99Ms;
+  for (const read of result.reads) {
+    const ok = within(read);
+    const cells = [engine, read.path.split('?')[0]!.replace('/api/v1/', ''), read.filtered ? 'yes' : 'no', read.p50Ms.toFixed(1), read.p99Ms.toFixed(1), String(read.requests), verdict(ok)];
+    console.log(row(cells, READ_WIDTHS));
+  }
+  const met = result.reads.filter(within).length;
+  console.log(`${engine}: ${met} of ${result.reads.length} reads within p50 <= ${TARGETS.readP50Ms} ms and p99 <= ${TARGETS.readP99Ms} ms`);
+  const { hammer, healthz, admin } = result.stall;
+  console.log(
+    `${engine}: while 4 clients hammer a filtered breakdown (${hammer.reqPerSec.toFixed(1)} req/s, p50 ${hammer.p50Ms.toFixed(0)} ms): ` +
+      `/healthz p99 ${healthz.p99Ms.toFixed(1)} ms, admin read p99 ${admin.p99Ms.toFixed(1)} ms, target <= ${TARGETS.stallP99Ms} ms: ` +
+      verdict(healthz.p99Ms <= TARGETS.stallP99Ms && admin.p99Ms <= TARGETS.stallP99Ms),
+  );
 }
 
 export function writeReport(file: string, report: Report): void {

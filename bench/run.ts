@@ -15,7 +15,8 @@ import { benchTimeseries } from './timeseries.ts';
 // series over a million synthetic events (timeseries). Servers run in child processes;
 // autocannon runs here. Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default
 // 10), BENCH_WARMUP (s, default 2), BENCH_ENGINES (default "sqlite,postgres"), BENCH_PARTS
-// (default "admin,ingestion,timeseries"), BENCH_SERIES_EVENTS (default 1000000),
+// (default "admin,ingestion,timeseries,website-api": the website API's reads over the time
+// series' website, each for BENCH_READ_SECONDS, default 3), BENCH_SERIES_EVENTS (default 1000000),
 // BENCH_SERIES_CONNECTIONS (default 1: latency of one request at a time),
 // BENCH_CPU_PROF=1 (write a .cpuprofile of each Sightline child into bench/results/profiles/).
 
@@ -33,7 +34,8 @@ const settings = {
   durationSeconds: setting('BENCH_DURATION', 10),
   warmupSeconds: setting('BENCH_WARMUP', 2),
   connections: setting('BENCH_CONNECTIONS', 10),
-  parts: (process.env.BENCH_PARTS || 'admin,ingestion,timeseries').split(','),
+  parts: (process.env.BENCH_PARTS || 'admin,ingestion,timeseries,website-api').split(','),
+  readSeconds: setting('BENCH_READ_SECONDS', 3),
   seriesEvents: setting('BENCH_SERIES_EVENTS', 1_000_000),
   seriesConnections: setting('BENCH_SERIES_CONNECTIONS', 1),
 };
@@ -116,8 +118,9 @@ async function benchEngine(engine: Engine, report: Report): Promise<void> {
   if (settings.parts.includes('ingestion')) {
     report.ingestion.push(await benchIngestion(engine, database, { ...timing, connections: settings.connections, tempDir, nodeArgs, call }));
   }
-  if (settings.parts.includes('timeseries')) {
-    const options = { ...timing, events: settings.seriesEvents, connections: settings.seriesConnections, nodeArgs, call };
+  if (settings.parts.includes('timeseries') || settings.parts.includes('website-api')) {
+    const websiteApi = settings.parts.includes('website-api') ? { seconds: settings.readSeconds } : null;
+    const options = { ...timing, events: settings.seriesEvents, connections: settings.seriesConnections, nodeArgs, call, websiteApi };
     report.timeseries.push(await benchTimeseries(engine, database, options));
   }
   await database.drop();
@@ -152,7 +155,12 @@ try {
   printReport(report);
   writeReport(RESULTS, report);
   console.log(`\nresults written to ${RESULTS}`);
-  const loads = [...report.engines, ...report.ingestion].flatMap((e) => [e.sightline, e.bare]).concat(report.timeseries.map((r) => r.series));
+  const loads = [...report.engines, ...report.ingestion]
+    .flatMap((e) => [e.sightline, e.bare])
+    .concat(report.timeseries.flatMap((r) => [r.series, ...(r.websiteApi ? [r.websiteApi.stall.hammer, r.websiteApi.stall.healthz, r.websiteApi.stall.admin] : [])]));
+  const failedReads = report.timeseries.flatMap((r) => r.websiteApi?.reads ?? []).filter((read) => read.failed > 0);
+  for (const read of failedReads) console.error(`FAILED: ${read.path}: ${read.failed} request(s) failed`);
+  if (failedReads.length > 0) exitCode = 1;
   const failed = loads.reduce((sum, r) => sum + failures(r), 0);
   if (failed > 0) {
     console.error(`FAILED: ${failed} request(s) failed (non-2xx answers or connection errors)`);

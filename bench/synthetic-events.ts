@@ -32,7 +32,48 @@ interface EventRow {
   name: string | null;
   path: string;
   occurredAt: string;
+  place: Place;
+  agent: Agent;
+  referrerSource: string;
+  utmCampaign: string | null;
 }
+
+interface Place {
+  country: string;
+  region: string;
+  city: string;
+}
+
+interface Agent {
+  browser: string;
+  os: string;
+  device: string;
+}
+
+// Each visitor has one place and one device (picked from their number), each session one source.
+const PLACES: Place[] = [
+  { country: 'US', region: 'California', city: 'San Francisco' },
+  { country: 'US', region: 'New York', city: 'New York' },
+  { country: 'US', region: 'Texas', city: 'Austin' },
+  { country: 'DE', region: 'Berlin', city: 'Berlin' },
+  { country: 'GB', region: 'England', city: 'London' },
+  { country: 'FR', region: 'Ile-de-France', city: 'Paris' },
+  { country: 'IN', region: 'Karnataka', city: 'Bengaluru' },
+  { country: 'BR', region: 'Sao Paulo', city: 'Sao Paulo' },
+  { country: 'JP', region: 'Tokyo', city: 'Tokyo' },
+  { country: 'CA', region: 'Ontario', city: 'Toronto' },
+];
+const AGENTS: Agent[] = [
+  { browser: 'Chrome', os: 'Windows', device: 'desktop' },
+  { browser: 'Chrome', os: 'macOS', device: 'desktop' },
+  { browser: 'Safari', os: 'iOS', device: 'mobile' },
+  { browser: 'Chrome', os: 'Android', device: 'mobile' },
+  { browser: 'Firefox', os: 'Linux', device: 'desktop' },
+  { browser: 'Safari', os: 'iOS', device: 'tablet' },
+  { browser: 'Microsoft Edge', os: 'Windows', device: 'desktop' },
+];
+const SOURCES = ['Direct/None', 'Direct/None', 'Google', 'Google', 'Google', 'Hacker News', 'Twitter', 'GitHub', 'news.example.org'];
+const CAMPAIGNS = ['spring', 'launch', 'newsletter'];
 
 interface PaymentRow {
   id: string;
@@ -76,18 +117,21 @@ async function generate(plan: SyntheticPlan, batchSize: number, emit: (events: E
     const dayStart = Math.floor((firstDay + day * DAY_MS) / DAY_MS) * DAY_MS;
     let today = 0;
     while (today < perDay && written < plan.events) {
-      const visitor = `visitor-${hex(Math.floor(pool * random() ** 2), 8)}`;
+      const number = Math.floor(pool * random() ** 2);
+      const visitor = `visitor-${hex(number, 8)}`;
       const session = `${visitor}-${day}`;
+      const who = { place: PLACES[number % PLACES.length]!, agent: AGENTS[(number >> 3) % AGENTS.length]! };
+      const from = { referrerSource: SOURCES[Math.floor(random() * SOURCES.length)]!, utmCampaign: random() < 0.1 ? CAMPAIGNS[Math.floor(random() * CAMPAIGNS.length)]! : null };
       let time = dayStart + Math.floor(random() * (DAY_MS - 3_600_000));
       if (time > plan.now) time = plan.now - Math.floor(random() * 3_600_000);
       const count = 1 + Math.floor(random() * 5);
       visitorDays += 1;
       for (let i = 0; i < count && written < plan.events; i++, written++, today++) {
         time += Math.floor(random() * 120_000);
-        events.push({ id: nextId(time), visitorId: visitor, sessionId: session, type: 'pageview', name: null, path: paths[i % paths.length]!, occurredAt: new Date(time).toISOString() });
+        events.push({ id: nextId(time), visitorId: visitor, sessionId: session, type: 'pageview', name: null, path: paths[i % paths.length]!, occurredAt: new Date(time).toISOString(), ...who, ...from });
       }
       if (random() < 0.05 && written < plan.events) {
-        events.push({ id: nextId(time), visitorId: visitor, sessionId: session, type: 'custom', name: 'signup', path: '/signup', occurredAt: new Date(time + 1000).toISOString() });
+        events.push({ id: nextId(time), visitorId: visitor, sessionId: session, type: 'custom', name: 'signup', path: '/signup', occurredAt: new Date(time + 1000).toISOString(), ...who, ...from });
         written += 1;
         today += 1;
       }
@@ -118,15 +162,18 @@ async function loadSqlite(url: string, plan: SyntheticPlan): Promise<SyntheticCo
   let payments = 0;
   try {
     const insertEvent = db.prepare(
-      `insert into events (id, website_id, type, name, visitor_id, session_id, hostname, path, referrer, country, browser, os, device, metadata, source, occurred_at)
-       values (?, ?, ?, ?, ?, ?, 'bench.example.com', ?, null, 'US', 'Chrome', 'Mac OS', 'desktop', null, 'browser', ?)`,
+      `insert into events (id, website_id, type, name, visitor_id, session_id, hostname, path, referrer, country, browser, os, device, metadata, source, occurred_at,
+         region, city, referrer_source, utm_campaign)
+       values (?, ?, ?, ?, ?, ?, 'bench.example.com', ?, null, ?, ?, ?, ?, null, 'browser', ?, ?, ?, ?, ?)`,
     );
     const insertPayment = db.prepare(
       `insert into payments (id, website_id, transaction_id, amount_minor, currency, visitor_id, email, renewal, refunded, occurred_at, created_at)
        values (?, ?, ?, ?, 'USD', ?, null, ?, 0, ?, ?)`,
     );
     const write = db.transaction((events: EventRow[], rows: PaymentRow[]) => {
-      for (const e of events) insertEvent.run(e.id, plan.websiteId, e.type, e.name, e.visitorId, e.sessionId, e.path, e.occurredAt);
+      for (const e of events) {
+        insertEvent.run(e.id, plan.websiteId, e.type, e.name, e.visitorId, e.sessionId, e.path, e.place.country, e.agent.browser, e.agent.os, e.agent.device, e.occurredAt, e.place.region, e.place.city, e.referrerSource, e.utmCampaign);
+      }
       for (const p of rows) insertPayment.run(p.id, plan.websiteId, p.transactionId, p.amountMinor, p.visitorId, p.renewal ? 1 : 0, p.occurredAt, p.occurredAt);
     });
     const counts = await generate(plan, 50_000, async (events, rows) => {
@@ -147,10 +194,13 @@ async function loadPostgres(url: string, pgSchema: string, plan: SyntheticPlan):
     const counts = await generate(plan, 20_000, async (events, rows) => {
       if (events.length > 0) {
         await client.query(
-          `insert into events (id, website_id, type, name, visitor_id, session_id, hostname, path, referrer, country, browser, os, device, metadata, source, occurred_at)
-           select id, $1, type, name, visitor_id, session_id, 'bench.example.com', path, null, 'US', 'Chrome', 'Mac OS', 'desktop', null, 'browser', occurred_at
-           from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
-             as t(id, type, name, visitor_id, session_id, path, occurred_at)`,
+          `insert into events (id, website_id, type, name, visitor_id, session_id, hostname, path, referrer, country, browser, os, device, metadata, source, occurred_at,
+             region, city, referrer_source, utm_campaign)
+           select id, $1, type, name, visitor_id, session_id, 'bench.example.com', path, null, country, browser, os, device, null, 'browser', occurred_at,
+             region, city, referrer_source, utm_campaign
+           from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[],
+             $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
+             as t(id, type, name, visitor_id, session_id, path, occurred_at, country, browser, os, device, region, city, referrer_source, utm_campaign)`,
           [
             plan.websiteId,
             events.map((e) => e.id),
@@ -160,6 +210,14 @@ async function loadPostgres(url: string, pgSchema: string, plan: SyntheticPlan):
             events.map((e) => e.sessionId),
             events.map((e) => e.path),
             events.map((e) => e.occurredAt),
+            events.map((e) => e.place.country),
+            events.map((e) => e.agent.browser),
+            events.map((e) => e.agent.os),
+            events.map((e) => e.agent.device),
+            events.map((e) => e.place.region),
+            events.map((e) => e.place.city),
+            events.map((e) => e.referrerSource),
+            events.map((e) => e.utmCampaign),
           ],
         );
       }

@@ -1,10 +1,12 @@
 import type { Engine } from '../src/db/database.ts';
 import { createDatabase } from '../src/db/database.ts';
 import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
+import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
 import { startChild } from './children.ts';
 import { type LoadResult, load } from './load.ts';
 import type { BenchDatabase } from './prepare.ts';
 import { loadSyntheticEvents } from './synthetic-events.ts';
+import { type WebsiteApiResult, benchWebsiteApi } from './website-api.ts';
 
 // The time series over a large website: synthetic events are written straight into the
 // database and the day rollups built by the product's rebuild, then the 30-day daily series
@@ -27,6 +29,8 @@ export interface TimeseriesResult {
   /** The answer's totals, to show the series really covers the data. */
   totals: Record<string, number>;
   series: LoadResult;
+  /** The website API's reads over the same website, when that part runs. */
+  websiteApi: WebsiteApiResult | null;
 }
 
 export interface TimeseriesOptions {
@@ -36,6 +40,8 @@ export interface TimeseriesOptions {
   warmupSeconds: number;
   nodeArgs: string[];
   call: (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ bytes: Buffer }>;
+  /** Also measure the website API's reads (bench/website-api.ts) over the seeded website. */
+  websiteApi: { seconds: number } | null;
 }
 
 async function seed(database: BenchDatabase, websiteId: string, events: number) {
@@ -46,7 +52,10 @@ async function seed(database: BenchDatabase, websiteId: string, events: number) 
   started = performance.now();
   const db = createDatabase(database.url, database.pgSchema ? { pgSchema: database.pgSchema } : {});
   try {
-    await db.kysely.transaction().execute((trx) => rebuildDailyRollups(trx, websiteId, TIMEZONE));
+    await db.kysely.transaction().execute(async (trx) => {
+      await rebuildDailyRollups(trx, websiteId, TIMEZONE);
+      await rebuildSessions(trx, websiteId);
+    });
   } finally {
     await db.close();
   }
@@ -77,7 +86,29 @@ export async function benchTimeseries(engine: Engine, database: BenchDatabase, o
       connections: options.connections,
       serverPid: sightline.child.pid,
     });
+    let websiteApi: WebsiteApiResult | null = null;
+    if (options.websiteApi) {
+      const funnel = await options.call('POST', `${base}/api/v1/admin/websites/${websiteId}/funnels`, headers, {
+        name: 'Signup',
+        steps: [
+          { type: 'pageview', url: '/pricing' },
+          { type: 'goal', goalName: 'signup' },
+        ],
+      });
+      const funnelId = (JSON.parse(funnel.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
+      console.error(`${engine}: the website API's reads`);
+      websiteApi = await benchWebsiteApi({
+        base,
+        headers,
+        websiteId,
+        funnelId,
+        serverPid: sightline.child.pid,
+        seconds: options.websiteApi.seconds,
+        warmupSeconds: options.warmupSeconds,
+      });
+    }
     return {
+      websiteApi,
       engine,
       path: SERIES_PATH,
       events: seeded.events,

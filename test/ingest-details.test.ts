@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { IPHONE, type Website, pageview, send } from './helpers/browser-events.ts';
 import { describeEachEngine } from './helpers/engines.ts';
@@ -98,5 +99,9 @@ describeEachEngine('what ingestion keeps for the reads', (engine) => {
       utm_campaign: 'spring',
     });
     expect(Date.parse(sessions[0]!.ended_at)).toBeGreaterThanOrEqual(Date.parse(sessions[0]!.started_at));
+
+    // Rebuilt from the raw events, the sessions are what ingestion kept.
+    await rebuildSessions(t.db, website.id);
+    expect(await t.db.selectFrom('sessions').selectAll().where('website_id', '=', website.id).execute()).toEqual(sessions);
   });
 });
