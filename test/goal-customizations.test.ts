@@ -54,22 +54,26 @@ describeEachEngine('goal customizations', (engine) => {
   const t = useTestApp(engine);
 
   describe('the palette', () => {
-    it('lists three shades of every kpiColorScheme family as lower-case hex colors', async () => {
+    it("lists three shades of every kpiColorScheme family and the hosted service's colors as lower-case hex colors", async () => {
       const { owner, website } = await ownerWithWebsite(t);
       const response = await t.request('GET', customizationsUrl(website.id), { token: owner.token });
       expect(response.status, response.raw).toBe(200);
       expect(response.body).toEqual({ status: 'success', data: [], colors: expect.any(Array) });
       const colors: { color: string; family: string; label: string }[] = response.body.colors;
-      expect(colors).toHaveLength(30);
+      expect(colors).toHaveLength(32);
       for (const entry of colors) {
         expect(Object.keys(entry).sort()).toEqual(['color', 'family', 'label']);
         expect(entry.color).toMatch(/^#[0-9a-f]{6}$/);
       }
-      expect(new Set(colors.map((c) => c.color)).size).toBe(30);
+      expect(new Set(colors.map((c) => c.color)).size).toBe(32);
       expect([...new Set(colors.map((c) => c.family))]).toEqual(FAMILIES);
-      for (const family of FAMILIES) expect(colors.filter((c) => c.family === family)).toHaveLength(3);
+      for (const family of FAMILIES) expect(colors.filter((c) => c.family === family)).toHaveLength(family === 'green' || family === 'blue' ? 4 : 3);
       expect(colors.filter((c) => c.family === 'red').map((c) => c.label)).toEqual(['Red (light)', 'Red', 'Red (dark)']);
       expect(colors.filter((c) => c.family === 'indigo').map((c) => c.label)).toEqual(['Indigo (light)', 'Indigo', 'Indigo (dark)']);
+      expect(colors.filter((c) => c.family === 'blue').map((c) => c.label)).toEqual(['Blue (light)', 'Blue', 'Blue (dark)', 'Sky']);
+      expect(colors.filter((c) => c.family === 'green').map((c) => c.label)).toEqual(['Green (light)', 'Green', 'Green (dark)', 'Lime']);
+      const hosted = ['#8dcdff', '#84cc16', '#f97316', '#eab308', '#ec4899', '#ef4444', '#a855f7', '#14b8a6'];
+      for (const color of hosted) expect(colors.map((c) => c.color), color).toContain(color);
       expect(colors).toEqual(GOAL_PALETTE);
     });
   });
@@ -278,6 +282,23 @@ describeEachEngine('goal customizations', (engine) => {
     });
   });
 
+  describe('name, the hosted spelling of displayName', () => {
+    it('sets the display name from name, and null clears it', async () => {
+      const { owner, website } = await customizedWebsite(t);
+      const item = await customize(t, owner.token, website.id, { goalName: 'signup', name: 'Signed up' });
+      expect(item).toMatchObject({ goalName: 'signup', displayName: 'Signed up', color: '#22c55e' });
+      expect((await stored(t, website.id))[0]!.display_name).toBe('Signed up');
+      const cleared = await customize(t, owner.token, website.id, { goalName: 'signup', name: null });
+      expect(cleared.displayName).toBeNull();
+    });
+
+    it("accepts the hosted service's colors #8dcdff and #84cc16", async () => {
+      const { owner, website } = await ownerWithWebsite(t);
+      expect((await customize(t, owner.token, website.id, { goalName: 'a', color: '#8DCDFF' })).color).toBe('#8dcdff');
+      expect((await customize(t, owner.token, website.id, { goalName: 'b', name: 'Lime', color: '#84cc16' })).color).toBe('#84cc16');
+    });
+  });
+
   describe('bad input on PATCH', () => {
     const palette = /body\.color: must be a palette color, one of: #fca5a5, #ef4444, #b91c1c, .*#4338ca$/;
     const cases: { label: string; body?: unknown; pattern: RegExp }[] = [
@@ -302,6 +323,10 @@ describeEachEngine('goal customizations', (engine) => {
       { label: 'color a boolean', body: { goalName: 'signup', color: true }, pattern: /body\.color: must be string or null/ },
       { label: 'description an array', body: { goalName: 'signup', description: ['x'] }, pattern: /body\.description: must be string or null/ },
       { label: 'a body that is an array', body: [{ goalName: 'signup', displayName: 'x' }], pattern: /body: must be object/ },
+      { label: 'name and displayName together', body: { goalName: 'signup', name: 'A', displayName: 'A' }, pattern: /body\.name: is another spelling of displayName/ },
+      { label: 'name empty', body: { goalName: 'signup', name: '' }, pattern: /body\.name: must NOT have fewer than 1 characters/ },
+      { label: 'name over 80 characters', body: { goalName: 'signup', name: 'n'.repeat(81) }, pattern: /body\.name: must NOT have more than 80 characters/ },
+      { label: 'name a number', body: { goalName: 'signup', name: 3 }, pattern: /body\.name: must be string or null/ },
     ];
 
     for (const { label, body, pattern } of cases) {
@@ -483,7 +508,7 @@ describeEachEngine('goal customizations', (engine) => {
       const list = await t.request('GET', customizationsUrl(website.id), { token: key.key });
       expect(list.status, list.raw).toBe(200);
       expect(list.body.data.map((i: { goalName: string }) => i.goalName)).toEqual(['signup']);
-      expect(list.body.colors).toHaveLength(30);
+      expect(list.body.colors).toEqual(GOAL_PALETTE);
       expect((await customize(t, key.key, website.id, { goalName: 'signup', displayName: 'By key' })).displayName).toBe('By key');
       expect((await stored(t, website.id))[0]!.display_name).toBe('By key');
       const reset = await t.request('DELETE', resetUrl(website.id, 'signup'), { token: key.key });

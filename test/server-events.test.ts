@@ -95,6 +95,17 @@ describeEachEngine('server-side goals and payments', (engine) => {
       expect(stored.map((e) => [e.name, e.visitor_id, e.metadata])).toEqual([['checkout:done', visitorId, null]]);
     });
 
+    it("accepts the website's trackingId as websiteId, for goals and payments", async () => {
+      const { owner, website, visitorId } = await seeded();
+      const goal = await t.request('POST', `${GOALS}?websiteId=${website.trackingId}`, { token: owner.token, body: { visitorId, name: 'signup' } });
+      expect(goal.status, goal.raw).toBe(200);
+      const body = { amount: 1, currency: 'USD', transaction_id: transaction() };
+      const paid = await t.request('POST', `${PAYMENTS}?websiteId=${website.trackingId}`, { token: owner.token, body });
+      expect(paid.status, paid.raw).toBe(200);
+      expect(await goalsOf(website.id)).toHaveLength(1);
+      expect(await paymentsOf(website.id)).toHaveLength(1);
+    });
+
     it('accepts the df_ key with its own website id in the query', async () => {
       const { website, key, visitorId } = await seeded();
       const response = await t.request('POST', `${GOALS}?websiteId=${website.id}`, { token: key, body: { visitorId, name: 'signup' } });
@@ -183,10 +194,15 @@ describeEachEngine('server-side goals and payments', (engine) => {
 
     const badBodies: [string, (visitorId: string) => unknown, RegExp][] = [
       ['no name', (v) => ({ visitorId: v }), /body\.name: is required/],
-      ['an upper-case name', (v) => ({ visitorId: v, name: 'SignUp' }), /body\.name/],
+      ['a name with a dot after normalising', (v) => ({ visitorId: v, name: 'Sign.Up' }), /body\.name: after normalising/],
+      ['a name of only white space', (v) => ({ visitorId: v, name: '   ' }), /body\.name: after normalising/],
+      ['an empty name', (v) => ({ visitorId: v, name: '' }), /body\.name/],
+      ['the name " Identify " (normalised to identify)', (v) => ({ visitorId: v, name: ' Identify ' }), /body\.name/],
       ['the name "identify"', (v) => ({ visitorId: v, name: 'identify' }), /body\.name/],
       ['a name of 65 characters', (v) => ({ visitorId: v, name: 'a'.repeat(65) }), /body\.name/],
-      ['a name with a space', (v) => ({ visitorId: v, name: 'sign up' }), /body\.name/],
+      ['a name of 65 characters once normalised', (v) => ({ visitorId: v, name: ` ${'A'.repeat(65)} ` }), /body\.name/],
+      ['a description of 301 characters', (v) => ({ visitorId: v, name: 'signup', description: 'd'.repeat(301) }), /body\.description/],
+      ['a description that is a number', (v) => ({ visitorId: v, name: 'signup', description: 3 }), /body\.description/],
       ['no visitor id', () => ({ name: 'signup' }), /body\.datafast_visitor_id: is required/],
       ['both visitor id fields', (v) => ({ datafast_visitor_id: v, visitorId: v, name: 'signup' }), /not both/],
       ['an empty visitor id', () => ({ visitorId: '', name: 'signup' }), /body\.visitorId/],
@@ -202,7 +218,9 @@ describeEachEngine('server-side goals and payments', (engine) => {
       ['an empty metadata key', (v) => ({ visitorId: v, name: 'signup', metadata: { '': 'pro' } }), /body\.metadata: keys must be/],
       ['a metadata key of 65 characters', (v) => ({ visitorId: v, name: 'signup', metadata: { ['k'.repeat(65)]: 'x' } }), /body\.metadata: keys must be/],
       ['a metadata value of 256 characters', (v) => ({ visitorId: v, name: 'signup', metadata: { plan: 'x'.repeat(256) } }), /body\.metadata\.plan/],
-      ['a metadata value that is a number', (v) => ({ visitorId: v, name: 'signup', metadata: { price: 9 } }), /body\.metadata\.price: must be string/],
+      ['a metadata value that is an object', (v) => ({ visitorId: v, name: 'signup', metadata: { price: { usd: 9 } } }), /body\.metadata\.price: must be string or number or boolean/],
+      ['a metadata value that is null', (v) => ({ visitorId: v, name: 'signup', metadata: { price: null } }), /body\.metadata\.price: must be string or number or boolean/],
+      ['a metadata value that is a list', (v) => ({ visitorId: v, name: 'signup', metadata: { tags: ['a'] } }), /body\.metadata\.tags/],
       ['metadata that is a list', (v) => ({ visitorId: v, name: 'signup', metadata: ['x'] }), /body\.metadata/],
       ['an unknown field', (v) => ({ visitorId: v, name: 'signup', value: 3 }), /body\.value: is not an allowed field/],
     ];
@@ -224,6 +242,36 @@ describeEachEngine('server-side goals and payments', (engine) => {
       const byName = Object.fromEntries(stored.map((e) => [e.name, e.metadata]));
       expect(JSON.parse(byName.a!)).toEqual(metadata);
       expect(byName.b).toBeNull();
+    });
+
+    it('normalises the goal name as the hosted service does (trimmed, lower case, white space to _) before the rules', async () => {
+      const { website, key, visitorId } = await seeded();
+      const response = await t.request('POST', GOALS, { token: key, body: { visitorId, name: '  Sign Up\tNow ' } });
+      expect(response.status, response.raw).toBe(200);
+      expect(response.body.data[0].message).toBe('Goal "sign_up_now" recorded');
+      expect((await goalsOf(website.id)).map((e) => e.name)).toEqual(['sign_up_now']);
+      const tracked = await t.request('GET', `/api/v1/admin/websites/${website.id}/goals`, { token: key });
+      expect(tracked.body.data.map((g: { goalName: string }) => g.goalName)).toEqual(['sign_up_now']);
+    });
+
+    it('stores the description, and null or no description as null', async () => {
+      const { website, key, visitorId } = await seeded();
+      const description = 'é'.repeat(300);
+      for (const body of [{ name: 'a', description }, { name: 'b', description: null }, { name: 'c' }]) {
+        const response = await t.request('POST', GOALS, { token: key, body: { visitorId, ...body } });
+        expect(response.status, response.raw).toBe(200);
+      }
+      const byName = Object.fromEntries((await goalsOf(website.id)).map((e) => [e.name, e.description]));
+      expect(byName).toEqual({ a: description, b: null, c: null });
+    });
+
+    it('stores metadata numbers and booleans as strings', async () => {
+      const { website, key, visitorId } = await seeded();
+      const metadata = { price: 9.5, count: 0, big: 1e21, trial: true, paid: false, plan: 'pro' };
+      const response = await t.request('POST', GOALS, { token: key, body: { visitorId, name: 'signup', metadata } });
+      expect(response.status, response.raw).toBe(200);
+      const [stored] = await goalsOf(website.id);
+      expect(JSON.parse(stored!.metadata!)).toEqual({ price: '9.5', count: '0', big: '1e+21', trial: 'true', paid: 'false', plan: 'pro' });
     });
 
     it('answers 400 for malformed JSON and 415 for another content type', async () => {
@@ -299,6 +347,36 @@ describeEachEngine('server-side goals and payments', (engine) => {
       const rows = await paymentsOf(website.id);
       const stored = Object.fromEntries(rows.map((row) => [row.transaction_id, [row.amount_minor, row.currency]]));
       for (const [amount, currency, minor, code] of cases) expect(stored[`${amount}-${currency}`]).toEqual([minor, code]);
+    });
+
+    it('stores the customer fields, the free-trial flag and an amount of 0', async () => {
+      const { website, key, visitorId } = await seeded();
+      const body = payment({
+        amount: 0,
+        datafast_visitor_id: visitorId,
+        customer_id: 'cus_42',
+        customer_name: 'Ada Lovelace',
+        customer_email: 'Ada@Example.com',
+        is_free_trial: true,
+      });
+      const response = await t.request('POST', PAYMENTS, { token: key, body });
+      expect(response.status, response.raw).toBe(200);
+      const [row] = await paymentsOf(website.id);
+      expect(row).toMatchObject({ amount_minor: 0, customer_id: 'cus_42', customer_name: 'Ada Lovelace', email: 'ada@example.com' });
+      expect(Boolean(row!.is_free_trial)).toBe(true);
+    });
+
+    it('accepts name for customer_name and both spellings when they agree; leaves the new fields null or false when left out', async () => {
+      const { website, key } = await seeded();
+      const first = payment({ name: 'Grace Hopper' });
+      const second = payment({ name: 'Ada', customer_name: 'Ada', email: 'a@example.com', customer_email: 'a@example.com' });
+      const third = payment({ amount: 0, renewal: true });
+      for (const body of [first, second, third]) expect((await t.request('POST', PAYMENTS, { token: key, body })).status).toBe(200);
+      const rows = Object.fromEntries((await paymentsOf(website.id)).map((row) => [row.transaction_id, row]));
+      expect(rows[first.transaction_id]).toMatchObject({ customer_name: 'Grace Hopper', customer_id: null });
+      expect(rows[second.transaction_id]).toMatchObject({ customer_name: 'Ada', email: 'a@example.com' });
+      expect(rows[third.transaction_id]).toMatchObject({ customer_name: null, customer_id: null, email: null, amount_minor: 0 });
+      expect(Boolean(rows[third.transaction_id]!.is_free_trial)).toBe(false);
     });
 
     it('records the same transaction_id once, answering success both times', async () => {
@@ -400,8 +478,7 @@ describeEachEngine('server-side goals and payments', (engine) => {
 
     const badPayments: [string, Record<string, unknown>, RegExp][] = [
       ['no amount', { amount: undefined }, /body\.amount: is required/],
-      ['a zero amount', { amount: 0 }, /body\.amount: must be > 0/],
-      ['a negative amount', { amount: -5 }, /body\.amount: must be > 0/],
+      ['a negative amount', { amount: -5 }, /body\.amount: must be >= 0/],
       ['an amount as a string', { amount: '29.99' }, /body\.amount: must be number/],
       ['an amount above the maximum', { amount: 1_000_000_000_001 }, /body\.amount/],
       ['three decimals in USD', { amount: 29.999 }, /body\.amount: has more decimals than USD has \(at most 2 decimal places\)/],
@@ -424,7 +501,13 @@ describeEachEngine('server-side goals and payments', (engine) => {
       ['a timestamp in epoch seconds', { timestamp: 1_770_000_000 }, /body\.timestamp: must be between 2000-01-01/],
       ['a timestamp a day in the future', { timestamp: new Date(Date.now() + 86_400_000).toISOString() }, /body\.timestamp: must be between/],
       ['a fractional epoch timestamp', { timestamp: 1_770_000_000_000.5 }, /body\.timestamp/],
-      ['an unknown field', { customer_id: 'cus_1' }, /body\.customer_id: is not an allowed field/],
+      ['an unknown field', { coupon: 'SPRING' }, /body\.coupon: is not an allowed field/],
+      ['name and customer_name that differ', { name: 'Ada', customer_name: 'Grace' }, /body\.name: is another spelling of customer_name/],
+      ['email and customer_email that differ', { email: 'a@example.com', customer_email: 'b@example.com' }, /body\.customer_email: is another spelling of email/],
+      ['a bad customer_email', { customer_email: 'nope' }, /body\.customer_email: must be an e-mail address/],
+      ['is_free_trial that is not a boolean', { is_free_trial: 'yes' }, /body\.is_free_trial: must be boolean/],
+      ['an empty customer_id', { customer_id: '' }, /body\.customer_id/],
+      ['a customer_name of 256 characters', { customer_name: 'n'.repeat(256) }, /body\.customer_name/],
     ];
     for (const [label, overrides, pattern] of badPayments) {
       it(`answers 400 for ${label}, and records nothing`, async () => {

@@ -66,6 +66,8 @@ async function populate(t: TestApp, owner: TestAccount, websiteId: string, membe
     token: key.key,
     body: { amount: 9.5, currency: 'USD', transaction_id: `tx-${websiteId}`, datafast_visitor_id: 'visitor-1' },
   });
+  await ok('POST', '/api/v1/identify', { token: key.key, body: { datafast_visitor_id: 'visitor-1', user_id: 'user-1' } });
+  await ok('POST', `${site}/notes`, { token: owner.token, body: { text: 'Launch' } });
   return { key };
 }
 

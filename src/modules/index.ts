@@ -6,9 +6,12 @@ import { analyticsRoutes } from './analytics/analytics.routes.ts';
 import { apiKeysRoutes } from './api-keys/api-keys.routes.ts';
 import { ingestRoutes } from './events/ingest.routes.ts';
 import { serverEventsRoutes } from './events/server-events.routes.ts';
+import { statsRoutes } from './stats/stats.routes.ts';
 import { funnelsRoutes } from './funnels/funnels.routes.ts';
 import { goalsRoutes } from './goals/goals.routes.ts';
+import { identifyRoutes } from './identify/identify.routes.ts';
 import { integrationsRoutes } from './integrations/integrations.routes.ts';
+import { notesRoutes } from './notes/notes.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
 import { teamRoutes } from './team/team.routes.ts';
 import { websitesRoutes } from './websites/websites.routes.ts';
@@ -25,7 +28,8 @@ export const adminModules: FastifyPluginAsync[] = [
   teamRoutes,
   invitationsRoutes,
   integrationsRoutes,
+  notesRoutes,
 ];
 
 /** The website API where the admin interface touches it (contract section 5); full paths. */
-export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, analyticsRoutes];
+export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, analyticsRoutes, statsRoutes];

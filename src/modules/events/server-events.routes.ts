@@ -1,12 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Envelope, ok, withErrors } from '../../http/schemas.ts';
+import { EmptyBody, Envelope, ok, withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
+import { DeleteGoalsQuery, DeletePaymentsQuery, Deleted } from './server-deletes.schemas.ts';
+import * as deletes from './server-deletes.service.ts';
 import { GoalRecorded, PaymentBody, PaymentRecorded, ServerGoalBody, WebsiteIdQuery } from './server-events.schemas.ts';
 import * as service from './server-events.service.ts';
 
 const tags = ['Website API'];
 
-/** Server-side goals and payments: a df_ key (its own website) or an account token with ?websiteId=. */
+/**
+ * Server-side goals and payments, and deleting them: a df_ key (its own website) or an account
+ * token with ?websiteId=.
+ */
 export const serverEventsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db.kysely;
 
@@ -32,5 +37,35 @@ export const serverEventsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: withErrors({ 200: PaymentRecorded }),
     },
     handler: async (request) => service.recordPayment(db, websiteOf(request).websiteId, request.body),
+  });
+
+  app.delete('/api/v1/goals', {
+    config: { access: { scope: 'website', permission: 'goals:write', action: 'manage', apiKey: true, websiteIdIn: 'query' } },
+    schema: {
+      tags,
+      summary: 'Delete the server-recorded goal completions that match the filters (at least one); browser goals are kept',
+      description:
+        "Filters: datafast_visitor_id, name (or goalName), startAt and endAt (or start and end; YYYY-MM-DD days in the website's " +
+        'time zone, both included, or ISO-8601 instants). Tracked goals and the time series count what is left.',
+      querystring: DeleteGoalsQuery,
+      body: EmptyBody,
+      response: withErrors({ 200: Envelope(Deleted) }),
+    },
+    handler: async (request) => ok([await deletes.deleteServerGoals(db, websiteOf(request).websiteId, request.query)]),
+  });
+
+  app.delete('/api/v1/payments', {
+    config: { access: { scope: 'website', permission: 'payments:write', action: 'manage', apiKey: true, websiteIdIn: 'query' } },
+    schema: {
+      tags,
+      summary: 'Delete the payments that match the filters (at least one)',
+      description:
+        "Filters: transaction_id, datafast_visitor_id, startAt and endAt (or start and end; YYYY-MM-DD days in the website's " +
+        'time zone, both included, or ISO-8601 instants, compared with the payment time).',
+      querystring: DeletePaymentsQuery,
+      body: EmptyBody,
+      response: withErrors({ 200: Envelope(Deleted) }),
+    },
+    handler: async (request) => ok([await deletes.deletePayments(db, websiteOf(request).websiteId, request.query)]),
   });
 };

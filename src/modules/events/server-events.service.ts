@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { badRequest, invalidField, notFound } from '../../errors.ts';
+import { GoalName } from '../../http/schemas.ts';
 import { toMinorUnits } from '../../lib/money.ts';
 import { normaliseCurrency, normaliseEmail } from '../../lib/formats.ts';
 import { newId } from '../../lib/ids.ts';
@@ -27,12 +28,28 @@ function visitorIdOf(input: ServerGoalInput): string {
   return visitorId;
 }
 
+/** Numbers and booleans become strings, as the hosted service stores them. */
 function metadataOf(input: ServerGoalInput): Record<string, string> | null {
   if (!input.metadata) return null;
-  for (const key of Object.keys(input.metadata)) {
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(input.metadata)) {
     if (!METADATA_KEY.test(key)) throw invalidField('body.metadata', 'keys must be 1-64 characters of a-z, 0-9, _ and -');
+    metadata[key] = String(value);
   }
-  return Object.keys(input.metadata).length === 0 ? null : { ...input.metadata };
+  return Object.keys(metadata).length === 0 ? null : metadata;
+}
+
+const GOAL_NAME = new RegExp((GoalName as unknown as { pattern: string }).pattern);
+const GOAL_NAME_RULE = 'after normalising (trimmed, lower case, white space to _) must be 1-64 characters of a-z, 0-9, _, : and -, and not "identify"';
+
+/**
+ * A goal name as the hosted service normalises it (trimmed, lower-cased, each run of white space
+ * turned into one _), then held to the name rules; `field` is named when it breaks them.
+ */
+export function normaliseGoalName(raw: string, field: string): string {
+  const name = raw.trim().toLowerCase().replace(/\s+/g, '_');
+  if (!GOAL_NAME.test(name)) throw invalidField(field, GOAL_NAME_RULE);
+  return name;
 }
 
 /**
@@ -47,13 +64,14 @@ export async function recordServerGoal(
   input: ServerGoalInput,
 ): Promise<{ message: string; eventId: string }> {
   const visitorId = visitorIdOf(input);
+  const name = normaliseGoalName(input.name, 'body.name');
   const metadata = metadataOf(input);
   const pageview = await repo.findLatestPageview(db, websiteId, visitorId);
   if (!pageview) throw notFound('Visitor not found: this visitor has no pageview on this website');
   const event: NewEvent = {
     websiteId,
     type: 'custom',
-    name: input.name,
+    name,
     visitorId,
     sessionId: null,
     hostname: pageview.hostname,
@@ -66,9 +84,10 @@ export async function recordServerGoal(
     metadata,
     source: 'api',
     occurredAt: new Date().toISOString(),
+    details: { description: input.description ?? null },
   };
   const [recorded] = await events.write([event]);
-  return { message: `Goal "${input.name}" recorded`, eventId: recorded!.id };
+  return { message: `Goal "${name}" recorded`, eventId: recorded!.id };
 }
 
 const EARLIEST_PAYMENT = Date.UTC(2000, 0, 1);
@@ -84,12 +103,23 @@ function occurredAtOf(timestamp: PaymentInput['timestamp'], now: number): string
 
 function amountOf(amount: number, currency: string): number {
   const result = toMinorUnits(amount, currency);
-  if (result.ok) return result.minor;
+  if (result.ok) return result.minor || 0; // -0 (JSON "-0") stored as 0
   if (result.reason === 'precision') {
     const allowed = result.digits === 0 ? 'no decimals' : `at most ${result.digits} decimal place${result.digits === 1 ? '' : 's'}`;
     throw invalidField('body.amount', `has more decimals than ${currency} has (${allowed})`);
   }
   throw invalidField('body.amount', 'is too large');
+}
+
+/**
+ * A field the hosted service accepts under two names: either may be sent, or both when they say
+ * the same (null counts as not sent).
+ */
+function eitherSpelling(value: string | null | undefined, field: string, alias: string | null | undefined, aliasField: string): string | null {
+  if (value != null && alias != null && value !== alias) {
+    throw invalidField(aliasField, `is another spelling of ${field.slice('body.'.length)}; send one of them, or both with the same value`);
+  }
+  return value ?? alias ?? null;
 }
 
 /**
@@ -102,11 +132,14 @@ export async function recordPayment(db: Kysely<Database>, websiteId: string, inp
   const currency = normaliseCurrency(input.currency);
   if (currency === null) throw invalidField('body.currency', 'must be an ISO-4217 currency code such as USD');
   const amountMinor = amountOf(input.amount, currency);
+  const emailField = input.email == null && input.customer_email != null ? 'body.customer_email' : 'body.email';
+  const rawEmail = eitherSpelling(input.email, 'body.email', input.customer_email, 'body.customer_email');
   let email: string | null = null;
-  if (input.email !== undefined && input.email !== null) {
-    email = normaliseEmail(input.email);
-    if (email === null) throw invalidField('body.email', 'must be an e-mail address');
+  if (rawEmail !== null) {
+    email = normaliseEmail(rawEmail);
+    if (email === null) throw invalidField(emailField, 'must be an e-mail address');
   }
+  const customerName = eitherSpelling(input.customer_name, 'body.customer_name', input.name, 'body.name');
   const now = Date.now();
   const row = {
     id: newId(now),
@@ -116,6 +149,9 @@ export async function recordPayment(db: Kysely<Database>, websiteId: string, inp
     currency,
     visitor_id: input.datafast_visitor_id ?? null,
     email,
+    customer_id: input.customer_id ?? null,
+    customer_name: customerName,
+    is_free_trial: input.is_free_trial ?? false,
     renewal: input.renewal ?? false,
     refunded: input.refunded ?? false,
     occurred_at: occurredAtOf(input.timestamp, now),

@@ -1,8 +1,11 @@
 import { KPI_COLOR_SCHEMES } from '../websites/websites.schemas.ts';
 
 // The colors a goal may be given: three shades (light, base, dark) of every family of the
-// website's kpiColorScheme list. The tracked-goals list reuses it; typing it by family makes a
-// family added to the scheme list fail to compile here until it has its shades.
+// website's kpiColorScheme list, plus the hosted service's documented goal colors that are not
+// among them (website-api.md section 4: #8dcdff, #84cc16, #f97316, #eab308, #ec4899, #ef4444,
+// #a855f7, #14b8a6; the last six are base shades already). The tracked-goals list reuses it;
+// typing it by family makes a family added to the scheme list fail to compile here until it has
+// its shades.
 
 export type ColorFamily = (typeof KPI_COLOR_SCHEMES)[number];
 
@@ -26,6 +29,12 @@ const SHADES: Record<ColorFamily, readonly [light: string, base: string, dark: s
   indigo: ['#a5b4fc', '#6366f1', '#4338ca'],
 };
 
+/** Colors of the hosted service's palette beyond the shades, placed after their family's shades. */
+const HOSTED_EXTRAS: Partial<Record<ColorFamily, readonly { color: string; label: string }[]>> = {
+  green: [{ color: '#84cc16', label: 'Lime' }],
+  blue: [{ color: '#8dcdff', label: 'Sky' }],
+};
+
 const capitalised = (family: string) => family[0]!.toUpperCase() + family.slice(1);
 
 export const GOAL_PALETTE: readonly PaletteColor[] = Object.freeze(
@@ -36,6 +45,7 @@ export const GOAL_PALETTE: readonly PaletteColor[] = Object.freeze(
       { color: light, family, label: `${name} (light)` },
       { color: base, family, label: name },
       { color: dark, family, label: `${name} (dark)` },
+      ...(HOSTED_EXTRAS[family] ?? []).map((extra) => ({ ...extra, family })),
     ];
   }),
 );

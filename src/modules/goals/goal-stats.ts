@@ -99,3 +99,57 @@ export async function updateGoalStats(trx: Kysely<Database>, events: RecordedEve
     );
   }
 }
+
+/**
+ * After completions of `goalNames` by `visitorIds` were deleted: the pairs of goal_visitors that
+ * no longer have a completion go, and each goal's statistics are counted again from its events
+ * (events_website_goal_idx); a goal without completions left loses its row, and so leaves the
+ * tracked-goals list.
+ */
+export async function recountGoalStats(trx: Kysely<Database>, websiteId: string, goalNames: string[], visitorIds: string[]): Promise<void> {
+  const visitorChunks = chunks([...new Set(visitorIds)].sort(), CHUNK);
+  for (const names of chunks([...new Set(goalNames)].sort(), CHUNK)) {
+    const goalEvents = () =>
+      trx.selectFrom('events').where('website_id', '=', websiteId).where('type', '=', 'custom').where('name', 'in', names);
+    for (const visitors of visitorChunks) {
+      const remaining = await goalEvents().select(['name', 'visitor_id']).distinct().where('visitor_id', 'in', visitors).execute();
+      const kept = new Set(remaining.map((row) => `${row.name}\u0000${row.visitor_id}`));
+      const pairs = await trx
+        .selectFrom('goal_visitors')
+        .select(['goal_name', 'visitor_id'])
+        .where('website_id', '=', websiteId)
+        .where('goal_name', 'in', names)
+        .where('visitor_id', 'in', visitors)
+        .execute();
+      for (const name of names) {
+        const lost = pairs.filter((p) => p.goal_name === name && !kept.has(`${name}\u0000${p.visitor_id}`)).map((p) => p.visitor_id);
+        if (lost.length === 0) continue;
+        await trx.deleteFrom('goal_visitors').where('website_id', '=', websiteId).where('goal_name', '=', name).where('visitor_id', 'in', lost).execute();
+      }
+    }
+
+    const counted = await goalEvents()
+      .select((eb) => [
+        'name',
+        eb.fn.countAll().as('completions'),
+        eb.fn.count('visitor_id').distinct().as('visitors'),
+        eb.fn.max('occurred_at').as('last_completed_at'),
+      ])
+      .groupBy('name')
+      .execute();
+    await trx.deleteFrom('goal_stats').where('website_id', '=', websiteId).where('goal_name', 'in', names).execute();
+    if (counted.length === 0) continue;
+    await trx
+      .insertInto('goal_stats')
+      .values(
+        counted.map((row) => ({
+          website_id: websiteId,
+          goal_name: row.name as string,
+          completions: Number(row.completions),
+          visitors: Number(row.visitors),
+          last_completed_at: new Date(row.last_completed_at).toISOString(),
+        })),
+      )
+      .execute();
+  }
+}

@@ -26,6 +26,7 @@ export const UpdateGoalCustomizationBody = Type.Object(
   {
     goalName: GoalName,
     displayName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX }))),
+    name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX, description: 'another spelling of displayName (send one of them)' }))),
     color: Type.Optional(Nullable(Type.String({ description: 'one of the `color` values of the palette (GET lists it as `colors`)' }))),
     description: Type.Optional(Nullable(Type.String({ maxLength: DESCRIPTION_MAX }))),
   },

@@ -29,7 +29,11 @@ const PALETTE_RULE = `must be a palette color, one of: ${GOAL_PALETTE.map((entry
 
 function customizationChanges(input: UpdateGoalCustomizationInput): repo.CustomizationChanges {
   const changes: repo.CustomizationChanges = {};
-  if (input.displayName !== undefined) changes.display_name = input.displayName;
+  if (input.displayName !== undefined && input.name !== undefined) {
+    throw invalidField('body.name', 'is another spelling of displayName; send only one of them');
+  }
+  const displayName = input.displayName !== undefined ? input.displayName : input.name;
+  if (displayName !== undefined) changes.display_name = displayName;
   if (input.description !== undefined) changes.description = input.description;
   if (input.color !== undefined) {
     const color = input.color === null ? null : paletteColor(input.color);

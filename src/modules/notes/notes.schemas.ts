@@ -1,0 +1,76 @@
+import { type Static, Type } from 'typebox';
+import { Id, Nullable, Timestamp } from '../../http/schemas.ts';
+
+// Notes: annotations on a website's charts (website-api.md section 4).
+
+export const NOTE_TEXT_MAX = 500;
+export const LIST_LIMIT_DEFAULT = 100;
+export const LIST_LIMIT_MAX = 1000;
+
+const NoteText = Type.String({ minLength: 1, maxLength: NOTE_TEXT_MAX, description: `1-${NOTE_TEXT_MAX} characters, not only white space` });
+const NoteTimestamp = Type.String({
+  format: 'date-time',
+  description: 'the moment the note is about: an ISO-8601 instant with a zone (answered in UTC)',
+  examples: ['2026-03-10T09:00:00.000Z'],
+});
+
+export const Note = Type.Object({
+  id: Id,
+  _id: Id,
+  websiteId: Id,
+  text: Type.String(),
+  timestamp: Timestamp,
+  author: Nullable(Type.Object({ id: Id, name: Type.String() }, { description: 'the account that wrote it; null once that account is gone' })),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type NoteView = Static<typeof Note>;
+
+export const NoteParams = Type.Object({ websiteId: Id, noteId: Id }, { additionalProperties: false });
+
+export const CreateNoteBody = Type.Object(
+  {
+    text: NoteText,
+    timestamp: Type.Optional(NoteTimestamp),
+    idempotencyKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        pattern: '^[\\x20-\\x7e]+$',
+        description: 'printable ASCII; sending the same key with the same note again answers that note instead of a second one',
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ text: 'Launched the new pricing page', timestamp: '2026-03-10T09:00:00.000Z' }] },
+);
+export type CreateNoteInput = Static<typeof CreateNoteBody>;
+
+export const UpdateNoteBody = Type.Object(
+  { text: Type.Optional(NoteText), timestamp: Type.Optional(NoteTimestamp) },
+  { additionalProperties: false, minProperties: 1, examples: [{ text: 'Launched the new pricing page (all regions)' }] },
+);
+export type UpdateNoteInput = Static<typeof UpdateNoteBody>;
+
+const rangeBound = "a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone";
+
+export const ListNotesQuery = Type.Object(
+  {
+    startAt: Type.Optional(Type.String({ maxLength: 40, description: `notes from: ${rangeBound}; with endAt`, examples: ['2026-03-01'] })),
+    endAt: Type.Optional(Type.String({ maxLength: 40, description: `notes to, included: ${rangeBound}; with startAt`, examples: ['2026-03-31'] })),
+    q: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$', description: 'only notes whose text contains this, ignoring case' }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT, description: `notes per page, at most ${LIST_LIMIT_MAX}` }),
+    ),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'notes to skip' })),
+  },
+  { additionalProperties: false },
+);
+export type ListNotesQueryInput = Static<typeof ListNotesQuery>;
+
+export const Pagination = Type.Object({
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  total: Type.Integer({ description: 'notes matching the filters, before limit and offset' }),
+});
