@@ -431,6 +431,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/websites/{websiteId}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the website's notes, newest timestamp first
+         * @description startAt and endAt (both or neither; YYYY-MM-DD days in the website time zone, both included, or ISO-8601 instants) filter on the note timestamp; q keeps notes whose text contains it, ignoring case.
+         */
+        get: operations["listNotes"];
+        put?: never;
+        /** Add a note to the website (timestamp defaults to now; an idempotencyKey makes a retry answer the same note) */
+        post: operations["createNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/notes/{noteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a note (only the fields sent change) */
+        put: operations["updateNote"];
+        post?: never;
+        /** Delete a note */
+        delete: operations["deleteNote"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -462,7 +501,11 @@ export interface paths {
         put?: never;
         /** Record a goal completed by a visitor who has a pageview on the website */
         post: operations["recordGoal"];
-        delete?: never;
+        /**
+         * Delete the server-recorded goal completions that match the filters (at least one); browser goals are kept
+         * @description Filters: datafast_visitor_id, name (or goalName), startAt and endAt (or start and end; YYYY-MM-DD days in the website's time zone, both included, or ISO-8601 instants). Tracked goals and the time series count what is left.
+         */
+        delete: operations["deleteServerGoals"];
         options?: never;
         head?: never;
         patch?: never;
@@ -479,6 +522,27 @@ export interface paths {
         put?: never;
         /** Record a payment once per transaction_id (answers {message, transaction_id}, without the envelope) */
         post: operations["recordPayment"];
+        /**
+         * Delete the payments that match the filters (at least one)
+         * @description Filters: transaction_id, datafast_visitor_id, startAt and endAt (or start and end; YYYY-MM-DD days in the website's time zone, both included, or ISO-8601 instants, compared with the payment time).
+         */
+        delete: operations["deletePayments"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/identify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Attach a user profile to a visitor seen on the website (the latest identify replaces the visitor's profile) */
+        post: operations["recordIdentity"];
         delete?: never;
         options?: never;
         head?: never;
@@ -494,6 +558,380 @@ export interface paths {
         };
         /** Visitors, sessions, pageviews, revenue, payments and conversion rate per hour, day, week or month, in the website's time zone */
         get: operations["getTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, sessions, pageviews, bounce rate, session duration, revenue and conversion rate over a range */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by pages, most visitors first */
+        get: operations["listPagesBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/entry-pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by entry pages, most visitors first */
+        get: operations["listEntryPagesBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/exit-pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by exit pages, most visitors first */
+        get: operations["listExitPagesBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/referrers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by referrers, most visitors first */
+        get: operations["listReferrersBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by campaigns, most visitors first */
+        get: operations["listCampaignsBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/countries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by countries, most visitors first */
+        get: operations["listCountriesBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/regions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by regions, most visitors first */
+        get: operations["listRegionsBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/cities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by cities, most visitors first */
+        get: operations["listCitiesBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by devices, most visitors first */
+        get: operations["listDevicesBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/browsers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by browsers, most visitors first */
+        get: operations["listBrowsersBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/operating-systems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by operating systems, most visitors first */
+        get: operations["listOperatingSystemsBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/hostnames": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by hostnames, most visitors first */
+        get: operations["listHostnamesBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/goals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by goals, most visitors first */
+        get: operations["listGoalsBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/exit-clicks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors, pageviews and revenue by exit clicks, most visitors first */
+        get: operations["listExitClicksBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/goals/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Completions and visitors per value of a custom goal's properties */
+        get: operations["listGoalProperties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors with an event in the last 5 minutes */
+        get: operations["getRealtime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/realtime/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is on the website (last 10 minutes): visitors with place and device, recent events and payments */
+        get: operations["getRealtimeMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The website's domain, name, time zone, currency and KPI */
+        get: operations["getWebsiteMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/funnels/{funnelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visitors and conversion at each step of an active funnel (last 30 days by default) */
+        get: operations["getFunnelReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/visitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The website's visitors, newest activity first */
+        get: operations["listVisitors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/visitors/{visitorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One visitor: place, device, activity, goals and profile (404 for a visitor this website has not seen) */
+        get: operations["getVisitor"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4053,6 +4491,7 @@ export interface operations {
                      */
                     goalName: string;
                     displayName?: string | null;
+                    name?: string | null;
                     color?: string | null;
                     description?: string | null;
                 };
@@ -9666,6 +10105,933 @@ export interface operations {
             };
         };
     };
+    listNotes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description notes from: a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone; with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description notes to, included: a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description only notes whose text contains this, ignoring case */
+                q?: string;
+                /** @description notes per page, at most 1000 */
+                limit?: number;
+                /** @description notes to skip */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's notes, newest timestamp first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            text: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            timestamp: string;
+                            author: {
+                                /**
+                                 * @description 24 lowercase hex characters
+                                 * @example 65f1c0ffee0ddba11ad0be75
+                                 */
+                                id: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description notes matching the filters, before limit and offset */
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Launched the new pricing page",
+                 *       "timestamp": "2026-03-10T09:00:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-500 characters, not only white space */
+                    text: string;
+                    /**
+                     * Format: date-time
+                     * @description the moment the note is about: an ISO-8601 instant with a zone (answered in UTC)
+                     * @example 2026-03-10T09:00:00.000Z
+                     */
+                    timestamp?: string;
+                    /** @description printable ASCII; sending the same key with the same note again answers that note instead of a second one */
+                    idempotencyKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new note, or the note an earlier request with the same idempotencyKey created */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            text: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            timestamp: string;
+                            author: {
+                                /**
+                                 * @description 24 lowercase hex characters
+                                 * @example 65f1c0ffee0ddba11ad0be75
+                                 */
+                                id: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with what exists (a duplicate name or domain, say) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                noteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Launched the new pricing page (all regions)"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-500 characters, not only white space */
+                    text?: string;
+                    /**
+                     * Format: date-time
+                     * @description the moment the note is about: an ISO-8601 instant with a zone (answered in UTC)
+                     * @example 2026-03-10T09:00:00.000Z
+                     */
+                    timestamp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The note after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            text: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            timestamp: string;
+                            author: {
+                                /**
+                                 * @description 24 lowercase hex characters
+                                 * @example 65f1c0ffee0ddba11ad0be75
+                                 */
+                                id: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                noteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The note is deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     recordEvent: {
         parameters: {
             query?: never;
@@ -9850,7 +11216,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description 24 lowercase hex characters
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
                  * @example 65f1c0ffee0ddba11ad0be75
                  */
                 websiteId?: string;
@@ -9876,12 +11242,13 @@ export interface operations {
                     /** @description the datafast_visitor_id cookie of the visitor */
                     visitorId?: string;
                     /**
-                     * @description lower case letters, digits, _ : -; 1-64 characters; not "identify"
+                     * @description the goal name, normalised first (trimmed, lower-cased, white space to _), then: lower case letters, digits, _ : -; 1-64 characters; not "identify"
                      * @example signup
                      */
                     name: string;
+                    description?: string | null;
                     metadata?: {
-                        [key: string]: string;
+                        [key: string]: string | number | boolean;
                     } | null;
                 };
             };
@@ -10056,11 +11423,222 @@ export interface operations {
             };
         };
     };
+    deleteServerGoals: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description only the goals of this visitor
+                 * @example visitor-3f9a2c
+                 */
+                datafast_visitor_id?: string;
+                /**
+                 * @description only the goals of this name (normalised as POST /api/v1/goals normalises it)
+                 * @example signup
+                 */
+                name?: string;
+                /** @description another spelling of name */
+                goalName?: string;
+                /**
+                 * @description from: a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone; with endAt (both or neither)
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description to, included: a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description another spelling of startAt */
+                start?: string;
+                /** @description another spelling of endAt */
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The matching server-recorded goal completions are deleted (`deleted` counts them) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            /** @description how many rows were deleted */
+                            deleted: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     recordPayment: {
         parameters: {
             query?: {
                 /**
-                 * @description 24 lowercase hex characters
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
                  * @example 65f1c0ffee0ddba11ad0be75
                  */
                 websiteId?: string;
@@ -10081,7 +11659,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description in major units, e.g. 29.99; no more decimals than the currency has */
+                    /** @description in major units, e.g. 29.99 (0 is accepted); no more decimals than the currency has */
                     amount: number;
                     /** @description ISO-4217 code, e.g. USD */
                     currency: string;
@@ -10089,6 +11667,12 @@ export interface operations {
                     transaction_id: string;
                     datafast_visitor_id?: string | null;
                     email?: string | null;
+                    customer_email?: string | null;
+                    customer_id?: string | null;
+                    customer_name?: string | null;
+                    name?: string | null;
+                    /** @description the payment starts a free trial */
+                    is_free_trial?: boolean;
                     renewal?: boolean;
                     /** @description true on a transaction already recorded marks it refunded */
                     refunded?: boolean;
@@ -10259,16 +11843,425 @@ export interface operations {
             };
         };
     };
-    getTimeseries: {
+    deletePayments: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description 24 lowercase hex characters
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
                  * @example 65f1c0ffee0ddba11ad0be75
                  */
                 websiteId?: string;
                 /**
-                 * @description comma-separated, any of: visitors, sessions, pageviews, revenue, payments, conversion_rate
+                 * @description only the payment of this transaction id
+                 * @example txn_1001
+                 */
+                transaction_id?: string;
+                /** @description only the payments of this visitor */
+                datafast_visitor_id?: string;
+                /**
+                 * @description from: a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone; with endAt (both or neither)
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description to, included: a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description another spelling of startAt */
+                start?: string;
+                /** @description another spelling of endAt */
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The matching payments are deleted (`deleted` counts them) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            /** @description how many rows were deleted */
+                            deleted: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    recordIdentity: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Any other field is kept as profile metadata: at most 20, names of a-z, 0-9, _ and - (up to 64 characters), string values up to 255 characters. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "datafast_visitor_id": "visitor-3f9a2c",
+                 *       "user_id": "user_1001",
+                 *       "name": "Ada Lovelace",
+                 *       "plan": "pro"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the datafast_visitor_id cookie of the visitor */
+                    datafast_visitor_id: string;
+                    /** @description the visitor's id in the website's own user base */
+                    user_id: string;
+                    name?: string | null;
+                    image?: string | null;
+                } & {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The visitor's profile is stored (data is an object: {message, profileId}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            /** @description the profile's id: the same for every identify of this visitor on this website */
+                            profileId: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getTimeseries: {
+        parameters: {
+            query: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description comma-separated, any of: visitors, sessions, pageviews, revenue, payments, conversion_rate (and name, always present)
                  * @example visitors,pageviews,revenue
                  */
                 fields: string;
@@ -10292,6 +12285,86 @@ export interface operations {
                  * @example Europe/Paris
                  */
                 timezone?: string;
+                /** @description buckets per page in time order, default all (at most 1000 are taken) */
+                limit?: number;
+                /** @description buckets to skip */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
             };
             header?: never;
             path?: never;
@@ -10337,7 +12410,5932 @@ export interface operations {
                             payments?: number;
                             /** @description percent of visitors with a goal, 2 decimals (12.5 = 12.5 %) */
                             conversion_rate?: number;
+                            /** @description with revenue: the bucket's payments by kind, in major units */
+                            revenueBreakdown?: {
+                                new: number;
+                                renewal: number;
+                                /** @description refunded amounts, as a positive number */
+                                refund: number;
+                            };
                         }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description buckets in the range */
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getOverview: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                fields?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The totals over the range (data holds one object) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            visitors?: number;
+                            sessions?: number;
+                            pageviews?: number;
+                            /** @description percent of sessions with one pageview and no goal */
+                            bounce_rate?: number;
+                            /** @description milliseconds */
+                            avg_session_duration?: number;
+                            currency?: string;
+                            /** @description major units of the website's currency */
+                            revenue?: number;
+                            payments?: number;
+                            revenue_per_visitor?: number;
+                            /** @description percent of visitors with a goal */
+                            conversion_rate?: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listPagesBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per pages value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            hostname: string | null;
+                            path: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listEntryPagesBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per entry pages value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            hostname: string | null;
+                            path: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listExitPagesBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per exit pages value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            hostname: string | null;
+                            path: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listReferrersBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per referrers value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            referrer: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listCampaignsBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per campaigns value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            campaign: {
+                                utm_source: string | null;
+                                utm_medium: string | null;
+                                utm_campaign: string | null;
+                                utm_term: string | null;
+                                utm_content: string | null;
+                                ref: string | null;
+                                source: string | null;
+                                via: string | null;
+                            } | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listCountriesBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per countries value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            country: string | null;
+                            countryCode: string | null;
+                            image: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listRegionsBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per regions value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            region: string | null;
+                            countryCode: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listCitiesBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per cities value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            city: string | null;
+                            countryCode: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listDevicesBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per devices value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            device: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listBrowsersBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per browsers value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            browser: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listOperatingSystemsBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per operating systems value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            operating_system: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listHostnamesBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per hostnames value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            hostname: string | null;
+                            visitors: number;
+                            pageviews: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listGoalsBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per goals value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            goal: string | null;
+                            completions: number;
+                            visitors: number;
+                            revenue: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listExitClicksBreakdown: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per exit clicks value, most visitors first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            url: string | null;
+                            clicks: number;
+                            visitors: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listGoalProperties: {
+        parameters: {
+            query: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description the custom goal
+                 * @example signup
+                 */
+                eventName: string;
+                /** @description one property; all when left out */
+                propertyName?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per property value of the goal, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            property: string;
+                            value: string | null;
+                            completions: number;
+                            visitors: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRealtime: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Visitors with an event in the last 5 minutes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            visitors: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRealtimeMap: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The visitors of the last 10 minutes, recent events and payments (data is an object) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            count: number;
+                            visitors: {
+                                visitorId: string;
+                                location: {
+                                    city: string | null;
+                                    region: string | null;
+                                    countryCode: string | null;
+                                };
+                                system: {
+                                    browser: {
+                                        name: string | null;
+                                    };
+                                    os: {
+                                        name: string | null;
+                                    };
+                                    device: {
+                                        type: string | null;
+                                    };
+                                };
+                                currentUrl: string | null;
+                                referrer: string | null;
+                                visitCount: number;
+                                params: {
+                                    [key: string]: string;
+                                };
+                                isCustomer: boolean;
+                                customerName: string | null;
+                            }[];
+                            recentEvents: {
+                                id: string;
+                                _id: string;
+                                type: string;
+                                name: string | null;
+                                visitorId: string;
+                                timestamp: string;
+                                path: string | null;
+                                countryCode: string | null;
+                            }[];
+                            recentPayments: {
+                                id: string;
+                                _id: string;
+                                timestamp: string;
+                                amount: number;
+                                currency: string;
+                                customerName: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWebsiteMetadata: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                fields?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's domain, name, time zone, currency and KPI */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            domain?: string;
+                            name?: string;
+                            timezone?: string;
+                            currency?: string;
+                            kpi?: string | null;
+                            kpiColorScheme?: string | null;
+                            logo?: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFunnelReport: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                funnelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Visitors, conversion and drop-off at each step of the funnel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            funnelId: string;
+                            name: string;
+                            steps: {
+                                id: string;
+                                name: string;
+                                type: string;
+                                visitors: number;
+                                /** @description percent of the first step */
+                                conversionRate: number;
+                                /** @description percent of the previous step lost at this one */
+                                dropOff: number;
+                                revenue: number;
+                            }[];
+                            visitors: number;
+                            conversionRate: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listVisitors: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset); with endAt
+                 * @example 2026-03-01
+                 */
+                startAt?: string;
+                /**
+                 * @description a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time (read in the time zone without an offset), included; with startAt
+                 * @example 2026-03-31
+                 */
+                endAt?: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                limit?: number;
+                /** @description rows to skip, default 0 */
+                offset?: number;
+                /** @description only visitors who completed this goal */
+                completedGoal?: string;
+                /** @description only visitors who viewed this page (* wildcard) */
+                visitedPage?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Visitors, newest activity first, with `pagination` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            visitorId: string;
+                            identity: {
+                                country: string | null;
+                                countryCode: string | null;
+                                region: string | null;
+                                city: string | null;
+                                browser: {
+                                    name: string | null;
+                                    version: string | null;
+                                };
+                                os: {
+                                    name: string | null;
+                                    version: string | null;
+                                };
+                                device: {
+                                    type: string | null;
+                                };
+                                viewport: {
+                                    width: number | null;
+                                    height: number | null;
+                                };
+                                params: {
+                                    [key: string]: string;
+                                };
+                            };
+                            activity: {
+                                /** @description sessions */
+                                visitCount: number;
+                                pageViewCount: number;
+                                firstVisitAt: string;
+                                lastVisitAt: string;
+                                /** @description milliseconds */
+                                timeSinceFirstVisit: number;
+                                currentUrl: string | null;
+                            };
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getVisitor: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+            };
+            header?: never;
+            path: {
+                visitorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The visitor (data is an object) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            visitorId: string;
+                            identity: {
+                                country: string | null;
+                                countryCode: string | null;
+                                region: string | null;
+                                city: string | null;
+                                browser: {
+                                    name: string | null;
+                                    version: string | null;
+                                };
+                                os: {
+                                    name: string | null;
+                                    version: string | null;
+                                };
+                                device: {
+                                    type: string | null;
+                                };
+                                viewport: {
+                                    width: number | null;
+                                    height: number | null;
+                                };
+                                params: {
+                                    [key: string]: string;
+                                };
+                            };
+                            activity: {
+                                /** @description sessions */
+                                visitCount: number;
+                                pageViewCount: number;
+                                firstVisitAt: string;
+                                lastVisitAt: string;
+                                /** @description milliseconds */
+                                timeSinceFirstVisit: number;
+                                currentUrl: string | null;
+                                visitedPages: {
+                                    url: string;
+                                    timestamp: string;
+                                }[];
+                                completedCustomGoals: {
+                                    name: string;
+                                    timestamp: string;
+                                    isServer: boolean;
+                                }[];
+                            };
+                            profile: {
+                                userId: string;
+                                name: string | null;
+                                image: string | null;
+                                metadata: {
+                                    [key: string]: string;
+                                } | null;
+                                identifiedAt: string;
+                            } | null;
+                            prediction: null;
+                        };
                     };
                 };
             };

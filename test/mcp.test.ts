@@ -9,6 +9,7 @@ import { PERMISSIONS } from '../src/auth/permissions.ts';
 import type { Api } from '../src/mcp/api.ts';
 import { type ToolDefinition, buildCatalogue } from '../src/mcp/catalogue.ts';
 import { executeTool } from '../src/mcp/execute.ts';
+import { analyticsFixture } from './helpers/analytics-fixture.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { UNKNOWN_ID, createAccount, createApiKey, createToken, createWebsite } from './helpers/factories.ts';
@@ -22,7 +23,8 @@ import { REPO_ROOT } from './helpers/processes.ts';
 const OPENAPI = JSON.parse(readFileSync(join(REPO_ROOT, 'openapi.json'), 'utf8'));
 const ADMIN = '/api/v1/admin';
 const W = `${ADMIN}/websites/{websiteId}`;
-const TIMESERIES = 'GET /api/v1/analytics/timeseries';
+const ANALYTICS = '/api/v1/analytics';
+const TIMESERIES = `GET ${ANALYTICS}/timeseries`;
 
 /** The documented, stable tool names (README "Agents (MCP)"): a rename fails here. */
 const TOOL_NAMES: Record<string, string> = {
@@ -70,7 +72,33 @@ const TOOL_NAMES: Record<string, string> = {
   [`DELETE ${W}/integrations/provider-four`]: 'integration_disconnect_provider_four',
   [`DELETE ${W}/integrations/provider-five`]: 'integration_disconnect_provider_five',
   [`DELETE ${W}/integrations/provider-six`]: 'integration_disconnect_provider_six',
+  [`GET ${W}/notes`]: 'notes_list',
+  [`POST ${W}/notes`]: 'note_create',
+  [`PUT ${W}/notes/{noteId}`]: 'note_update',
+  [`DELETE ${W}/notes/{noteId}`]: 'note_delete',
   [TIMESERIES]: 'analytics_timeseries',
+  [`GET ${ANALYTICS}/overview`]: 'analytics_overview',
+  [`GET ${ANALYTICS}/pages`]: 'analytics_pages',
+  [`GET ${ANALYTICS}/entry-pages`]: 'analytics_entry_pages',
+  [`GET ${ANALYTICS}/exit-pages`]: 'analytics_exit_pages',
+  [`GET ${ANALYTICS}/referrers`]: 'analytics_referrers',
+  [`GET ${ANALYTICS}/campaigns`]: 'analytics_campaigns',
+  [`GET ${ANALYTICS}/countries`]: 'analytics_countries',
+  [`GET ${ANALYTICS}/regions`]: 'analytics_regions',
+  [`GET ${ANALYTICS}/cities`]: 'analytics_cities',
+  [`GET ${ANALYTICS}/devices`]: 'analytics_devices',
+  [`GET ${ANALYTICS}/browsers`]: 'analytics_browsers',
+  [`GET ${ANALYTICS}/operating-systems`]: 'analytics_operating_systems',
+  [`GET ${ANALYTICS}/hostnames`]: 'analytics_hostnames',
+  [`GET ${ANALYTICS}/goals`]: 'analytics_goals',
+  [`GET ${ANALYTICS}/exit-clicks`]: 'analytics_exit_clicks',
+  [`GET ${ANALYTICS}/goals/properties`]: 'analytics_goal_properties',
+  [`GET ${ANALYTICS}/realtime`]: 'analytics_realtime',
+  [`GET ${ANALYTICS}/realtime/map`]: 'analytics_realtime_map',
+  [`GET ${ANALYTICS}/metadata`]: 'analytics_metadata',
+  [`GET ${ANALYTICS}/funnels/{funnelId}`]: 'analytics_funnel',
+  ['GET /api/v1/visitors']: 'visitors_list',
+  ['GET /api/v1/visitors/{visitorId}']: 'visitor_get',
 };
 
 /** Tools that destroy something or issue a credential: they need confirm: true. */
@@ -84,6 +112,7 @@ const GATED = [
   'goal_customization_reset',
   'funnel_delete',
   'alert_delete',
+  'note_delete',
   'team_remove',
   'integration_disconnect_provider_one',
   'integration_disconnect_provider_two',
@@ -95,15 +124,15 @@ const GATED = [
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
-/** "METHOD /path" of every administration operation in openapi.json, and the time series. */
+/** "METHOD /path" of every administration operation in openapi.json, and every website API read. */
 function documentedOperations(): string[] {
   const operations = Object.entries<Record<string, unknown>>(OPENAPI.paths).flatMap(([path, item]) =>
     Object.keys(item)
       .filter((method) => METHODS.includes(method))
       .map((method) => `${method.toUpperCase()} ${path}`),
   );
-  const tools = operations.filter((key) => key.split(' ')[1]!.startsWith(`${ADMIN}/`));
-  return [...tools, TIMESERIES].sort();
+  const isRead = (key: string) => key.startsWith(`GET ${ANALYTICS}/`) || key === 'GET /api/v1/visitors' || key.startsWith('GET /api/v1/visitors/');
+  return operations.filter((key) => key.split(' ')[1]!.startsWith(`${ADMIN}/`) || isRead(key)).sort();
 }
 
 function operationOf(key: string): any {
@@ -114,7 +143,7 @@ function operationOf(key: string): any {
 describe('the MCP tool catalogue', () => {
   const catalogue = buildCatalogue();
 
-  it('has one tool for every administration operation of openapi.json and the time series, under its documented name', () => {
+  it('has one tool for every administration operation of openapi.json and every website API read, under its documented name', () => {
     expect(catalogue.unnamed).toEqual([]);
     const byOperation = Object.fromEntries(catalogue.tools.map((tool) => [`${tool.method} ${tool.path}`, tool.name]));
     const expected = Object.fromEntries(documentedOperations().map((key) => [key, TOOL_NAMES[key] ?? '(no documented name)']));
@@ -199,6 +228,7 @@ const SNAPSHOT_TABLES = [
   'invitations',
   'integrations',
   'integration_jobs',
+  'notes',
 ] as const;
 
 /** Every administration row (but the lastUsedAt stamps reads may write), for "nothing changed". */
@@ -253,6 +283,7 @@ describeEachEngine('MCP tools in process', (engine) => {
       goal_customization_reset: { args: { websiteId: website.id, goalName: 'signup' }, says: /goal "signup".*displayName "Sign up"/ },
       funnel_delete: { args: { websiteId: website.id, funnelId: fixtures.funnelId }, says: /Would delete funnel .*"Checkout", 2 steps/ },
       alert_delete: { args: { websiteId: website.id, alertId: fixtures.alertId }, says: /Would delete alert .*"Big sale", on goal "purchase", enabled/ },
+      note_delete: { args: { websiteId: website.id, noteId: fixtures.noteId }, says: /Would delete note .*"Launched pricing"/ },
       team_remove: { args: { websiteId: website.id, email: 'guest@example.com' }, says: /withdraw the pending invitation of guest@example.com \(member\)/ },
       integration_disconnect_provider_one: { args: { websiteId: website.id }, says: /Would disconnect provider-one .*connected since \d{4}-/ },
       integration_disconnect_provider_two: { args: { websiteId: website.id }, says: /provider-two is not connected .*change nothing/ },
@@ -341,7 +372,8 @@ async function createFixtures(t: TestApp, token: string, websiteId: string) {
   });
   await ok('POST', `${base}/team`, { email: 'guest@example.com', role: 'member' });
   await ok('POST', `${base}/integrations/provider-one`, { providerOneRestrictedKey: 'rk_test_abc' });
-  return { tokenId: spare.id as string, apiKeyId: apiKey.id as string, apiKey: apiKey.key as string, funnelId: funnel.id as string, alertId: alert.id as string };
+  const note = await ok('POST', `${base}/notes`, { text: 'Launched pricing' });
+  return { noteId: note.id as string, tokenId: spare.id as string, apiKeyId: apiKey.id as string, apiKey: apiKey.key as string, funnelId: funnel.id as string, alertId: alert.id as string };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -405,7 +437,7 @@ describeEachEngine('sightline mcp over stdio', (engine) => {
     return JSON.parse(result.text);
   };
 
-  it('lists one tool per administration operation and the time series, each with its input schema, and writes only protocol to stdout', { timeout: 60_000 }, async () => {
+  it('lists one tool per administration operation and website API read, each with its input schema, and writes only protocol to stdout', { timeout: 60_000 }, async () => {
     const owner = await createAccount(t);
     const session = await start({ SIGHTLINE_API_BASE: baseUrl, SIGHTLINE_TOKEN: owner.token });
     expect(session.client.getServerVersion()).toMatchObject({ name: 'sightline' });
@@ -459,6 +491,58 @@ describeEachEngine('sightline mcp over stdio', (engine) => {
       ['2026-01-02T00:00:00.000-05:00', 0, 0],
       ['2026-01-03T00:00:00.000-05:00', 0, 0],
     ]);
+    expect(session.protocolErrors).toEqual([]);
+  });
+
+  it("answers the website API reads: the overview over a range and filtered, a filtered breakdown, a visitor, and the server's word on a bad filter", { timeout: 60_000 }, async () => {
+    const f = await analyticsFixture(t);
+    const session = await start({ SIGHTLINE_API_BASE: baseUrl, SIGHTLINE_TOKEN: f.owner.token });
+    const march = { websiteId: f.website.id, startAt: '2026-03-01', endAt: '2026-03-31' };
+
+    expect(json(await call(session, 'analytics_overview', march))).toEqual({
+      status: 'success',
+      data: [
+        {
+          visitors: 3,
+          sessions: 4,
+          pageviews: 6,
+          bounce_rate: 50,
+          avg_session_duration: 255_000,
+          currency: 'USD',
+          revenue: 49,
+          payments: 1,
+          revenue_per_visitor: 16.33,
+          conversion_rate: 33.33,
+        },
+      ],
+    });
+    const us = json(await call(session, 'analytics_overview', { ...march, fields: 'visitors,pageviews', filter_country: 'is:US' }));
+    expect(us.data).toEqual([{ visitors: 2, pageviews: 5 }]);
+
+    // The trackingId names the website too; the filter and the paging reach the route.
+    const pages = json(await call(session, 'analytics_pages', { ...march, websiteId: f.website.trackingId, filter_referrer: 'Google', limit: 1 }));
+    expect(pages).toEqual({
+      status: 'success',
+      data: [{ hostname: f.website.domain, path: '/', visitors: 1, pageviews: 1, revenue: 49 }],
+      pagination: { limit: 1, offset: 0, total: 2 },
+    });
+
+    const visitor = json(await call(session, 'visitor_get', { websiteId: f.website.id, visitorId: 'v1' }));
+    expect(visitor.data).toMatchObject({
+      visitorId: 'v1',
+      identity: { countryCode: 'US', browser: { name: 'Chrome' }, device: { type: 'desktop' } },
+      activity: { visitCount: 1, pageViewCount: 2, completedCustomGoals: [{ name: 'signup' }] },
+      profile: null,
+    });
+    expect(await call(session, 'visitor_get', { websiteId: f.website.id, visitorId: 'nobody' })).toMatchObject({ isError: true, text: expect.stringMatching(/^Error 404: /) });
+
+    const badOperator = await call(session, 'analytics_countries', { ...march, filter_country: 'near:US' });
+    expect(badOperator.isError).toBe(true);
+    expect(badOperator.text).toMatch(/^Error 400: .*filter_country.*"near" is not an operator/s);
+    expect(await call(session, 'analytics_countries', { ...march, filter_colour: 'red' })).toMatchObject({
+      isError: true,
+      text: 'Invalid arguments for analytics_countries: filter_colour is not an allowed field',
+    });
     expect(session.protocolErrors).toEqual([]);
   });
 

@@ -36,13 +36,18 @@ describe('generated API description', { timeout: 60_000 }, () => {
     expectSame('sdk/openapi-types.ts', readFileSync(SDK_TYPES_PATH, 'utf8'), (await render()).types);
   });
 
-  it('every admin operation and the time series has a CLI command that calls it through the SDK', async () => {
+  it('every admin operation and every website API read (GET /analytics/..., /visitors) has a CLI command that calls it through the SDK', async () => {
     const document = JSON.parse((await render()).json) as { paths: Record<string, Record<string, unknown>> };
+    const isRead = (path: string) => path.startsWith('/api/v1/analytics/') || path === '/api/v1/visitors' || path.startsWith('/api/v1/visitors/');
     const operations = Object.entries(document.paths)
-      .filter(([path]) => path.startsWith('/api/v1/admin/') || path === '/api/v1/analytics/timeseries')
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
+      .filter((operation) => {
+        const [method, path] = operation.split(' ') as [string, string];
+        return path.startsWith('/api/v1/admin/') || (method === 'GET' && isRead(path));
+      })
       .sort();
     expect(operations.length).toBeGreaterThan(40);
+    expect(operations).toEqual(expect.arrayContaining(['GET /api/v1/analytics/overview', 'GET /api/v1/analytics/funnels/{funnelId}', 'GET /api/v1/visitors/{visitorId}']));
 
     const dir = join(REPO_ROOT, 'src/cli/client');
     const called = new Set<string>();

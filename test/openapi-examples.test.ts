@@ -94,7 +94,13 @@ describeEachEngine('OpenAPI examples', (engine) => {
       token: inviter.token,
       body: { email: owner.email },
     });
-    for (const setup of [token, funnel, alert, invitation]) expect(setup.status, setup.raw).toBe(200);
+    const note = await t.request('POST', `/api/v1/admin/websites/${website.id}/notes`, { token: owner.token, body: { text: 'An existing note' } });
+    // A visitor the website has seen, for getVisitor.
+    const seen = await t.request('POST', '/api/events', {
+      body: { websiteId: website.trackingId, href: 'https://www.example.com/', type: 'pageview', visitorId: 'visitor-seen', sessionId: 'session-seen' },
+      headers: { 'user-agent': BROWSER },
+    });
+    for (const setup of [token, funnel, alert, invitation, note, seen]) expect(setup.status, setup.raw).toBe(200);
     const ids: Record<string, string> = {
       websiteId: website.id,
       apiKeyId: apiKey.id,
@@ -102,6 +108,8 @@ describeEachEngine('OpenAPI examples', (engine) => {
       funnelId: funnel.body.data[0].id,
       alertId: alert.body.data[0].id,
       invitationId: invitation.body.data[0].invitationId,
+      noteId: note.body.data[0].id,
+      visitorId: 'visitor-seen',
     };
 
     const doc = (await t.request('GET', '/api/v1/openapi.json')).body;

@@ -45,6 +45,13 @@ const INVENTORY: Record<string, string[]> = {
   Team: ['GET /websites/{websiteId}/team', 'POST /websites/{websiteId}/team', 'DELETE /websites/{websiteId}/team'],
   // Not in admin-api.md: how an invited account accepts (contract.md section 4).
   Invitations: ['GET /invitations', 'POST /invitations/{invitationId}/accept'],
+  // website-api.md section 4.
+  Notes: [
+    'GET /websites/{websiteId}/notes',
+    'POST /websites/{websiteId}/notes',
+    'PUT /websites/{websiteId}/notes/{noteId}',
+    'DELETE /websites/{websiteId}/notes/{noteId}',
+  ],
   Integrations: [
     'GET /websites/{websiteId}/integrations',
     'POST /websites/{websiteId}/integrations/provider-one',

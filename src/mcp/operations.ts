@@ -32,6 +32,31 @@ const PROVIDERS = ['one', 'two', 'three', 'four', 'five', 'six'] as const;
 /** Providers this interface can connect (five and six are connected elsewhere and only disconnected here). */
 const CONNECTABLE = ['one', 'two', 'three', 'four'] as const;
 
+const R = '/api/v1/analytics';
+const BREAKDOWN_TOOLS = [
+  'pages',
+  'entry-pages',
+  'exit-pages',
+  'referrers',
+  'campaigns',
+  'countries',
+  'regions',
+  'cities',
+  'devices',
+  'browsers',
+  'operating-systems',
+  'hostnames',
+  'goals',
+  'exit-clicks',
+] as const;
+const FILTERED = 'Filters: filter_<dimension> = "op:value1,value2" (values OR-ed, filters AND-ed, op is or is_not, and contains or does_not_contain for page and entry_page), e.g. filter_country: "is:US,DE".';
+const PAGED = `${FILTERED} Answers pagination {limit, offset, total} beside data.`;
+
+function read(tool: string, note?: string): OperationEntry {
+  const website = 'websiteId takes the id or the trackingId; a website API key (df_) may leave it out.';
+  return { tool, permission: 'analytics:read', kind: 'read', note: note ? `${website} ${note}` : website };
+}
+
 export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`GET ${A}/account`]: { tool: 'account_get', permission: 'analytics:read', kind: 'read' },
   [`PUT ${A}/account`]: { tool: 'account_update', permission: 'analytics:read', kind: 'write' },
@@ -74,6 +99,11 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`GET ${A}/invitations`]: { tool: 'invitations_list', permission: 'websites:read', kind: 'read' },
   [`POST ${A}/invitations/{invitationId}/accept`]: { tool: 'invitation_accept', permission: 'websites:write', kind: 'write' },
 
+  [`GET ${W}/notes`]: { tool: 'notes_list', permission: 'notes:read', kind: 'read' },
+  [`POST ${W}/notes`]: { tool: 'note_create', permission: 'notes:write', kind: 'write' },
+  [`PUT ${W}/notes/{noteId}`]: { tool: 'note_update', permission: 'notes:write', kind: 'write' },
+  [`DELETE ${W}/notes/{noteId}`]: { tool: 'note_delete', permission: 'notes:write', kind: 'destroy' },
+
   [`GET ${W}/integrations`]: { tool: 'integrations_status', permission: 'settings:read', kind: 'read' },
   ...Object.fromEntries(
     CONNECTABLE.map((n) => [
@@ -95,9 +125,21 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
     kind: 'read',
     note: 'A website API key (df_) may leave websiteId out.',
   },
+
+  // The website API's reads: websiteId is the id or the trackingId, left out with a df_ key.
+  [`GET ${R}/overview`]: read('analytics_overview', FILTERED),
+  ...Object.fromEntries(BREAKDOWN_TOOLS.map((kind) => [`GET ${R}/${kind}`, read(`analytics_${kind.replace(/-/g, '_')}`, PAGED)])),
+  [`GET ${R}/goals/properties`]: read('analytics_goal_properties', PAGED),
+  [`GET ${R}/realtime`]: read('analytics_realtime'),
+  [`GET ${R}/realtime/map`]: read('analytics_realtime_map'),
+  [`GET ${R}/metadata`]: read('analytics_metadata'),
+  [`GET ${R}/funnels/{funnelId}`]: read('analytics_funnel', FILTERED),
+  [`GET /api/v1/visitors`]: read('visitors_list', PAGED),
+  [`GET /api/v1/visitors/{visitorId}`]: read('visitor_get', 'Answers 404 for a visitor this website has not seen.'),
 };
 
-/** Which operations of the document become tools: the administration API and the time series. */
+/** Which operations of the document become tools: the administration API and the website API's reads. */
 export function isToolOperation(method: string, path: string): boolean {
-  return path.startsWith(`${A}/`) || `${method.toUpperCase()} ${path}` === 'GET /api/v1/analytics/timeseries';
+  const websiteRead = path.startsWith(`${R}/`) || path === '/api/v1/visitors' || path.startsWith('/api/v1/visitors/');
+  return path.startsWith(`${A}/`) || (method.toUpperCase() === 'GET' && websiteRead);
 }

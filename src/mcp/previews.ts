@@ -98,6 +98,13 @@ const previews: Record<string, Preview> = {
     return `Would delete alert ${item.id} (${q(item.name)}, on goal ${q(goal)}, ${item.isEnabled ? 'enabled' : 'disabled'}) of ${websiteLabel(args)}. Its history is kept.`;
   },
 
+  async note_delete(args, api) {
+    const { item, problem } = await lookUp(api, `${WEBSITE}/notes`, { websiteId: args.websiteId }, (n) => n.id === args.noteId);
+    if (problem) return `Would delete note ${args.noteId} of ${websiteLabel(args)} (${problem}).`;
+    if (!item) return `Would delete note ${args.noteId}, but ${websiteLabel(args)} has no such note among its latest: the call may answer 404.`;
+    return `Would delete note ${item.id} (${q(String(item.text).slice(0, 80))}, at ${item.timestamp}) of ${websiteLabel(args)}.`;
+  },
+
   async team_remove(args, api) {
     const who = args.userId !== undefined ? `user ${args.userId}` : `${args.email}`;
     try {

@@ -12,7 +12,7 @@ import { executeTool } from './execute.ts';
 
 export const SERVER_INFO = { name: 'sightline', version: '0.1.0' };
 
-const INSTRUCTIONS = `Sightline's administration API as tools: websites, account tokens, website API keys, goals, funnels, alerts, team, invitations, integrations and the analytics time series.
+const INSTRUCTIONS = `Sightline's administration API and website analytics as tools: websites, account tokens, website API keys, goals, funnels, alerts, team, invitations, integrations; the overview, time series, breakdowns (analytics_pages, analytics_countries, ...), goal properties, funnel reports, realtime and visitors.
 Start with websites_list to learn the website ids that most tools take as websiteId. Each answer is the API's JSON ({"status":"success","data":[...]}); a refused call is an error whose text is the server's message.
 Tools that delete, revoke, disconnect or issue a secret do nothing without confirm: true and answer what they would do instead: show that to the user before confirming.`;
 

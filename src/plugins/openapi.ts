@@ -21,6 +21,7 @@ const TAGS = [
   { name: 'Alerts', description: 'E-mails to the website owner when a goal is completed, and their history.' },
   { name: 'Team', description: "Who else may see or manage a website: members and pending invitations." },
   { name: 'Invitations', description: "Invitations addressed to the caller's e-mail." },
+  { name: 'Notes', description: "Annotations on a website's charts (a launch, an outage), with who wrote them." },
   { name: 'Integrations', description: 'Payment providers connected to a website; credentials are never returned.' },
   { name: 'Analytics', description: 'Visitors, pageviews, revenue and conversion: over time, overall, broken down, live, and through funnels.' },
   { name: 'Visitors', description: 'Who visited: one visitor with their place, device, pages, goals and profile, or the list of them.' },

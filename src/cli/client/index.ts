@@ -6,12 +6,14 @@ import { registerFunnelCommands } from './funnels.ts';
 import { registerGoalCommands } from './goals.ts';
 import { registerIntegrationCommands } from './integrations.ts';
 import { registerInvitationCommands } from './invitations.ts';
+import { registerNoteCommands } from './notes.ts';
 import { registerSessionCommands } from './session.ts';
 import { registerTeamCommands } from './team.ts';
 import { registerTokenCommands } from './tokens.ts';
+import { registerVisitorCommands } from './visitors.ts';
 import { registerWebsiteCommands } from './websites.ts';
 
-/** The commands that talk to a running server over the API (every admin endpoint and the time series). */
+/** The commands that talk to a running server over the API (every admin endpoint and the website API's reads). */
 export function registerClientCommands(program: Command): void {
   registerSessionCommands(program);
   registerWebsiteCommands(program);
@@ -23,7 +25,9 @@ export function registerClientCommands(program: Command): void {
   registerTeamCommands(program);
   registerInvitationCommands(program);
   registerIntegrationCommands(program);
+  registerNoteCommands(program);
   registerAnalyticsCommands(program);
+  registerVisitorCommands(program);
   program.addHelpText(
     'after',
     `
