@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { type Fixture, MARCH, analyticsFixture } from './helpers/analytics-fixture.ts';
-import { type TestApp, useTestApp } from './helpers/app.ts';
+import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError } from './helpers/factories.ts';
 

@@ -178,6 +178,17 @@ describeEachEngine('website API reads', (engine) => {
     expect(unknown.status).toBe(404);
   });
 
+  it("shows an identified visitor's profile", async () => {
+    const identified = await t.request('POST', '/api/v1/identify', {
+      token: f.owner.token,
+      query: { websiteId: f.website.id },
+      body: { datafast_visitor_id: 'v2', user_id: 'user-42', name: 'Ada', plan: 'pro' },
+    });
+    expect(identified.status, identified.raw).toBe(200);
+    const body = await read(t, f, '/api/v1/visitors/v2');
+    expect(body.data.profile).toMatchObject({ userId: 'user-42', name: 'Ada', image: null, metadata: { plan: 'pro' } });
+  });
+
   it('lists visitors newest activity first, filtered and paged', async () => {
     const body = await read(t, f, '/api/v1/visitors');
     expect(body.data.map((v: { visitorId: string }) => v.visitorId)).toEqual(['v3', 'v2', 'v1']);
@@ -242,5 +253,34 @@ describeEachEngine('website API time series additions', (engine) => {
     });
     expect(response.status, response.raw).toBe(200);
     expect(response.headers['x-sightline-ignored-params']).toBe('period');
+  });
+});
+
+describeEachEngine('website API reads after a server goal is deleted', (engine) => {
+  const t = useTestApp(engine);
+
+  it('shows a server goal everywhere, then nowhere once it is deleted', async () => {
+    const f = await analyticsFixture(t);
+    const query = { websiteId: f.website.id };
+    const recorded = await t.request('POST', '/api/v1/goals', { token: f.owner.token, query, body: { datafast_visitor_id: 'v2', name: 'demo_booked' } });
+    expect(recorded.status, recorded.raw).toBe(200);
+    // Recorded now, so read all time.
+    const allTime = (path: string, extra: Record<string, string> = {}) => t.request('GET', path, { token: f.owner.token, query: { ...query, ...extra } });
+    const goals = async () => (await allTime('/api/v1/analytics/goals')).body.data.map((row: { goal: string }) => row.goal).sort();
+    const visitorGoals = async () => (await allTime('/api/v1/visitors/v2')).body.data.activity.completedCustomGoals;
+    const converted = async () => (await allTime('/api/v1/analytics/overview', { fields: 'conversion_rate' })).body.data[0].conversion_rate;
+
+    expect(await goals()).toEqual(['demo_booked', 'signup']);
+    expect(await visitorGoals()).toMatchObject([{ name: 'demo_booked', isServer: true }]);
+    expect(await converted()).toBe(66.67);
+
+    const deleted = await t.request('DELETE', '/api/v1/goals', { token: f.owner.token, query: { ...query, name: 'demo_booked' } });
+    expect(deleted.status, deleted.raw).toBe(200);
+    expect(deleted.body.data).toEqual([{ message: expect.any(String), deleted: 1 }]);
+    expect(await goals()).toEqual(['signup']);
+    expect(await visitorGoals()).toEqual([]);
+    expect(await converted()).toBe(33.33);
+    const tracked = await t.request('GET', `/api/v1/admin/websites/${f.website.id}/goals`, { token: f.owner.token });
+    expect(tracked.body.data.map((row: { goalName: string }) => row.goalName)).toEqual(['signup']);
   });
 });

@@ -12,20 +12,3 @@ export async function findWebsiteForStats(db: Kysely<Database>, websiteId: strin
 
 export type StatsWebsite = NonNullable<Awaited<ReturnType<typeof findWebsiteForStats>>>;
 
-/** What POST /identify said about a visitor, or null. */
-export async function findVisitorProfile(db: Kysely<Database>, websiteId: string, visitorId: string) {
-  const row = await db
-    .selectFrom('visitor_profiles')
-    .selectAll()
-    .where('website_id', '=', websiteId)
-    .where('visitor_id', '=', visitorId)
-    .executeTakeFirst();
-  if (!row) return null;
-  return {
-    userId: row.user_id,
-    name: row.name,
-    image: row.image,
-    metadata: row.metadata ? (JSON.parse(row.metadata) as Record<string, string>) : null,
-    identifiedAt: new Date(row.identified_at).toISOString(),
-  };
-}

@@ -13,7 +13,8 @@ import {
   type Profile,
 } from './stats.presenter.ts';
 import { type CommonParam, type ParsedParams, parseCommonParams } from './stats.params.ts';
-import { type StatsWebsite, findVisitorProfile, findWebsiteForStats } from './stats.repository.ts';
+import { findVisitorProfile } from '../identify/identify.repository.ts';
+import { type StatsWebsite, findWebsiteForStats } from './stats.repository.ts';
 
 // The website API's reads (website-api.md section 3): parse the common parameters, ask the
 // event store, shape the answer. Every read names the parameters it did not use.

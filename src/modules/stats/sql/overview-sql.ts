@@ -12,8 +12,9 @@ import { millisBetween, num, rangeCondition, scopeCondition } from './scope-sql.
 export const BOUNCE = sql`(s.pageviews <= 1 and s.goals = 0)`;
 
 /** `s.<...>` restricted to the sessions in scope. */
-export function sessionScope(scope: StatsScope): RawBuilder<unknown> {
-  const inRange = rangeCondition(scope, sql.ref('s.started_at'));
+export function sessionScope(scope: StatsScope, options: { byVisitor?: boolean } = {}): RawBuilder<unknown> {
+  // See ScopeOptions.byVisitor: a unary + keeps SQLite on the visitor index when probing.
+  const inRange = rangeCondition(scope, options.byVisitor ? sql`+s.started_at` : sql.ref('s.started_at'));
   if (scope.filters.length === 0) return sql`s.website_id = ${scope.websiteId} and ${inRange}`;
   return sql`s.website_id = ${scope.websiteId} and ${inRange} and s.session_id in (select e.session_id from events e where ${scopeCondition(scope)})`;
 }
