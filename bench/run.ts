@@ -157,11 +157,13 @@ try {
   console.log(`\nresults written to ${RESULTS}`);
   const loads = [...report.engines, ...report.ingestion]
     .flatMap((e) => [e.sightline, e.bare])
-    .concat(report.timeseries.flatMap((r) => [r.series, ...(r.websiteApi ? [r.websiteApi.stall.hammer, r.websiteApi.stall.healthz, r.websiteApi.stall.admin] : [])]));
+    .concat(report.timeseries.flatMap((r) => [r.series, ...(r.websiteApi ? [r.websiteApi.stall.healthz, r.websiteApi.stall.admin] : [])]));
+  const busyFailures = report.timeseries.reduce((sum, r) => sum + (r.websiteApi?.stall.hammer.failed ?? 0), 0);
+  if (busyFailures > 0) console.error(`FAILED: ${busyFailures} hammering read(s) failed`);
   const failedReads = report.timeseries.flatMap((r) => r.websiteApi?.reads ?? []).filter((read) => read.failed > 0);
   for (const read of failedReads) console.error(`FAILED: ${read.path}: ${read.failed} request(s) failed`);
   if (failedReads.length > 0) exitCode = 1;
-  const failed = loads.reduce((sum, r) => sum + failures(r), 0);
+  const failed = loads.reduce((sum, r) => sum + failures(r), 0) + busyFailures;
   if (failed > 0) {
     console.error(`FAILED: ${failed} request(s) failed (non-2xx answers or connection errors)`);
     exitCode = 1;

@@ -8,6 +8,7 @@ import { loggerOptions } from './http/logging.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { configureGeoDatabase } from './modules/events/ingest.geo.ts';
 import { adminModules, websiteApiModules } from './modules/index.ts';
+import analyticsReads from './plugins/analytics-reads.ts';
 import database from './plugins/database.ts';
 import errorHandler, { sendError, toErrorResponse } from './plugins/error-handler.ts';
 import eventWriter from './plugins/event-writer.ts';
@@ -49,6 +50,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(database, { db, config, ownsDb: !options.db });
   await app.register(keyring);
   await app.register(eventWriter);
+  await app.register(analyticsReads);
   await app.register(mail);
   await app.register(errorHandler);
   await app.register(metrics);

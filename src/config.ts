@@ -43,6 +43,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** PostgreSQL: how long the server waits for one statement's answer before giving the connection up. */
   databaseQueryTimeoutMs: number;
+  /** Analytics reads run at once; unset: one per SQLite read worker, or every core but one on PostgreSQL. */
+  analyticsReadConcurrency: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -111,6 +113,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     metricsToken: bearerToken(env, 'METRICS_TOKEN'),
     databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_SECONDS', 60, 1) * 1000,
+    analyticsReadConcurrency: env.ANALYTICS_READ_CONCURRENCY ? integer(env, 'ANALYTICS_READ_CONCURRENCY', 1, 1) : undefined,
     ...overrides,
   };
   return Object.freeze(config);

@@ -10,6 +10,8 @@ export class AppError extends Error {
     readonly statusCode: number,
     message: string,
     readonly details?: ErrorDetail[],
+    /** Sent as Retry-After (a 503 for a server that is busy, not broken). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'AppError';

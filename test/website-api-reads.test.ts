@@ -59,6 +59,9 @@ describeEachEngine('website API reads', (engine) => {
     const body = await read(t, f, '/api/v1/analytics/pages', { limit: '1', offset: '1' });
     expect(body.data.map((row: { path: string }) => row.path)).toEqual(['/']);
     expect(body.pagination).toEqual({ limit: 1, offset: 1, total: 3 });
+    const past = await read(t, f, '/api/v1/analytics/pages', { offset: '10' });
+    expect(past.data).toEqual([]);
+    expect(past.pagination).toEqual({ limit: 100, offset: 10, total: 3 });
   });
 
   it('answers the other breakdowns', async () => {

@@ -17,6 +17,8 @@ export interface Db {
    * scan never holds the event loop; otherwise the same as `kysely`. Never for writes.
    */
   reads: Kysely<Database>;
+  /** How many worker threads serve `reads` (0: they run on the main connection or pool). */
+  readWorkers: number;
   engine: Engine;
   /** The SQLite file (for the generated secret key's home), or null on PostgreSQL. */
   sqlitePath: string | null;
@@ -82,6 +84,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     return {
       kysely,
       reads,
+      readWorkers: reads === kysely ? 0 : workers,
       engine: 'sqlite',
       sqlitePath: sqlitePath === ':memory:' ? null : sqlitePath,
       pgSchema: null,
@@ -115,6 +118,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     return {
       kysely,
       reads: kysely,
+      readWorkers: 0,
       engine: 'postgres',
       sqlitePath: null,
       pgSchema: options.pgSchema ?? 'public',

@@ -1,4 +1,5 @@
 import type { Permission } from '../auth/permissions.ts';
+import { BREAKDOWNS } from '../modules/stats/event-store.ts';
 
 // The one hand-written part of the MCP catalogue: for each operation of openapi.json, its stable
 // tool name, the permission the route declares (the document does not carry it) and what kind of
@@ -33,22 +34,7 @@ const PROVIDERS = ['one', 'two', 'three', 'four', 'five', 'six'] as const;
 const CONNECTABLE = ['one', 'two', 'three', 'four'] as const;
 
 const R = '/api/v1/analytics';
-const BREAKDOWN_TOOLS = [
-  'pages',
-  'entry-pages',
-  'exit-pages',
-  'referrers',
-  'campaigns',
-  'countries',
-  'regions',
-  'cities',
-  'devices',
-  'browsers',
-  'operating-systems',
-  'hostnames',
-  'goals',
-  'exit-clicks',
-] as const;
+const BREAKDOWN_TOOLS = BREAKDOWNS;
 const FILTERED = 'Filters: filter_<dimension> = "op:value1,value2" (values OR-ed, filters AND-ed, op is or is_not, and contains or does_not_contain for page and entry_page), e.g. filter_country: "is:US,DE".';
 const PAGED = `${FILTERED} Answers pagination {limit, offset, total} beside data.`;
 

@@ -38,7 +38,9 @@ function mapFastifyError(error: FastifyError): Mapped | null {
 }
 
 export function toErrorResponse(error: FastifyError | AppError | Error): Mapped {
-  if (error instanceof AppError) return { statusCode: error.statusCode, message: error.message, details: error.details };
+  if (error instanceof AppError) {
+    return { statusCode: error.statusCode, message: error.message, details: error.details, retryAfterSeconds: error.retryAfterSeconds };
+  }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const context = CONTEXT_NAMES[fastifyError.validationContext ?? 'body'] ?? 'body';
@@ -78,7 +80,8 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, mapped: 
 async function errorHandler(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = toErrorResponse(error);
-    if (mapped.statusCode === 503) request.log.warn({ code: 503, fault: describeFault(error) }, 'request refused: database unavailable');
+    if (mapped.statusCode === 503 && error instanceof AppError) request.log.warn({ code: 503, reason: mapped.message }, 'request refused: busy');
+    else if (mapped.statusCode === 503) request.log.warn({ code: 503, fault: describeFault(error) }, 'request refused: database unavailable');
     else if (mapped.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: mapped.statusCode, reason: mapped.message }, 'request refused');
     return sendError(reply, request, mapped);

@@ -26,24 +26,8 @@ export function websiteApi(engine: Engine) {
   const t = columnTypes(engine);
   const websiteRef = (c: any) => c.notNull().references('websites.id').onDelete('cascade'); // eslint-disable-line @typescript-eslint/no-explicit-any
   const count = (c: any) => c.notNull().defaultTo(0); // eslint-disable-line @typescript-eslint/no-explicit-any
-  const eventText = [
-    'region',
-    'city',
-    'browser_version',
-    'os_version',
-    'referrer_host',
-    'referrer_source',
-    'utm_source',
-    'utm_medium',
-    'utm_campaign',
-    'utm_term',
-    'utm_content',
-    'ref_param',
-    'source_param',
-    'via_param',
-    'link_url',
-    'description',
-  ];
+  // The session's source columns, and the event's own new ones.
+  const eventText = [...SESSION_SOURCE_COLUMNS, 'region', 'city', 'browser_version', 'os_version', 'link_url', 'description'];
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       for (const column of eventText) await db.schema.alterTable('events').addColumn(column, 'text').execute();

@@ -22,7 +22,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const ignored = service.ignoredSeriesParams(request.query);
       if (ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, ignored.join(', '));
-      return service.timeseries(db, websiteOf(request).websiteId, request.query);
+      return app.analyticsRead(() => service.timeseries(db, websiteOf(request).websiteId, request.query));
     },
   });
 };

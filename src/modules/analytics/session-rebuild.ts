@@ -1,11 +1,12 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { SOURCE_COLUMNS as SESSION_SOURCES } from './session-rollup.ts';
 
 // The sessions of a website rebuilt from its raw events, as ingestion keeps them: counts and
 // times over every event of the session, entry and exit pages from its first and last pageview,
 // and its source from its first event. For bulk loads (the bench) and repairs.
 
-const SOURCE_COLUMNS = ['referrer_host', 'referrer_source', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref_param', 'source_param', 'via_param'];
+const SOURCE_COLUMNS = SESSION_SOURCES.map(([column]) => column);
 
 export async function rebuildSessions(db: Kysely<Database>, websiteId: string): Promise<void> {
   await sql`delete from sessions where website_id = ${websiteId}`.execute(db);

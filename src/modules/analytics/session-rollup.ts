@@ -28,7 +28,7 @@ type SessionTuple = [
 ];
 
 /** Where a session came from: its first event's referrer and campaign parameters, never updated. */
-const SOURCE_COLUMNS = [
+export const SOURCE_COLUMNS = [
   ['referrer_host', 'referrerHost'],
   ['referrer_source', 'referrerSource'],
   ['utm_source', 'utmSource'],

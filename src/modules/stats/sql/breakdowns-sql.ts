@@ -80,15 +80,20 @@ export async function breakdown(
   const pageviews = sql.raw(spec.from === 'events' ? "sum(case when e.type = 'pageview' then 1 else 0 end)" : 'sum(s.pageviews)');
   const where = whereOf(spec, scope);
 
-  const [found, total] = await Promise.all([
-    sql<Record<string, unknown>>`
-      select ${selected}, ${visitors} as visitors, ${pageviews} as pageviews, count(*) as n
-      from ${table} where ${where}
-      group by ${groupBy}
-      order by visitors desc, n desc, ${tieBreak}
-      limit ${page.limit} offset ${page.offset}`.execute(db),
-    sql<{ total: unknown }>`select count(*) as total from (select 1 as one from ${table} where ${where} group by ${groupBy}) g`.execute(db),
-  ]);
+  // The number of rows rides along as a window count over the groups (one scan, not two); a page
+  // past the end has no row to carry it, and only then is it counted on its own.
+  const found = await sql<Record<string, unknown>>`
+    select ${selected}, ${visitors} as visitors, ${pageviews} as pageviews, count(*) as n, count(*) over () as total_rows
+    from ${table} where ${where}
+    group by ${groupBy}
+    order by visitors desc, n desc, ${tieBreak}
+    limit ${page.limit} offset ${page.offset}`.execute(db);
+  const total =
+    found.rows.length > 0
+      ? num(found.rows[0]!.total_rows)
+      : page.offset === 0
+        ? 0
+        : num((await sql<{ total: unknown }>`select count(*) as total from (select 1 as one from ${table} where ${where} group by ${groupBy}) g`.execute(db)).rows[0]?.total);
   const revenue = found.rows.length > 0 ? await revenueByKey(db, spec, scope, money) : new Map<string, number>();
   return {
     rows: found.rows.map((row) => ({
@@ -98,7 +103,7 @@ export async function breakdown(
       count: spec.counts ? num(row.n) : 0,
       revenueMinor: revenue.get(keyOf(row, names)) ?? 0,
     })),
-    total: num(total.rows[0]?.total),
+    total,
   };
 }
 

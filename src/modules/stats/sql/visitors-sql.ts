@@ -91,20 +91,25 @@ export async function visitors(db: Kysely<Database>, scope: StatsScope, options:
     parts.push(sql`e.visitor_id in (select v.visitor_id from events v where v.website_id = e.website_id and v.type = 'pageview' and ${path})`);
   }
   const where = sql.join(parts, sql` and `);
-  const [found, total] = await Promise.all([
-    sql<VisitorTotals>`
-      select e.visitor_id, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at,
-        sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews
-      from events e where ${where}
-      group by e.visitor_id
-      order by max(e.occurred_at) desc, e.visitor_id
-      limit ${page.limit} offset ${page.offset}`.execute(db),
-    sql<{ n: unknown }>`select count(distinct e.visitor_id) as n from events e where ${where}`.execute(db),
-  ]);
+  // The count rides along as a window count over the visitors (one scan); only a page past the
+  // end counts them on its own.
+  const found = await sql<VisitorTotals & { total_rows: unknown }>`
+    select e.visitor_id, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at,
+      sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews, count(*) over () as total_rows
+    from events e where ${where}
+    group by e.visitor_id
+    order by max(e.occurred_at) desc, e.visitor_id
+    limit ${page.limit} offset ${page.offset}`.execute(db);
+  const total =
+    found.rows.length > 0
+      ? num(found.rows[0]!.total_rows)
+      : page.offset === 0
+        ? 0
+        : num((await sql<{ n: unknown }>`select count(distinct e.visitor_id) as n from events e where ${where}`.execute(db)).rows[0]?.n);
   const ids = found.rows.map((row) => row.visitor_id);
   const [latest, visits] = await Promise.all([latestEvents(db, scope.websiteId, ids), sessionCounts(db, scope.websiteId, ids)]);
   return {
     rows: found.rows.map((row) => summary(row, latest.get(row.visitor_id), latest.get(row.visitor_id), visits.get(row.visitor_id) ?? 0)),
-    total: num(total.rows[0]?.n),
+    total,
   };
 }
