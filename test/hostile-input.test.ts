@@ -18,6 +18,23 @@ describeEachEngine('hostile input', (engine) => {
     expect((await t.request('GET', url, { token: owner.token })).body.data[0].name).toBe('Test site');
   });
 
+  it('refuses a NUL character in a query value or a path parameter with 400 naming it (PostgreSQL refuses NUL in text)', async () => {
+    const owner = await createAccount(t);
+    const website = await createWebsite(t, owner.token);
+    const cases: Array<[string, Record<string, string>, RegExp]> = [
+      ['/api/v1/analytics/pages', { filter_page: 'contains:a\u0000b' }, /query\.filter_page: must not contain a NUL/],
+      ['/api/v1/analytics/pages', { filter_browser: 'a\u0000b' }, /query\.filter_browser/],
+      ['/api/v1/visitors', { completedGoal: 'a\u0000b' }, /query\.completedGoal/],
+      ['/api/v1/visitors', { visitedPage: '/a\u0000b' }, /query\.visitedPage/],
+      ['/api/v1/visitors/a%00b', {}, /path\.visitorId: must not contain a NUL/],
+      ['/api/v1/analytics/overview', { timezone: 'Europe/Paris\u0000' }, /query\.timezone/],
+    ];
+    for (const [path, query, pattern] of cases) {
+      expectError(await t.request('GET', path, { token: owner.token, query: { websiteId: website.id, ...query } }), 400, pattern);
+    }
+    expectError(await t.request('GET', `/api/v1/admin/websites/${website.id}/notes`, { token: owner.token, query: { q: 'a\u0000b' } }), 400, /query\.q/);
+  });
+
   it('answers router failures in the envelope: a malformed %-escape and an over-long path id', async () => {
     const owner = await createAccount(t);
     expectError(await t.request('GET', '/api/v1/admin/websites/%E0%A4%A', { token: owner.token }), 400, /malformed/);

@@ -22,9 +22,33 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv('array');
 
+/** The first top-level field of a query or of path parameters whose text holds a NUL character. */
+function fieldWithNul(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  for (const [key, value] of Object.entries(data)) {
+    const texts = Array.isArray(value) ? value : [value];
+    if (texts.some((text) => typeof text === 'string' && text.includes('\u0000'))) return key;
+  }
+  return undefined;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ValidateFunction;
+  if (httpPart === 'body') return bodyAjv.compile(schema as object) as ValidateFunction;
+  const validate = textAjv.compile(schema as object);
+  // Query and path text reaches the database as is, and PostgreSQL refuses a NUL in text (a 5xx
+  // otherwise): refused here for every route, as the JSON body parser refuses it in bodies.
+  const guarded = (data: unknown) => {
+    const key = fieldWithNul(data);
+    if (key === undefined) {
+      const valid = validate(data);
+      guarded.errors = validate.errors;
+      return valid;
+    }
+    guarded.errors = [{ keyword: 'nul', instancePath: `/${key}`, schemaPath: '', params: {}, message: 'must not contain a NUL character' }] as ErrorObject[];
+    return false;
+  };
+  guarded.errors = null as ErrorObject[] | null | undefined;
+  return guarded;
 };
 
 function pathOf(context: string, instancePath: string): string {
