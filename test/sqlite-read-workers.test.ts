@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, createDatabase } from '../src/db/database.ts';
+import { isDatabaseUnavailable } from '../src/db/faults.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { sqliteReadWorkers } from '../src/db/sqlite-read-workers.ts';
 
 // Long analytics reads on SQLite run in worker threads: the event loop stays free while they
 // scan, they see what the main connection committed, and they cannot write.
@@ -47,6 +49,25 @@ describe('SQLite read workers', () => {
   it('cannot write, and reports an SQL error as an error', async () => {
     await expect(sql`insert into daily_salts (day, salt) values ('2026-01-02', 'y')`.execute(db.reads)).rejects.toThrow(/readonly/);
     await expect(sql`select * from no_such_table`.execute(db.reads)).rejects.toThrow(/no such table/);
+  });
+
+  it('answers "database unavailable" when a worker cannot open its file, and starts a new worker for the next read', async () => {
+    const path = join(dir, 'later.db');
+    const reads = sqliteReadWorkers(path, 1);
+    try {
+      const failure = await sql`select 1 as one`.execute(reads).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(isDatabaseUnavailable(failure)).toBe(true);
+      const later = createDatabase(`sqlite:${path}`);
+      await migrateToLatest(later);
+      await later.close();
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(reads);
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await reads.destroy();
+    }
   });
 
   it('binds booleans as SQLite does on the main connection', async () => {

@@ -50,10 +50,19 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+/**
+ * A worker that stopped (it could not open the file, or died) fails what it held with an error
+ * that reads as "database unavailable" (503, retry), and the driver starts a new one.
+ */
+function workerGone(reason: string): Error {
+  return Object.assign(new Error(`the SQLite read worker stopped: ${reason}`), { code: 'SQLITE_IOERR' });
+}
+
 class ReadWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
+  alive = true;
 
   constructor(path: string, driver: string) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver } });
@@ -64,8 +73,14 @@ class ReadWorker {
       if (message.error) pending.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
       else pending.resolve(message.rows ?? []);
     });
-    this.worker.on('error', (error) => this.failAll(error));
-    this.worker.on('exit', () => this.failAll(Object.assign(new Error('the SQLite read worker stopped'), { code: 'SQLITE_READ_WORKER_EXIT' })));
+    this.worker.on('error', (error) => {
+      this.alive = false;
+      this.failAll(workerGone(error.message));
+    });
+    this.worker.on('exit', (code) => {
+      this.alive = false;
+      this.failAll(workerGone(`exit code ${code}`));
+    });
   }
 
   get load(): number {
@@ -86,6 +101,7 @@ class ReadWorker {
   }
 
   async stop(): Promise<void> {
+    this.alive = false;
     await this.worker.terminate();
   }
 }
@@ -101,7 +117,9 @@ class ReadWorkersDriver implements Driver {
   async init(): Promise<void> {}
 
   private pick(): ReadWorker {
-    this.workers ??= Array.from({ length: this.size }, () => new ReadWorker(this.path, createRequire(import.meta.url).resolve('better-sqlite3')));
+    const start = () => new ReadWorker(this.path, createRequire(import.meta.url).resolve('better-sqlite3'));
+    this.workers ??= Array.from({ length: this.size }, start);
+    this.workers = this.workers.map((worker) => (worker.alive ? worker : start()));
     // The least busy worker: a short read does not queue behind a long one when another is free.
     return this.workers.reduce((best, worker) => (worker.load < best.load ? worker : best));
   }
