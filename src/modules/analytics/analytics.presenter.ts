@@ -1,5 +1,5 @@
 import { fromMinorUnits } from '../../lib/money.ts';
-import type { MoneyCounts, TrafficCounts } from './analytics.repository.ts';
+import type { MoneyCounts, TrafficCounts } from '../stats/sql/series-sql.ts';
 import type { Metric, MetricValues, TimeseriesView } from './analytics.schemas.ts';
 import type { Bucket } from './zoned-time.ts';
 

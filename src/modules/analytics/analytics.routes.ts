@@ -3,13 +3,14 @@ import { withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import { Timeseries, TimeseriesQuery } from './analytics.schemas.ts';
 import * as service from './analytics.service.ts';
+import { sqlEventStore } from '../stats/sql/sql-event-store.ts';
 import { IGNORED_PARAMS_HEADER } from '../stats/stats.params.ts';
 
 const tags = ['Analytics'];
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Reads only: on SQLite they run in worker threads (src/db/sqlite-read-workers.ts).
-  const db = app.db.reads;
+  const deps = { db: app.db.reads, store: sqlEventStore(app.db.reads) };
 
   app.get('/api/v1/analytics/timeseries', {
     config: { access: { scope: 'website', permission: 'analytics:read', action: 'read', apiKey: true, websiteIdIn: 'query' } },
@@ -22,7 +23,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const ignored = service.ignoredSeriesParams(request.query);
       if (ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, ignored.join(', '));
-      return app.analyticsRead(() => service.timeseries(db, websiteOf(request).websiteId, request.query));
+      return app.analyticsRead(() => service.timeseries(deps, websiteOf(request).websiteId, request.query));
     },
   });
 };

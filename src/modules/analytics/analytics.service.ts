@@ -1,12 +1,14 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Database } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../errors.ts';
 import { normaliseTimezone } from '../../lib/formats.ts';
 import { FILTER_PARAMS, parseFilters } from '../stats/stats.filters.ts';
-import { rangeCondition, scopeCondition } from '../stats/sql/scope-sql.ts';
+import type { EventStore } from '../stats/event-store.ts';
+import type { StatsScope } from '../stats/stats.params.ts';
 import { presentTimeseries, type SeriesCounts } from './analytics.presenter.ts';
 import * as repo from './analytics.repository.ts';
+import type { TrafficCounts } from '../stats/sql/series-sql.ts';
 import { METRICS, type Metric, type TimeseriesQueryInput, type TimeseriesView } from './analytics.schemas.ts';
 import { type Bucket, type Interval, type ZonedRange, bucketCountBound, buckets, startOfLocalDay } from './zoned-time.ts';
 
@@ -113,13 +115,15 @@ export function ignoredSeriesParams(query: Record<string, unknown>): string[] {
   return Object.keys(query).filter((name) => !SERIES_PARAMS.has(name) && !name.startsWith('filter_'));
 }
 
-export async function timeseries(
-  db: Kysely<Database>,
-  websiteId: string,
-  query: TimeseriesQueryInput,
-  now = new Date(),
-): Promise<TimeseriesView> {
-  const website = await repo.findWebsiteSettings(db, websiteId);
+/** The website record comes from `db`; every count from the event store. */
+export interface SeriesDeps {
+  db: Kysely<Database>;
+  store: EventStore;
+}
+
+export async function timeseries(deps: SeriesDeps, websiteId: string, query: TimeseriesQueryInput, now = new Date()): Promise<TimeseriesView> {
+  const { store } = deps;
+  const website = await repo.findWebsiteSettings(deps.db, websiteId);
   if (!website) throw notFound('Website not found');
   const fields = parseFields(query.fields);
   const filters = parseFilters(query);
@@ -136,37 +140,35 @@ export async function timeseries(
 
   // Filters read the raw events; the scope's range (the whole series) bounds a goal filter.
   const scope = { websiteId, timezone, filters, range: { from: whole.start, to: whole.end } };
-  const filtered = filters.length > 0 ? scopeCondition(scope, { range: false }) : null;
 
   const counts: SeriesCounts = { traffic: null, money: null };
   const wants = (metrics: Metric[]) => fields.some((field) => metrics.includes(field));
   if (wants(TRAFFIC)) {
-    const fromRollups = interval !== 'hour' && timezone === website.timezone && filtered === null;
+    const fromRollups = interval !== 'hour' && timezone === website.timezone && filters.length === 0;
     counts.traffic = fromRollups
-      ? await rollupTraffic(db, websiteId, list, whole, interval, wants(DISTINCT))
-      : await eventTraffic(db, websiteId, list, whole, wants(DISTINCT), filtered ?? undefined);
+      ? await rollupTraffic(store, websiteId, list, whole, interval, wants(DISTINCT))
+      : await eventTraffic(store, scope, list, whole, wants(DISTINCT));
   }
   if (wants(['revenue', 'payments'])) {
     const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));
     const rules = { currency: website.currency, includeRenewals: Boolean(website.include_renewal_revenue) };
-    const visitors = filtered && sql`select e.visitor_id from events e where ${filtered} and ${rangeCondition(scope)}`;
-    counts.money = await repo.paymentTotals(db, websiteId, spans, rules, visitors);
+    counts.money = await store.spanPayments(scope, spans, rules);
   }
   const page = { limit: query.limit === undefined ? list.length : Math.min(query.limit, MAX_PAGE), offset: query.offset ?? 0 };
   return presentTimeseries({ fields, page, interval, timezone, currency: website.currency, buckets: list, counts });
 }
 
-async function eventTraffic(db: Kysely<Database>, websiteId: string, list: Bucket[], whole: Bucket, distinct: boolean, filtered?: RawBuilder<unknown>) {
+async function eventTraffic(store: EventStore, scope: StatsScope, list: Bucket[], whole: Bucket, distinct: boolean) {
   const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));
   if (distinct) spans.push({ id: TOTAL, from: whole.start, to: whole.end });
-  const found = await repo.eventTraffic(db, websiteId, spans, filtered);
+  const found = await store.spanTraffic(scope, spans);
   const total = found.get(TOTAL);
   return { perBucket: found, totalVisitors: total?.visitors ?? 0, totalConverted: total?.converted ?? 0 };
 }
 
-async function rollupTraffic(db: Kysely<Database>, websiteId: string, list: Bucket[], whole: Bucket, interval: Interval, distinct: boolean) {
-  const days = await repo.dailyTotals(db, websiteId, whole.firstDay, whole.lastDay);
-  const perBucket = new Map<number, repo.TrafficCounts>();
+async function rollupTraffic(store: EventStore, websiteId: string, list: Bucket[], whole: Bucket, interval: Interval, distinct: boolean) {
+  const days = await store.dailyTotals(websiteId, whole.firstDay, whole.lastDay);
+  const perBucket = new Map<number, TrafficCounts>();
   let index = 0;
   for (const row of days.sort((a, b) => (a.day < b.day ? -1 : 1))) {
     while (index < list.length && list[index]!.lastDay < row.day) index += 1;
@@ -184,7 +186,7 @@ async function rollupTraffic(db: Kysely<Database>, websiteId: string, list: Buck
 
   const spans = interval === 'day' ? [] : list.map((bucket, id) => ({ id, from: bucket.firstDay, to: bucket.lastDay }));
   spans.push({ id: TOTAL, from: whole.firstDay, to: whole.lastDay });
-  const found = await repo.distinctVisitors(db, websiteId, spans);
+  const found = await store.spanDistinctVisitors(websiteId, spans);
   if (interval !== 'day') {
     for (const [id, counts] of perBucket) {
       counts.visitors = found.get(id)?.visitors ?? 0;

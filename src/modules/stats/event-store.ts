@@ -1,3 +1,4 @@
+import type { DayTotals, MoneyCounts, Span, TrafficCounts } from './sql/series-sql.ts';
 import type { InstantRange } from '../goals/tracked-goals.range.ts';
 import type { PageRequest, StatsScope } from './stats.params.ts';
 
@@ -139,6 +140,18 @@ export interface VisitorListOptions {
 }
 
 export interface EventStore {
+  // The time series (src/modules/analytics): counts per span of time, from the raw events or the
+  // day rollups. `scope.filters` apply to the raw-event counts; the rollups are unfiltered.
+  /** Visitors, sessions, pageviews and converted visitors per span [from, to) of instants. */
+  spanTraffic(scope: StatsScope, spans: Span[]): Promise<Map<number, TrafficCounts>>;
+  /** The day rollups of [firstDay, lastDay] (local days of the website). */
+  dailyTotals(websiteId: string, firstDay: string, lastDay: string): Promise<DayTotals[]>;
+  /** Distinct (and converted) visitors per span of local days [from, to], from the rollups. */
+  spanDistinctVisitors(websiteId: string, spans: Span[]): Promise<Map<number, { visitors: number; converted: number }>>;
+  /** Payments per span [from, to); with filters, those of the visitors the scope keeps. */
+  spanPayments(scope: StatsScope, spans: Span[], money: MoneyRules): Promise<Map<number, MoneyCounts>>;
+
+  // The website API's reads.
   overview(scope: StatsScope, money: MoneyRules): Promise<OverviewCounts>;
   breakdown(kind: Breakdown, scope: StatsScope, page: PageRequest, money: MoneyRules): Promise<RowsPage<BreakdownRow>>;
   goalProperties(scope: StatsScope, eventName: string, propertyName: string | null, page: PageRequest): Promise<RowsPage<PropertyRow>>;
