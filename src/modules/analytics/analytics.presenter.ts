@@ -1,4 +1,5 @@
 import { fromMinorUnits } from '../../lib/money.ts';
+import { percentOf } from '../../lib/percent.ts';
 import type { MoneyCounts, TrafficCounts } from '../stats/sql/series-sql.ts';
 import type { Metric, MetricValues, TimeseriesView } from './analytics.schemas.ts';
 import type { Bucket } from './zoned-time.ts';
@@ -22,11 +23,6 @@ export interface SeriesInput {
 const NO_TRAFFIC: TrafficCounts = { visitors: 0, sessions: 0, pageviews: 0, converted: 0 };
 const NO_MONEY: MoneyCounts = { minor: 0, payments: 0, newMinor: 0, renewalMinor: 0, refundMinor: 0 };
 
-/** Converted visitors as a percentage of visitors, 2 decimals; 0 without visitors. */
-function conversionRate(converted: number, visitors: number): number {
-  return visitors === 0 ? 0 : Math.round((converted / visitors) * 10_000) / 100;
-}
-
 function values(fields: Metric[], traffic: TrafficCounts, money: MoneyCounts, currency: string): MetricValues {
   const all: Record<Metric, () => number> = {
     visitors: () => traffic.visitors,
@@ -34,7 +30,7 @@ function values(fields: Metric[], traffic: TrafficCounts, money: MoneyCounts, cu
     pageviews: () => traffic.pageviews,
     revenue: () => fromMinorUnits(money.minor, currency),
     payments: () => money.payments,
-    conversion_rate: () => conversionRate(traffic.converted, traffic.visitors),
+    conversion_rate: () => percentOf(traffic.converted, traffic.visitors),
   };
   const out: MetricValues = {};
   for (const field of fields) out[field] = all[field]();

@@ -2,10 +2,9 @@ import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Database } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../errors.ts';
-import { normaliseTimezone } from '../../lib/formats.ts';
-import { FILTER_PARAMS, parseFilters } from '../stats/stats.filters.ts';
+import { parseFilters } from '../stats/stats.filters.ts';
 import type { EventStore } from '../stats/event-store.ts';
-import type { StatsScope } from '../stats/stats.params.ts';
+import { type StatsScope, ignoredParams, parseFieldNames, timezoneParam } from '../stats/stats.params.ts';
 import { presentTimeseries, type SeriesCounts } from './analytics.presenter.ts';
 import * as repo from './analytics.repository.ts';
 import type { TrafficCounts } from '../stats/sql/series-sql.ts';
@@ -22,21 +21,9 @@ export const MAX_BUCKETS = 1500;
 const MAX_PAGE = 1000;
 const TOTAL = -1;
 
-const FIELD_NAME = /^[a-z_]{1,40}$/;
-
+/** The series' metrics; every bucket carries its name, so asking for `name` changes nothing. */
 export function parseFields(raw: string): Metric[] {
-  const names = raw.split(',').map((name) => name.trim());
-  const out: Metric[] = [];
-  for (const name of names) {
-    // Every bucket carries its name; asking for it is allowed and changes nothing.
-    if (name === 'name') continue;
-    if (!(METRICS as readonly string[]).includes(name)) {
-      const shown = name === '' ? 'an empty name' : FIELD_NAME.test(name) ? `"${name}"` : 'an unknown name';
-      throw invalidField('query.fields', `${shown} is not a field; use any of: ${METRICS.join(', ')}`);
-    }
-    if (!out.includes(name as Metric)) out.push(name as Metric);
-  }
-  return out;
+  return parseFieldNames(raw, METRICS, ['name']);
 }
 
 type Bound = { day: DateTime } | { instant: DateTime };
@@ -108,11 +95,11 @@ function seriesBuckets(range: ZonedRange, interval: Interval): Bucket[] {
 const TRAFFIC: Metric[] = ['visitors', 'sessions', 'pageviews', 'conversion_rate'];
 const DISTINCT: Metric[] = ['visitors', 'conversion_rate'];
 
-const SERIES_PARAMS = new Set(['websiteId', 'fields', 'interval', 'startAt', 'endAt', 'timezone', 'limit', 'offset', ...FILTER_PARAMS]);
+const SERIES_PARAMS = ['fields', 'interval', 'startAt', 'endAt', 'timezone', 'limit', 'offset'];
 
 /** Query names the series does not use (answered in X-Sightline-Ignored-Params). */
 export function ignoredSeriesParams(query: Record<string, unknown>): string[] {
-  return Object.keys(query).filter((name) => !SERIES_PARAMS.has(name) && !name.startsWith('filter_'));
+  return ignoredParams(query, SERIES_PARAMS, true);
 }
 
 /** The website record comes from `db`; every count from the event store. */
@@ -128,12 +115,7 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
   const fields = parseFields(query.fields);
   const filters = parseFilters(query);
   const interval = query.interval as Interval;
-  let timezone = website.timezone;
-  if (query.timezone !== undefined) {
-    const asked = normaliseTimezone(query.timezone);
-    if (asked === null) throw invalidField('query.timezone', 'must be an IANA time-zone name such as Europe/Paris');
-    timezone = asked;
-  }
+  const timezone = timezoneParam(query.timezone, website.timezone);
   const range = resolveRange(query, interval, timezone, now);
   const list = seriesBuckets(range, interval);
   const whole: Bucket = { ...list[0]!, end: list.at(-1)!.end, lastDay: list.at(-1)!.lastDay };

@@ -13,11 +13,30 @@ export const IGNORED_PARAMS_HEADER = 'x-sightline-ignored-params';
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
-export interface WebsiteSettings {
+/** What the common parameters need of the website: its id, and its time zone for days. */
+export interface WebsiteClock {
   id: string;
   timezone: string;
-  currency: string;
-  includeRenewals: boolean;
+}
+
+const FIELD_NAME = /^[A-Za-z_]{1,40}$/;
+
+/**
+ * `fields`: a comma list, each name one of `allowed` (kept once, in the order sent), `skip`
+ * names accepted and dropped. A name that could be a secret pasted in the wrong place (digits,
+ * punctuation) is not echoed in the error.
+ */
+export function parseFieldNames<T extends string>(raw: string, allowed: readonly T[], skip: readonly string[] = []): T[] {
+  const out: T[] = [];
+  for (const name of raw.split(',').map((part) => part.trim())) {
+    if (skip.includes(name)) continue;
+    if (!(allowed as readonly string[]).includes(name)) {
+      const shown = name === '' ? 'an empty name' : FIELD_NAME.test(name) ? `"${name}"` : 'an unknown name';
+      throw invalidField('query.fields', `${shown} is not a field; use any of: ${allowed.join(', ')}`);
+    }
+    if (!out.includes(name as T)) out.push(name as T);
+  }
+  return out;
 }
 
 export type CommonParam = 'range' | 'timezone' | 'filters' | 'page' | 'fields';
@@ -45,7 +64,7 @@ export interface ParsedParams {
 const PARAMS_OF: Record<CommonParam, string[]> = {
   range: ['startAt', 'endAt'],
   timezone: ['timezone'],
-  filters: FILTER_PARAMS,
+  filters: [],
   page: ['limit', 'offset'],
   fields: ['fields'],
 };
@@ -58,25 +77,32 @@ function integerParam(query: Record<string, unknown>, name: string, fallback: nu
   return Math.min(value, max);
 }
 
+/** The query names outside `known` (websiteId is always known; with filters, every filter_* name). */
+export function ignoredParams(query: Record<string, unknown>, known: readonly string[], filters: boolean): string[] {
+  const names = new Set(['websiteId', ...known, ...(filters ? FILTER_PARAMS : [])]);
+  return Object.keys(query).filter((name) => !names.has(name) && !(filters && name.startsWith('filter_')));
+}
+
+/** `timezone`, when sent, as its canonical IANA name; else the website's. */
+export function timezoneParam(raw: unknown, websiteTimezone: string): string {
+  if (typeof raw !== 'string') return websiteTimezone;
+  const asked = normaliseTimezone(raw);
+  if (asked === null) throw invalidField('query.timezone', 'must be an IANA time-zone name such as Europe/Paris');
+  return asked;
+}
+
 /**
  * Reads the parameters `uses` names (plus websiteId and the route's own `extra` names) and lists
  * the rest as ignored. `limit` above 1000 is capped, not refused.
  */
 export function parseCommonParams(
   query: Record<string, unknown>,
-  website: WebsiteSettings,
+  website: WebsiteClock,
   uses: CommonParam[],
   extra: string[] = [],
 ): ParsedParams {
-  const known = new Set(['websiteId', ...extra, ...uses.flatMap((use) => PARAMS_OF[use])]);
-  const ignored = Object.keys(query).filter((name) => !known.has(name) && !(uses.includes('filters') && name.startsWith('filter_')));
-
-  let timezone = website.timezone;
-  if (uses.includes('timezone') && typeof query.timezone === 'string') {
-    const asked = normaliseTimezone(query.timezone);
-    if (asked === null) throw invalidField('query.timezone', 'must be an IANA time-zone name such as Europe/Paris');
-    timezone = asked;
-  }
+  const ignored = ignoredParams(query, [...extra, ...uses.flatMap((use) => PARAMS_OF[use])], uses.includes('filters'));
+  const timezone = uses.includes('timezone') ? timezoneParam(query.timezone, website.timezone) : website.timezone;
   const range = uses.includes('range')
     ? parseRange({ startAt: query.startAt as string | undefined, endAt: query.endAt as string | undefined }, timezone, { localInstants: true })
     : null;

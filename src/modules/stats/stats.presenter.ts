@@ -1,12 +1,22 @@
 import { fromMinorUnits } from '../../lib/money.ts';
-import type { BreakdownRow, Breakdown, OverviewCounts, VisitorActivity, VisitorSummary } from './event-store.ts';
+import { percentOf as percent } from '../../lib/percent.ts';
+import type { VisitorProfile } from '../identify/identify.repository.ts';
+import type {
+  BreakdownRow,
+  Breakdown,
+  FunnelStepCounts,
+  LiveEvent,
+  LivePayment,
+  LiveVisitor,
+  OverviewCounts,
+  VisitorActivity,
+  VisitorSummary,
+} from './event-store.ts';
 import { countryName } from './countries.ts';
 import type { PageRequest } from './stats.params.ts';
 
 // The website API's JSON, shaped in one place. Percentages carry two decimals; money is in the
 // website currency's major units.
-
-const percent = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100);
 
 export function presentOverview(counts: OverviewCounts, currency: string) {
   const revenue = fromMinorUnits(counts.revenueMinor, currency);
@@ -81,15 +91,7 @@ export function presentVisitorListItem(v: VisitorSummary, now: Date) {
   };
 }
 
-export interface Profile {
-  userId: string;
-  name: string | null;
-  image: string | null;
-  metadata: Record<string, string> | null;
-  identifiedAt: string;
-}
-
-export function presentVisitor(v: VisitorSummary & VisitorActivity, profile: Profile | null, now: Date) {
+export function presentVisitor(v: VisitorSummary & VisitorActivity, profile: VisitorProfile | null, now: Date) {
   const item = presentVisitorListItem(v, now);
   return {
     visitorId: v.visitorId,
@@ -102,4 +104,65 @@ export function presentVisitor(v: VisitorSummary & VisitorActivity, profile: Pro
     profile,
     prediction: null,
   };
+}
+
+export function presentRealtimeMap(live: { visitors: LiveVisitor[]; events: LiveEvent[]; payments: LivePayment[] }) {
+  return {
+    count: live.visitors.length,
+    visitors: live.visitors.map((v) => ({
+      visitorId: v.visitorId,
+      location: { city: v.city, region: v.region, countryCode: v.countryCode },
+      system: { browser: { name: v.browser }, os: { name: v.os }, device: { type: v.device } },
+      currentUrl: v.currentUrl,
+      referrer: v.referrer,
+      visitCount: v.visitCount,
+      params: v.params,
+      isCustomer: v.customer !== undefined,
+      customerName: v.customer ?? null,
+    })),
+    recentEvents: live.events.map((e) => ({
+      id: e.id,
+      _id: e.id,
+      type: e.type,
+      name: e.name,
+      visitorId: e.visitorId,
+      timestamp: e.occurredAt,
+      path: e.path,
+      countryCode: e.countryCode,
+    })),
+    recentPayments: live.payments.map((p) => ({
+      id: p.id,
+      _id: p.id,
+      timestamp: p.occurredAt,
+      amount: fromMinorUnits(p.amountMinor, p.currency),
+      currency: p.currency,
+      customerName: p.customerName,
+    })),
+  };
+}
+
+interface FunnelShape {
+  id: string;
+  name: string;
+  steps: { id: string; name: string; type: string }[];
+}
+
+/** Step n's conversion is of the first step; its drop-off the part of step n-1 lost at it. */
+export function presentFunnelReport(funnel: FunnelShape, counts: FunnelStepCounts[], currency: string) {
+  const first = counts[0]?.visitors ?? 0;
+  const steps = funnel.steps.map((step, i) => {
+    const visitors = counts[i]?.visitors ?? 0;
+    const previous = i === 0 ? visitors : (counts[i - 1]?.visitors ?? 0);
+    return {
+      id: step.id,
+      name: step.name,
+      type: step.type,
+      visitors,
+      conversionRate: percent(visitors, first),
+      dropOff: percent(previous - visitors, previous),
+      revenue: fromMinorUnits(counts[i]?.revenueMinor ?? 0, currency),
+    };
+  });
+  const last = steps.at(-1)?.visitors ?? 0;
+  return { funnelId: funnel.id, name: funnel.name, steps, visitors: first, conversionRate: percent(last, first) };
 }

@@ -1,18 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { invalidField, notFound } from '../../errors.ts';
-import { fromMinorUnits } from '../../lib/money.ts';
+import { notFound } from '../../errors.ts';
 import { findFunnel } from '../funnels/funnels.repository.ts';
 import type { Breakdown, EventStore, MoneyRules } from './event-store.ts';
 import {
   presentBreakdownRow,
+  presentFunnelReport,
   presentOverview,
   presentPagination,
+  presentRealtimeMap,
   presentVisitor,
   presentVisitorListItem,
-  type Profile,
 } from './stats.presenter.ts';
-import { type CommonParam, type ParsedParams, parseCommonParams } from './stats.params.ts';
+import { type CommonParam, type ParsedParams, parseCommonParams, parseFieldNames } from './stats.params.ts';
 import { findVisitorProfile } from '../identify/identify.repository.ts';
 import { type StatsWebsite, findWebsiteForStats } from './stats.repository.ts';
 
@@ -23,11 +23,6 @@ export interface StatsDeps {
   db: Kysely<Database>;
   store: EventStore;
   now?: () => Date;
-}
-
-export interface Answer<T> {
-  body: T;
-  ignored: string[];
 }
 
 const REALTIME_MINUTES = 5;
@@ -43,29 +38,20 @@ async function websiteOf(deps: StatsDeps, websiteId: string): Promise<StatsWebsi
   return website;
 }
 
-function settingsOf(website: StatsWebsite) {
-  return { id: website.id, timezone: website.timezone, currency: website.currency, includeRenewals: Boolean(website.include_renewal_revenue) };
-}
-
 function moneyOf(website: StatsWebsite): MoneyRules {
   return { currency: website.currency, includeRenewals: Boolean(website.include_renewal_revenue) };
 }
 
 async function prepare(deps: StatsDeps, websiteId: string, query: Query, uses: CommonParam[], extra: string[] = []) {
   const website = await websiteOf(deps, websiteId);
-  const params: ParsedParams = parseCommonParams(query, settingsOf(website), uses, extra);
+  const params: ParsedParams = parseCommonParams(query, website, uses, extra);
   return { website, params };
 }
 
-/** `fields`: a comma list among `allowed`; omitted, all of them. */
+/** The item with only the `fields` asked for; all of it when none are. */
 function pickFields<T extends Record<string, unknown>>(item: T, raw: unknown, allowed: readonly string[]): Partial<T> {
   if (raw === undefined) return item;
-  const names = String(raw)
-    .split(',')
-    .map((name) => name.trim());
-  for (const name of names) {
-    if (!allowed.includes(name)) throw invalidField('query.fields', `${/^[A-Za-z_]{1,40}$/.test(name) ? `"${name}"` : 'a name'} is not a field; use any of: ${allowed.join(', ')}`);
-  }
+  const names: string[] = parseFieldNames(String(raw), allowed);
   return Object.fromEntries(Object.entries(item).filter(([key]) => names.includes(key))) as Partial<T>;
 }
 
@@ -100,8 +86,10 @@ export async function goalProperties(deps: StatsDeps, websiteId: string, query: 
   };
 }
 
+const nowOf = (deps: StatsDeps): Date => deps.now?.() ?? new Date();
+
 function minutesAgo(deps: StatsDeps, minutes: number): string {
-  return new Date((deps.now?.() ?? new Date()).getTime() - minutes * 60_000).toISOString();
+  return new Date(nowOf(deps).getTime() - minutes * 60_000).toISOString();
 }
 
 export async function realtime(deps: StatsDeps, websiteId: string, query: Query) {
@@ -113,39 +101,7 @@ export async function realtime(deps: StatsDeps, websiteId: string, query: Query)
 export async function realtimeMap(deps: StatsDeps, websiteId: string, query: Query) {
   const { params } = await prepare(deps, websiteId, query, []);
   const live = await deps.store.liveMap(websiteId, minutesAgo(deps, MAP_MINUTES));
-  const data = {
-    count: live.visitors.length,
-    visitors: live.visitors.map((v) => ({
-      visitorId: v.visitorId,
-      location: { city: v.city, region: v.region, countryCode: v.countryCode },
-      system: { browser: { name: v.browser }, os: { name: v.os }, device: { type: v.device } },
-      currentUrl: v.currentUrl,
-      referrer: v.referrer,
-      visitCount: v.visitCount,
-      params: v.params,
-      isCustomer: v.customer !== undefined,
-      customerName: v.customer ?? null,
-    })),
-    recentEvents: live.events.map((e) => ({
-      id: e.id,
-      _id: e.id,
-      type: e.type,
-      name: e.name,
-      visitorId: e.visitorId,
-      timestamp: e.occurredAt,
-      path: e.path,
-      countryCode: e.countryCode,
-    })),
-    recentPayments: live.payments.map((p) => ({
-      id: p.id,
-      _id: p.id,
-      timestamp: p.occurredAt,
-      amount: fromMinorUnits(p.amountMinor, p.currency),
-      currency: p.currency,
-      customerName: p.customerName,
-    })),
-  };
-  return { body: { status: 'success' as const, data }, ignored: params.ignored };
+  return { body: { status: 'success' as const, data: presentRealtimeMap(live) }, ignored: params.ignored };
 }
 
 export async function metadata(deps: StatsDeps, websiteId: string, query: Query) {
@@ -170,36 +126,15 @@ export async function funnelReport(deps: StatsDeps, websiteId: string, funnelId:
     ? params.scope
     : { ...params.scope, range: { from: minutesAgo(deps, FUNNEL_DEFAULT_DAYS * 24 * 60), to: minutesAgo(deps, -1) } };
   const counts = await deps.store.funnel(scope, funnel.steps, moneyOf(website));
-  const first = counts[0]?.visitors ?? 0;
-  const steps = funnel.steps.map((step, i) => {
-    const visitors = counts[i]?.visitors ?? 0;
-    const previous = i === 0 ? visitors : (counts[i - 1]?.visitors ?? 0);
-    return {
-      id: step.id,
-      name: step.name,
-      type: step.type,
-      visitors,
-      conversionRate: first === 0 ? 0 : Math.round((visitors / first) * 10_000) / 100,
-      dropOff: previous === 0 ? 0 : Math.round(((previous - visitors) / previous) * 10_000) / 100,
-      revenue: fromMinorUnits(counts[i]?.revenueMinor ?? 0, website.currency),
-    };
-  });
-  const last = steps.at(-1)?.visitors ?? 0;
-  return {
-    body: {
-      status: 'success' as const,
-      data: [{ funnelId: funnel.id, name: funnel.name, steps, visitors: first, conversionRate: first === 0 ? 0 : Math.round((last / first) * 10_000) / 100 }],
-    },
-    ignored: params.ignored,
-  };
+  return { body: { status: 'success' as const, data: [presentFunnelReport(funnel, counts, website.currency)] }, ignored: params.ignored };
 }
 
 export async function visitor(deps: StatsDeps, websiteId: string, visitorId: string, query: Query) {
   const { params } = await prepare(deps, websiteId, query, []);
   const found = await deps.store.visitor(websiteId, visitorId);
   if (!found) throw notFound('Visitor not found: this visitor has no event on this website');
-  const profile: Profile | null = await findVisitorProfile(deps.db, websiteId, visitorId);
-  return { body: { status: 'success' as const, data: presentVisitor(found, profile, deps.now?.() ?? new Date()) }, ignored: params.ignored };
+  const profile = await findVisitorProfile(deps.db, websiteId, visitorId);
+  return { body: { status: 'success' as const, data: presentVisitor(found, profile, nowOf(deps)) }, ignored: params.ignored };
 }
 
 export async function visitors(deps: StatsDeps, websiteId: string, query: Query) {
@@ -209,7 +144,7 @@ export async function visitors(deps: StatsDeps, websiteId: string, query: Query)
     ...(query.visitedPage !== undefined ? { visitedPage: String(query.visitedPage) } : {}),
   };
   const found = await deps.store.visitors(params.scope, options, params.page);
-  const now = deps.now?.() ?? new Date();
+  const now = nowOf(deps);
   return {
     body: {
       status: 'success' as const,

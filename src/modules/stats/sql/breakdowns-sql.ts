@@ -4,7 +4,7 @@ import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
-import { num, scopeCondition } from './scope-sql.ts';
+import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 
 // Breakdowns: rows of distinct visitors per key, sorted by visitors. Event breakdowns group the
 // events in scope; session breakdowns (entry and exit pages, referrers, campaigns) group the
@@ -80,20 +80,16 @@ export async function breakdown(
   const pageviews = sql.raw(spec.from === 'events' ? "sum(case when e.type = 'pageview' then 1 else 0 end)" : 'sum(s.pageviews)');
   const where = whereOf(spec, scope);
 
-  // The number of rows rides along as a window count over the groups (one scan, not two); a page
-  // past the end has no row to carry it, and only then is it counted on its own.
   const found = await sql<Record<string, unknown>>`
     select ${selected}, ${visitors} as visitors, ${pageviews} as pageviews, count(*) as n, count(*) over () as total_rows
     from ${table} where ${where}
     group by ${groupBy}
     order by visitors desc, n desc, ${tieBreak}
     limit ${page.limit} offset ${page.offset}`.execute(db);
-  const total =
-    found.rows.length > 0
-      ? num(found.rows[0]!.total_rows)
-      : page.offset === 0
-        ? 0
-        : num((await sql<{ total: unknown }>`select count(*) as total from (select 1 as one from ${table} where ${where} group by ${groupBy}) g`.execute(db)).rows[0]?.total);
+  const total = await pageTotal(found.rows, page, async () => {
+    const { rows } = await sql<{ n: unknown }>`select count(*) as n from (select 1 as one from ${table} where ${where} group by ${groupBy}) g`.execute(db);
+    return rows[0]?.n;
+  });
   const revenue = found.rows.length > 0 ? await revenueByKey(db, spec, scope, money) : new Map<string, number>();
   return {
     rows: found.rows.map((row) => ({

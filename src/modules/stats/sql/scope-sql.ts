@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
-import type { StatsScope } from '../stats.params.ts';
+import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { type Dimension, type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
 
 // The WHERE clause of a scope over the events table (alias `e`): website, range and filters.
@@ -115,4 +115,14 @@ export function millisBetween(db: Kysely<Database>, from: string, to: string): R
 /** Aggregates come back as bigint text on PostgreSQL and as null over no rows. */
 export function num(value: unknown): number {
   return Number(value ?? 0);
+}
+
+/**
+ * A page's `pagination.total`, from the window count (`count(*) over () as total_rows`) its rows
+ * carry, so one scan gives rows and total; a page past the end has no row to carry it, and only
+ * then is it counted on its own.
+ */
+export async function pageTotal(rows: { total_rows?: unknown }[], page: PageRequest, countAlone: () => Promise<unknown>): Promise<number> {
+  if (rows.length > 0) return num(rows[0]!.total_rows);
+  return page.offset === 0 ? 0 : num(await countAlone());
 }

@@ -3,7 +3,7 @@ import type { Database } from '../../../db/schema.ts';
 import type { RowsPage, VisitorActivity, VisitorListOptions, VisitorSummary } from '../event-store.ts';
 import { pathOf } from '../stats.filters.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { matches, num, scopeCondition } from './scope-sql.ts';
+import { matches, num, pageTotal, scopeCondition } from './scope-sql.ts';
 import { type EventRow, iso, latestEvents, paramsOf, sessionCounts, urlOf } from './visitor-rows.ts';
 
 // One visitor's page, and the list of a website's visitors, newest activity first.
@@ -91,8 +91,6 @@ export async function visitors(db: Kysely<Database>, scope: StatsScope, options:
     parts.push(sql`e.visitor_id in (select v.visitor_id from events v where v.website_id = e.website_id and v.type = 'pageview' and ${path})`);
   }
   const where = sql.join(parts, sql` and `);
-  // The count rides along as a window count over the visitors (one scan); only a page past the
-  // end counts them on its own.
   const found = await sql<VisitorTotals & { total_rows: unknown }>`
     select e.visitor_id, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at,
       sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews, count(*) over () as total_rows
@@ -100,12 +98,10 @@ export async function visitors(db: Kysely<Database>, scope: StatsScope, options:
     group by e.visitor_id
     order by max(e.occurred_at) desc, e.visitor_id
     limit ${page.limit} offset ${page.offset}`.execute(db);
-  const total =
-    found.rows.length > 0
-      ? num(found.rows[0]!.total_rows)
-      : page.offset === 0
-        ? 0
-        : num((await sql<{ n: unknown }>`select count(distinct e.visitor_id) as n from events e where ${where}`.execute(db)).rows[0]?.n);
+  const total = await pageTotal(found.rows, page, async () => {
+    const { rows } = await sql<{ n: unknown }>`select count(distinct e.visitor_id) as n from events e where ${where}`.execute(db);
+    return rows[0]?.n;
+  });
   const ids = found.rows.map((row) => row.visitor_id);
   const [latest, visits] = await Promise.all([latestEvents(db, scope.websiteId, ids), sessionCounts(db, scope.websiteId, ids)]);
   return {
