@@ -12983,6 +12983,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -13263,6 +13264,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -13543,6 +13545,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -13822,6 +13825,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -14110,6 +14114,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -14391,6 +14396,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -14671,6 +14677,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -14951,6 +14958,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -15230,6 +15238,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -15509,6 +15518,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -15788,6 +15798,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -16067,6 +16078,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -16346,6 +16358,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -16624,6 +16637,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -16910,6 +16924,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };
@@ -18100,6 +18115,7 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
+                            /** @description rows matching the query, before limit and offset */
                             total: number;
                         };
                     };

@@ -55,6 +55,15 @@ export function withErrors<T extends Record<number, TSchema>>(success: T) {
   };
 }
 
+/** Beside `data` on a list: the page asked for, and how many match in all. */
+export function Pagination(total = 'rows matching the query, before limit and offset') {
+  return Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer({ description: total }) });
+}
+
+export function presentPagination(page: { limit: number; offset: number }, total: number) {
+  return { limit: page.limit, offset: page.offset, total };
+}
+
 /** The success reply: data is always an array on admin routes. */
 export function ok<T>(data: T[]): { status: 'success'; data: T[] } {
   return { status: 'success', data };

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { WebsiteRef } from '../../http/schemas.ts';
+import { Pagination, WebsiteRef } from '../../http/schemas.ts';
 import { FILTER_QUERY_PARAMS } from '../stats/stats.schemas.ts';
 
 export const METRICS = ['visitors', 'sessions', 'pageviews', 'revenue', 'payments', 'conversion_rate'] as const;
@@ -72,6 +72,6 @@ export const Timeseries = Type.Object({
   currency: Type.String(),
   totals: Type.Object(metricSchemas),
   data: Type.Array(TimeseriesPoint),
-  pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer({ description: 'buckets in the range' }) }),
+  pagination: Pagination('buckets in the range'),
 });
 export type TimeseriesView = Static<typeof Timeseries>;

@@ -26,10 +26,6 @@ export async function lockWebsiteTimezone(db: Kysely<Database>, websiteId: strin
   return (await query.executeTakeFirst())?.timezone;
 }
 
-export async function findWebsiteTimezone(db: Kysely<Database>, websiteId: string): Promise<string | undefined> {
-  return (await db.selectFrom('websites').select('timezone').where('id', '=', websiteId).executeTakeFirst())?.timezone;
-}
-
 /** Deletes the server-recorded goal completions (source api) that match; answers what went. */
 export async function deleteServerGoals(db: Kysely<Database>, websiteId: string, filters: GoalFilters) {
   let query = db

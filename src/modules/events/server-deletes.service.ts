@@ -4,6 +4,7 @@ import { AppError, invalidField, notFound } from '../../errors.ts';
 import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
 import { recountGoalStats } from '../goals/goal-stats.ts';
 import { type InstantRange, parseRange } from '../goals/tracked-goals.range.ts';
+import { findWebsiteTimezone } from '../websites/websites.repository.ts';
 import * as repo from './server-deletes.repository.ts';
 import type { DeleteGoalsQueryInput, DeletePaymentsQueryInput, DeletedView } from './server-deletes.schemas.ts';
 import { normaliseGoalName } from './server-events.service.ts';
@@ -41,7 +42,7 @@ function rangeOf(query: Record<string, string | undefined>, timezone: string): I
 const NO_FILTER = 'send at least one filter';
 
 async function timezoneOf(db: Kysely<Database>, websiteId: string): Promise<string> {
-  const timezone = await repo.findWebsiteTimezone(db, websiteId);
+  const timezone = await findWebsiteTimezone(db, websiteId);
   if (timezone === undefined) throw notFound('Website not found');
   return timezone;
 }

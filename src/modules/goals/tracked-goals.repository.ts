@@ -54,7 +54,3 @@ export async function hasTrackedGoal(db: Kysely<Database>, websiteId: string, go
   return row !== undefined;
 }
 
-export async function findWebsiteTimezone(db: Kysely<Database>, websiteId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('websites').select('timezone').where('id', '=', websiteId).executeTakeFirst();
-  return row?.timezone;
-}

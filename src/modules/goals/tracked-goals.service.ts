@@ -6,6 +6,7 @@ import { presentTrackedGoal } from './goals.presenter.ts';
 import { parseRange } from './tracked-goals.range.ts';
 import * as repo from './tracked-goals.repository.ts';
 import type { TrackedGoalView, TrackedGoalsQueryInput } from './tracked-goals.schemas.ts';
+import { findWebsiteTimezone } from '../websites/websites.repository.ts';
 
 // Most completions first; ties in code-point order of the name, the same on both engines.
 function byFrequency(a: repo.GoalStatsRow, b: repo.GoalStatsRow): number {
@@ -23,7 +24,7 @@ export async function listTrackedGoals(db: Kysely<Database>, websiteId: string, 
   if (query.startAt === undefined && query.endAt === undefined) {
     rows = await repo.listGoalStats(db, websiteId);
   } else {
-    const timezone = await repo.findWebsiteTimezone(db, websiteId);
+    const timezone = await findWebsiteTimezone(db, websiteId);
     if (timezone === undefined) throw notFound('Website not found');
     const range = parseRange(query, timezone)!;
     rows = await repo.goalStatsBetween(db, websiteId, range.from, range.to);

@@ -13,7 +13,3 @@ export function presentNote(row: NoteWithAuthor): NoteView {
     updatedAt: row.updated_at,
   };
 }
-
-export function presentPagination(limit: number, offset: number, total: number) {
-  return { limit, offset, total };
-}

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EmptyBody, Envelope, ErrorEnvelope, Message, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
 import { principalOf, websiteOf } from '../../http/request-context.ts';
-import { CreateNoteBody, ListNotesQuery, Note, NoteParams, Pagination, UpdateNoteBody } from './notes.schemas.ts';
+import { CreateNoteBody, ListNotesQuery, Note, NoteParams, NotesPagination, UpdateNoteBody } from './notes.schemas.ts';
 import * as service from './notes.service.ts';
 
 // Notes are grouped with the website in the document (they annotate its charts).
@@ -20,7 +20,7 @@ export const notesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'filter on the note timestamp; q keeps notes whose text contains it, ignoring case.',
       params: WebsiteParams,
       querystring: ListNotesQuery,
-      response: withErrors({ 200: Envelope(Note, { pagination: Pagination }) }),
+      response: withErrors({ 200: Envelope(Note, { pagination: NotesPagination }) }),
     },
     handler: async (request) => {
       const { data, pagination } = await service.listNotes(db, websiteOf(request).websiteId, request.query);

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Id, Nullable, Timestamp } from '../../http/schemas.ts';
+import { Id, Nullable, Pagination, Timestamp } from '../../http/schemas.ts';
 
 // Notes: annotations on a website's charts (website-api.md section 4).
 
@@ -69,8 +69,4 @@ export const ListNotesQuery = Type.Object(
 );
 export type ListNotesQueryInput = Static<typeof ListNotesQuery>;
 
-export const Pagination = Type.Object({
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-  total: Type.Integer({ description: 'notes matching the filters, before limit and offset' }),
-});
+export const NotesPagination = Pagination('notes matching the filters, before limit and offset');

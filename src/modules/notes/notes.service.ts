@@ -4,7 +4,9 @@ import type { Database } from '../../db/schema.ts';
 import { conflict, invalidField, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseRange } from '../goals/tracked-goals.range.ts';
-import { presentNote, presentPagination } from './notes.presenter.ts';
+import { presentPagination } from '../../http/schemas.ts';
+import { findWebsiteTimezone } from '../websites/websites.repository.ts';
+import { presentNote } from './notes.presenter.ts';
 import * as repo from './notes.repository.ts';
 import {
   type CreateNoteInput,
@@ -34,9 +36,9 @@ function timestampOf(value: string): string {
 }
 
 async function websiteTimezone(db: Kysely<Database>, websiteId: string): Promise<string> {
-  const row = await db.selectFrom('websites').select('timezone').where('id', '=', websiteId).executeTakeFirst();
-  if (!row) throw notFound('Website not found');
-  return row.timezone;
+  const timezone = await findWebsiteTimezone(db, websiteId);
+  if (timezone === undefined) throw notFound('Website not found');
+  return timezone;
 }
 
 export async function listNotes(db: Kysely<Database>, websiteId: string, query: ListNotesQueryInput) {
@@ -49,7 +51,7 @@ export async function listNotes(db: Kysely<Database>, websiteId: string, query: 
     filters.to = range.to;
   }
   const { rows, total } = await repo.listNotes(db, websiteId, filters, { limit, offset });
-  return { data: rows.map(presentNote), pagination: presentPagination(limit, offset, total) };
+  return { data: rows.map(presentNote), pagination: presentPagination({ limit, offset }, total) };
 }
 
 /** What a replay must repeat: the note's content as sent (no timestamp sent is part of it). */

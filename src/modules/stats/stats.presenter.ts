@@ -13,7 +13,6 @@ import type {
   VisitorSummary,
 } from './event-store.ts';
 import { countryName } from './countries.ts';
-import type { PageRequest } from './stats.params.ts';
 
 // The website API's JSON, shaped in one place. Percentages carry two decimals; money is in the
 // website currency's major units.
@@ -32,10 +31,6 @@ export function presentOverview(counts: OverviewCounts, currency: string) {
     revenue_per_visitor: counts.visitors === 0 ? 0 : Math.round((revenue / counts.visitors) * 100) / 100,
     conversion_rate: percent(counts.convertedVisitors, counts.visitors),
   };
-}
-
-export function presentPagination(page: PageRequest, total: number) {
-  return { limit: page.limit, offset: page.offset, total };
 }
 
 /** A breakdown row: its keys as the hosted service names them, then the counts. */

@@ -1,5 +1,5 @@
 import { type TObject, type TSchema, Type } from 'typebox';
-import { Id, Nullable, WebsiteRef } from '../../http/schemas.ts';
+import { Id, Nullable, Pagination, WebsiteRef } from '../../http/schemas.ts';
 import { BREAKDOWNS, type Breakdown } from './event-store.ts';
 import { DIMENSIONS } from './stats.filters.ts';
 
@@ -69,7 +69,6 @@ export const VisitorsQuery = Type.Object(
 export const FunnelParams = Type.Object({ funnelId: Id }, { additionalProperties: false });
 export const VisitorParams = Type.Object({ visitorId: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
 
-const Pagination = Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() });
 const NullableString = Nullable(Type.String());
 
 function success(data: TSchema, siblings: Record<string, TSchema> = {}): TObject {
@@ -114,12 +113,12 @@ const ROW_KEYS: Record<Breakdown, Record<string, TSchema>> = {
 };
 
 export const BreakdownAnswers = Object.fromEntries(
-  BREAKDOWNS.map((kind) => [kind, success(Type.Array(Type.Object(ROW_KEYS[kind])), { pagination: Pagination })]),
+  BREAKDOWNS.map((kind) => [kind, success(Type.Array(Type.Object(ROW_KEYS[kind])), { pagination: Pagination() })]),
 ) as Record<Breakdown, TObject>;
 
 export const Properties = success(
   Type.Array(Type.Object({ property: Type.String(), value: NullableString, completions: Type.Integer(), visitors: Type.Integer() })),
-  { pagination: Pagination },
+  { pagination: Pagination() },
 );
 
 export const Realtime = success(Type.Array(Type.Object({ visitors: Type.Integer() })));
@@ -219,7 +218,7 @@ const activity = {
 };
 
 export const VisitorList = success(Type.Array(Type.Object({ visitorId: Type.String(), identity: Identity, activity: Type.Object(activity) })), {
-  pagination: Pagination,
+  pagination: Pagination(),
 });
 
 export const VisitorPage = success(

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
+import { presentPagination } from '../../http/schemas.ts';
 import { findFunnel } from '../funnels/funnels.repository.ts';
 import type { Breakdown, EventStore, MoneyRules } from './event-store.ts';
 import {
   presentBreakdownRow,
   presentFunnelReport,
   presentOverview,
-  presentPagination,
   presentRealtimeMap,
   presentVisitor,
   presentVisitorListItem,

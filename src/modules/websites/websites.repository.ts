@@ -82,3 +82,8 @@ export async function findWebsitesByDomain(db: Kysely<Database>, domain: string)
     .orderBy('accounts.email')
     .execute();
 }
+
+export async function findWebsiteTimezone(db: Kysely<Database>, websiteId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('websites').select('timezone').where('id', '=', websiteId).executeTakeFirst();
+  return row?.timezone;
+}
