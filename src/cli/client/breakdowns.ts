@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { SightlineClient } from '../../../sdk/index.ts';
+import { DIMENSIONS } from '../../modules/stats/stats.filters.ts';
 import { type Connection, action, call, connect, usage, websiteIdOf } from './api.ts';
 import { type Column, type JsonOption, emit, printTable, say, withJson } from './output.ts';
 
@@ -29,8 +30,7 @@ export interface ReportQuery {
   [filter: `filter_${string}`]: string;
 }
 
-const FILTER_HELP =
-  'only what matches <dimension>=[<op>:]<v1>,<v2> (repeatable, AND-ed; values OR-ed; op is, is_not, or contains, does_not_contain for page and entry_page); dimensions: country, region, city, device, browser, os, referrer, page, entry_page, hostname, goal, ref, source, via, utm_source, utm_medium, utm_campaign, utm_term, utm_content';
+const FILTER_HELP = `only what matches <dimension>=[<op>:]<v1>,<v2> (repeatable, AND-ed; values OR-ed; op is, is_not, or contains, does_not_contain for page and entry_page); dimensions: ${DIMENSIONS.join(', ')}`;
 
 function wholeNumber(minimum: number) {
   return (value: string): number => {
