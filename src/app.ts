@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
@@ -7,7 +8,7 @@ import { answerClientError } from './http/client-errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { configureGeoDatabase } from './modules/events/ingest.geo.ts';
-import { adminModules, websiteApiModules } from './modules/index.ts';
+import { adminModules, dashboardModules, websiteApiModules } from './modules/index.ts';
 import analyticsReads from './plugins/analytics-reads.ts';
 import database from './plugins/database.ts';
 import errorHandler, { sendError, toErrorResponse } from './plugins/error-handler.ts';
@@ -55,6 +56,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(errorHandler);
   await app.register(metrics);
   await app.register(jsonBody);
+  // The dashboard's session cookie (parsed for every request; only the route guard reads it).
+  await app.register(cookie);
   await app.register(openapi);
 
   await app.register(health);
@@ -64,6 +67,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     await api.register(routeGuard);
     for (const module of adminModules) await api.register(module, { prefix: '/api/v1/admin' });
     for (const module of websiteApiModules) await api.register(module);
+    for (const module of dashboardModules) await api.register(module, { prefix: '/api/v1/dashboard' });
   });
 
   return app;

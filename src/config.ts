@@ -17,6 +17,14 @@ export interface RateLimitConfig {
   windowMs: number;
 }
 
+export interface SignInLimitConfig {
+  /** Sign-in attempts per window for one e-mail address. */
+  perAccount: number;
+  /** Sign-in and password-reset attempts per window from one client address. */
+  perAddress: number;
+  windowMs: number;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -45,6 +53,9 @@ export interface Config {
   databaseQueryTimeoutMs: number;
   /** Analytics reads run at once; unset: one per SQLite read worker, or every core but one on PostgreSQL. */
   analyticsReadConcurrency: number | undefined;
+  /** `open`: anyone may create an account on the dashboard; `invite` (default): setup, invitations and `sightline admin` only. */
+  signup: 'open' | 'invite';
+  signInLimit: SignInLimitConfig;
 }
 
 export class ConfigError extends Error {}
@@ -59,6 +70,13 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function boolean(env: Env, name: string): boolean {
@@ -114,6 +132,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsToken: bearerToken(env, 'METRICS_TOKEN'),
     databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_SECONDS', 60, 1) * 1000,
     analyticsReadConcurrency: env.ANALYTICS_READ_CONCURRENCY ? integer(env, 'ANALYTICS_READ_CONCURRENCY', 1, 1) : undefined,
+    signup: oneOf(env, 'SIGNUP', ['open', 'invite'] as const, 'invite'),
+    signInLimit: {
+      perAccount: integer(env, 'SIGN_IN_LIMIT_PER_ACCOUNT', 10, 1),
+      perAddress: integer(env, 'SIGN_IN_LIMIT_PER_ADDRESS', 30, 1),
+      windowMs: integer(env, 'SIGN_IN_LIMIT_WINDOW_SECONDS', 900, 1) * 1000,
+    },
     ...overrides,
   };
   return Object.freeze(config);

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { useTestApp } from './helpers/app.ts';
+import { TEST_PASSWORD, signInAs } from './helpers/dashboard-session.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { createAccount, createApiKey, createWebsite } from './helpers/factories.ts';
 
@@ -16,6 +17,8 @@ const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like
 /** Operations whose example cannot succeed whatever it holds, and what they answer instead. */
 const NOT_200: Record<string, { status: number; why: string }> = {
   'DELETE /api/v1/admin/websites/{websiteId}': { status: 403, why: 'websites are deleted in the dashboard only' },
+  'POST /api/v1/dashboard/setup': { status: 409, why: 'the first-run setup is done once an account exists' },
+  'POST /api/v1/dashboard/sign-up': { status: 403, why: 'sign-up is closed unless SIGNUP=open' },
 };
 
 /** What Swagger UI puts in a field it has no example for (its JSON Schema sampler, simplified). */
@@ -71,10 +74,13 @@ function parameterExample(parameter: any): unknown {
 }
 
 describeEachEngine('OpenAPI examples', (engine) => {
-  const t = useTestApp(engine);
+  const t = useTestApp(engine, { signInLimit: { perAccount: 1000, perAddress: 1000, windowMs: 60_000 } });
 
   it('every operation, filled from its examples as Swagger UI fills it, is accepted', async () => {
     const owner = await createAccount(t, 'Example Owner');
+    // The sign-in examples name this account, and its password is the examples' password.
+    await t.db.updateTable('accounts').set({ email: 'ada@example.com' }).where('id', '=', owner.id).execute();
+    await signInAs(t, owner.id, TEST_PASSWORD);
     // Not example.com itself: createWebsite's example creates that one.
     const website = await createWebsite(t, owner.token, 'www.example.com');
     const apiKey = await createApiKey(t, owner.token, website.id);
@@ -92,7 +98,7 @@ describeEachEngine('OpenAPI examples', (engine) => {
     const otherSite = await createWebsite(t, inviter.token);
     const invitation = await t.request('POST', `/api/v1/admin/websites/${otherSite.id}/team`, {
       token: inviter.token,
-      body: { email: owner.email },
+      body: { email: 'ada@example.com' },
     });
     const note = await t.request('POST', `/api/v1/admin/websites/${website.id}/notes`, { token: owner.token, body: { text: 'An existing note' } });
     // A visitor the website has seen, for getVisitor.
@@ -127,10 +133,15 @@ describeEachEngine('OpenAPI examples', (engine) => {
         if (value !== undefined) query[parameter.name] = String(value);
         else if (parameter.required) wrong.push(`${key}: required query parameter ${parameter.name} has no example`);
       }
+      // Signing out everywhere ends every session: the one to end is opened just before.
+      if (path.includes('{sessionId}')) ids.sessionId = (await signInAs(t, owner.id, TEST_PASSWORD)).sessionId;
       const url = path.replace(/\{(\w+)\}/g, (_match, name: string) => ids[name]!);
-      // Swagger UI sends no credential where the operation declares none.
-      const credential = Array.isArray(operation.security) && operation.security.length === 0 ? undefined : owner.token;
-      const response = await t.request(method, url, { token: credential, body, query, headers: { 'user-agent': BROWSER } });
+      // Swagger UI sends no credential where the operation declares none, and the browser's
+      // session cookie (with the page's CSRF token) where only a dashboard session will do.
+      const security = JSON.stringify(operation.security);
+      const credential = security === '[]' || security === '[{"session":[]}]' ? undefined : owner.token;
+      const session = security === '[{"session":[]}]' ? (await signInAs(t, owner.id, TEST_PASSWORD)).headers : {};
+      const response = await t.request(method, url, { token: credential, body, query, headers: { 'user-agent': BROWSER, ...session } });
       const expected = NOT_200[key]?.status ?? 200;
       if (response.status !== expected) wrong.push(`${key} ${JSON.stringify(body)}: ${response.status} ${response.raw}`);
     }

@@ -4,10 +4,11 @@ import { useTestApp } from './helpers/app.ts';
 
 // The OpenAPI document reads well: every operation has a stable operationId (what generated
 // clients name their methods after), a summary, a tag the document describes and a described
-// 200 answer; the public ingestion route declares no credential; and GET / leads to the docs.
+// 200 answer; the public ingestion route declares no credential; and GET / leads to the docs
+// (a JSON client) or is the dashboard (a browser).
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-const VERB_FIRST = /^(list|get|create|update|delete|roll|revoke|reset|invite|remove|accept|connect|disconnect|resync|record)[A-Z][A-Za-z]*$/;
+const VERB_FIRST = /^(list|get|create|update|delete|roll|revoke|reset|invite|remove|accept|connect|disconnect|resync|record|sign|set|end|change|confirm)[A-Z][A-Za-z]*$/;
 
 interface Operation {
   key: string;
@@ -63,16 +64,22 @@ describe('OpenAPI operations', () => {
     expect([...described].filter((tag) => !used.has(tag)), 'tags no operation uses').toEqual([]);
   });
 
-  it('declares no credential on POST /api/events and the bearer credential everywhere else', async () => {
+  it('declares no credential on the public routes, only the session on the dashboard routes, and a token or session everywhere else', async () => {
     const doc = await document();
-    expect(doc.security).toEqual([{ bearer: [] }]);
-    const publicOnes = operationsOf(doc).filter(({ operation }) => operation.security !== undefined);
-    expect(publicOnes.map(({ key, operation }) => `${key} ${JSON.stringify(operation.security)}`)).toEqual(['POST /api/events []']);
-    expect(Object.keys(publicOnes[0]!.operation.responses)).not.toContain('401');
+    expect(doc.security).toEqual([{ bearer: [] }, { session: [] }]);
+    const declared = operationsOf(doc).filter(({ operation }) => operation.security !== undefined);
+    const publicOnes = declared.filter(({ operation }) => operation.security.length === 0).map(({ key }) => key);
+    expect(publicOnes.filter((key) => !key.includes('/api/v1/dashboard/'))).toEqual(['POST /api/events']);
+    const events = declared.find(({ key }) => key === 'POST /api/events')!;
+    expect(Object.keys(events.operation.responses)).not.toContain('401');
+    const sessionOnly = declared.filter(({ operation }) => JSON.stringify(operation.security) === '[{"session":[]}]').map(({ key }) => key);
+    expect(sessionOnly).toContain('GET /api/v1/dashboard/session');
+    expect([...publicOnes, ...sessionOnly].length).toBe(declared.length);
+    expect(sessionOnly.every((key) => key.includes('/api/v1/dashboard/'))).toBe(true);
   });
 
-  it('answers GET / without a credential with links to the docs, and sends a browser to /docs', async () => {
-    const json = await t.request('GET', '/');
+  it('answers GET / with the dashboard to a browser, the links to the docs to a JSON client, and serves the docs', async () => {
+    const json = await t.request('GET', '/', { headers: { accept: 'application/json' } });
     expect(json.status, json.raw).toBe(200);
     expect(json.body).toEqual({ status: 'success', data: [{ name: 'Sightline', docs: '/docs', openapi: '/api/v1/openapi.json' }] });
     const docs = await t.request('GET', json.body.data[0].docs);
@@ -81,9 +88,11 @@ describe('OpenAPI operations', () => {
     const spec = await t.request('GET', json.body.data[0].openapi);
     expect(spec.body.openapi).toBe('3.1.0');
 
+    // The suite's global setup built dist/web, so the dashboard is there.
     const browser = await t.request('GET', '/', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
-    expect(browser.status).toBe(302);
-    expect(browser.headers.location).toBe('/docs');
+    expect(browser.status).toBe(200);
+    expect(String(browser.headers['content-type'])).toMatch(/^text\/html/);
+    expect(browser.raw).toContain('<div id="app">');
   });
 
   it('does not log GET / at info', async () => {

@@ -66,3 +66,37 @@ const memberRole = prepareQuery((db, accountId: string, websiteId: string) =>
 export async function findRole(db: Kysely<Database>, accountId: string, websiteId: string): Promise<string | undefined> {
   return (await memberRole.first(db, accountId, websiteId))?.role;
 }
+
+const SESSION_COLUMNS = [
+  'dashboard_sessions.id',
+  'dashboard_sessions.account_id',
+  'dashboard_sessions.signed_in_at',
+  'dashboard_sessions.last_seen_at',
+  'dashboard_sessions.expires_at',
+] as const;
+
+const activeSession = prepareQuery((db, digest: string) =>
+  db.selectFrom('dashboard_sessions').select(SESSION_COLUMNS).where('digest', '=', digest).where('revoked_at', 'is', null),
+);
+
+const activeSessionWithRole = prepareQuery((db, digest: string, websiteId: string) =>
+  db
+    .selectFrom('dashboard_sessions')
+    .leftJoin('website_members', (join) =>
+      join.onRef('website_members.account_id', '=', 'dashboard_sessions.account_id').on('website_members.website_id', '=', websiteId),
+    )
+    .select([...SESSION_COLUMNS, 'website_members.role'])
+    .where('dashboard_sessions.digest', '=', digest)
+    .where('dashboard_sessions.revoked_at', 'is', null),
+);
+
+/** The dashboard session by the digest of its cookie; with a websiteId, also the account's role there. */
+export async function findActiveSessionByDigest(db: Kysely<Database>, digest: string, websiteId?: string) {
+  if (websiteId !== undefined) return activeSessionWithRole.first(db, digest, websiteId);
+  const row = await activeSession.first(db, digest);
+  return row && { ...row, role: null };
+}
+
+export async function touchSession(db: Kysely<Database>, id: string, at: string): Promise<void> {
+  await db.updateTable('dashboard_sessions').set({ last_seen_at: at }).where('id', '=', id).execute();
+}

@@ -1,7 +1,10 @@
 import type { Role } from './policy.ts';
 
-/** Who is calling, as established by plugins/authenticate.ts from the Bearer credential. */
-export type Principal = TokenPrincipal | ApiKeyPrincipal;
+/** Who is calling, as established by plugins/authenticate.ts from the Bearer credential or the dashboard's session cookie. */
+export type Principal = TokenPrincipal | SessionPrincipal | ApiKeyPrincipal;
+
+/** A caller acting for an account: an account token, or a dashboard session (full rights). */
+export type AccountPrincipal = TokenPrincipal | SessionPrincipal;
 
 export interface TokenPrincipal {
   kind: 'token';
@@ -10,6 +13,19 @@ export interface TokenPrincipal {
   permissions: string[];
   /** Empty means every website the account can access, now and later. */
   websiteIds: string[];
+}
+
+/** A signed-in dashboard user: the account's full rights, under the same role matrix as a token. */
+export interface SessionPrincipal {
+  kind: 'session';
+  sessionId: string;
+  accountId: string;
+  permissions: string[];
+  websiteIds: string[];
+  /** When the password was last entered in this session. */
+  signedInAt: string;
+  /** What a cookie-authenticated write must send in X-CSRF-Token. */
+  csrfToken: string;
 }
 
 export interface ApiKeyPrincipal {
@@ -26,6 +42,6 @@ export interface WebsiteAccess {
   role: Role;
 }
 
-export function tokenAllowsWebsite(principal: TokenPrincipal, websiteId: string): boolean {
+export function tokenAllowsWebsite(principal: AccountPrincipal, websiteId: string): boolean {
   return principal.websiteIds.length === 0 || principal.websiteIds.includes(websiteId);
 }

@@ -7,6 +7,7 @@ import { analytics } from './migrations/0004-analytics.ts';
 import { canonicalTimeZones } from './migrations/0005-canonical-time-zones.ts';
 import { alertMailCooldown } from './migrations/0006-alert-mail-cooldown.ts';
 import { websiteApi } from './migrations/0007-website-api.ts';
+import { dashboard } from './migrations/0008-dashboard.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ function provider(db: Db): MigrationProvider {
     '0005-canonical-time-zones': canonicalTimeZones(),
     '0006-alert-mail-cooldown': alertMailCooldown(db.engine),
     '0007-website-api': websiteApi(db.engine),
+    '0008-dashboard': dashboard(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

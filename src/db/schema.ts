@@ -14,6 +14,8 @@ export interface AccountsTable {
   plan: string;
   created_at: string;
   updated_at: string;
+  /** scrypt$N$r$p$salt$hash; null until the account sets a password (token-only accounts). */
+  password_hash: string | null;
 }
 
 export interface AccessTokensTable {
@@ -127,6 +129,9 @@ export interface InvitationsTable {
   role: string;
   invited_by: string;
   created_at: string;
+  /** Digest of the mailed accept link's one-time token (null for invitations made before 0008). */
+  link_digest: string | null;
+  link_expires_at: string | null;
 }
 
 export interface IntegrationsTable {
@@ -334,7 +339,10 @@ export interface DailySaltsTable {
 /** Persisted outgoing mail (alert e-mails): written with the history row, sent afterwards. */
 export interface MailOutboxTable {
   id: string;
-  website_id: string;
+  /** The website an alert mail or invitation belongs to; null for account mail. */
+  website_id: string | null;
+  /** The account a password-reset mail belongs to. */
+  account_id: string | null;
   alert_history_id: string | null;
   to_address: string;
   subject: string;
@@ -346,6 +354,29 @@ export interface MailOutboxTable {
   last_error: string | null;
   created_at: string;
   sent_at: string | null;
+}
+
+export interface DashboardSessionsTable {
+  id: string;
+  account_id: string;
+  /** Digest of the cookie's value; the value itself is never stored. */
+  digest: string;
+  user_agent: string | null;
+  created_at: string;
+  /** When the password was last entered in this session: deleting a website needs a recent one. */
+  signed_in_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface PasswordResetsTable {
+  id: string;
+  account_id: string;
+  digest: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export interface Database {
@@ -373,4 +404,6 @@ export interface Database {
   sessions: SessionsTable;
   visitor_profiles: VisitorProfilesTable;
   notes: NotesTable;
+  dashboard_sessions: DashboardSessionsTable;
+  password_resets: PasswordResetsTable;
 }

@@ -12,6 +12,7 @@ export interface OperationDoc {
 }
 
 const A = '/api/v1/admin';
+const D = '/api/v1/dashboard';
 const W = `${A}/websites/{websiteId}`;
 
 const PROVIDER_NAMES = { one: 'One', two: 'Two', three: 'Three', four: 'Four', five: 'Five', six: 'Six' } as const;
@@ -118,6 +119,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /api/v1/analytics/funnels/{funnelId}': { operationId: 'getFunnelReport', ok: 'Visitors, conversion and drop-off at each step of the funnel' },
   'GET /api/v1/visitors': { operationId: 'listVisitors', ok: 'Visitors, newest activity first, with `pagination`' },
   'GET /api/v1/visitors/{visitorId}': { operationId: 'getVisitor', ok: 'The visitor (data is an object)' },
+  [`GET ${D}/setup`]: { operationId: 'getSetupState', ok: 'Whether the first-run setup is to do and whether sign-up is open' },
+  [`POST ${D}/setup`]: { operationId: 'setUpFirstAccount', ok: 'The first account exists and is signed in; the session cookie is set' },
+  [`POST ${D}/sign-up`]: { operationId: 'signUp', ok: 'The account exists and is signed in; the session cookie is set' },
+  [`POST ${D}/sign-in`]: { operationId: 'signIn', ok: 'Signed in; the session cookie is set' },
+  [`GET ${D}/session`]: { operationId: 'getDashboardSession', ok: 'The signed-in account and its CSRF token' },
+  [`POST ${D}/sign-out`]: { operationId: 'signOut', ok: 'The session has ended and its cookie is cleared' },
+  [`POST ${D}/sign-out-everywhere`]: { operationId: 'signOutEverywhere', ok: 'Every session of the account has ended' },
+  [`GET ${D}/sessions`]: { operationId: 'listDashboardSessions', ok: "The account's active sessions, most recently used first" },
+  [`DELETE ${D}/sessions/{sessionId}`]: { operationId: 'endDashboardSession', ok: 'The session has ended' },
+  [`PUT ${D}/password`]: { operationId: 'changePassword', ok: 'The password is changed; the other sessions have ended' },
+  [`POST ${D}/reauthenticate`]: { operationId: 'confirmPassword', ok: 'The session counts as freshly signed in' },
 };
 
 /** The document's key for a route: "GET /api/v1/admin/websites/{websiteId}". */

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Principal, TokenPrincipal, WebsiteAccess } from '../auth/principal.ts';
+import type { AccountPrincipal, Principal, SessionPrincipal, WebsiteAccess } from '../auth/principal.ts';
 
 // What the route guard established, typed for handlers. Reaching a handler without it means a
 // route declared the wrong access, which is a programming error, not a client error.
@@ -9,9 +9,16 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-export function tokenOf(request: FastifyRequest): TokenPrincipal {
+/** The account caller: an account token or a dashboard session. */
+export function accountCallerOf(request: FastifyRequest): AccountPrincipal {
   const principal = principalOf(request);
-  if (principal.kind !== 'token') throw new Error(`route ${request.routeOptions.url} admits API keys but needs a token`);
+  if (principal.kind === 'apiKey') throw new Error(`route ${request.routeOptions.url} admits API keys but needs an account caller`);
+  return principal;
+}
+
+export function sessionOf(request: FastifyRequest): SessionPrincipal {
+  const principal = principalOf(request);
+  if (principal.kind !== 'session') throw new Error(`route ${request.routeOptions.url} needs a dashboard session`);
   return principal;
 }
 

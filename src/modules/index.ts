@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { accessTokensRoutes } from './access-tokens/access-tokens.routes.ts';
 import { accountRoutes } from './account/account.routes.ts';
 import { alertsRoutes } from './alerts/alerts.routes.ts';
+import { sessionsRoutes } from './dashboard/sessions.routes.ts';
 import { analyticsRoutes } from './analytics/analytics.routes.ts';
 import { apiKeysRoutes } from './api-keys/api-keys.routes.ts';
 import { ingestRoutes } from './events/ingest.routes.ts';
@@ -33,3 +34,6 @@ export const adminModules: FastifyPluginAsync[] = [
 
 /** The website API where the admin interface touches it (contract section 5); full paths. */
 export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, analyticsRoutes, statsRoutes];
+
+/** The dashboard's own routes (sign-in, sessions, password reset, website deletion), under /api/v1/dashboard. */
+export const dashboardModules: FastifyPluginAsync[] = [sessionsRoutes];

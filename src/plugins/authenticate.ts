@@ -2,15 +2,19 @@ import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import {
   findActiveApiKeyByDigest,
+  findActiveSessionByDigest,
   findActiveTokenByDigest,
   touchApiKey,
+  touchSession,
   touchToken,
 } from '../auth/credentials.repository.ts';
+import { ALL } from '../auth/permissions.ts';
+import { csrfTokenFor, digestSecret, isSessionSecret, sessionExpired } from '../auth/sessions.ts';
 import { digestCredential, parseCredential } from '../auth/tokens.ts';
 import type { Database } from '../db/schema.ts';
 
-// Bearer -> format and checksum -> digest lookup -> request.principal. It never answers by
-// itself: the route guard turns a missing principal into the 401, after the rate limiter has
+// Bearer -> format and checksum -> digest lookup -> request.principal; without an Authorization
+// header, the dashboard's session cookie the same way. It never answers by itself: the route guard turns a missing principal into the 401, after the rate limiter has
 // counted the request against the client address.
 
 const TOUCH_INTERVAL_MS = 60_000;
@@ -27,8 +31,35 @@ function needsTouch(lastUsedAt: string | null, now: number): boolean {
   return lastUsedAt === null || now - Date.parse(lastUsedAt) >= TOUCH_INTERVAL_MS;
 }
 
+/** The dashboard's session cookie, when the request carries no Authorization header. */
+async function authenticateSession(db: Kysely<Database>, cookie: string, websiteId?: string): Promise<AuthOutcome> {
+  if (!isSessionSecret(cookie)) return { failure: 'The session cookie is malformed; sign in again' };
+  const row = await findActiveSessionByDigest(db, digestSecret(cookie), websiteId);
+  const now = Date.now();
+  if (!row || sessionExpired(row, now)) return { failure: 'The session has ended; sign in again' };
+  if (needsTouch(row.last_seen_at, now)) await touchSession(db, row.id, new Date(now).toISOString());
+  return {
+    principal: {
+      kind: 'session',
+      sessionId: row.id,
+      accountId: row.account_id,
+      permissions: [ALL],
+      websiteIds: [],
+      signedInAt: row.signed_in_at,
+      csrfToken: csrfTokenFor(cookie),
+    },
+    membership: websiteId === undefined ? null : { websiteId, role: row.role },
+  };
+}
+
 /** `websiteId`: the well-formed website id of a website route, whose role a token lookup reads too. */
-export async function authenticate(db: Kysely<Database>, header: string | undefined, websiteId?: string): Promise<AuthOutcome> {
+export async function authenticate(
+  db: Kysely<Database>,
+  header: string | undefined,
+  websiteId?: string,
+  sessionCookie?: string,
+): Promise<AuthOutcome> {
+  if (!header && sessionCookie) return authenticateSession(db, sessionCookie, websiteId);
   if (!header) return { failure: 'Authorization header is missing; send "Authorization: Bearer <token>"' };
   const match = /^Bearer +(\S+)\s*$/i.exec(header);
   if (!match) return { failure: 'Authorization header must be "Bearer <token>"' };

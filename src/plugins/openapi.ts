@@ -1,11 +1,13 @@
 import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { OPERATION_DOCS, operationKey } from '../http/operations.ts';
 
 // The OpenAPI document is generated from the route schemas (never written by hand) and served
-// at /api/v1/openapi.json, with a readable page at /docs; GET / points at both.
+// at /api/v1/openapi.json, with a readable page at /docs. (GET / is the dashboard's, which still
+// answers these two links to a client asking for JSON: src/plugins/dashboard-pages.ts.)
 
 export const DOCS_PATH = '/docs';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -27,6 +29,7 @@ const TAGS = [
   { name: 'Visitors', description: 'Who visited: one visitor with their place, device, pages, goals and profile, or the list of them.' },
   { name: 'Website API', description: 'Goals and payments sent by a backend, with a df_ key or an account token.' },
   { name: 'Events', description: 'What the tracking script sends from the browser: no credential.' },
+  { name: 'Dashboard', description: "The dashboard's own routes: first-run setup, sign-in, sessions, passwords, invitation links, website deletion." },
 ];
 
 
@@ -64,22 +67,17 @@ const describeOperation: SwaggerTransform = ({ schema, url, route }) => {
   const response = schema.response as Record<string, object> | undefined;
   const access = route.config?.access;
   const isPublic = access !== undefined && 'public' in access && access.public;
+  const sessionOnly = access !== undefined && 'scope' in access && access.sessionOnly === true;
   return {
     url,
     schema: {
       ...schema,
       ...(doc ? { operationId: doc.operationId } : {}),
-      ...(isPublic ? { security: [] } : {}),
+      ...(isPublic ? { security: [] } : sessionOnly ? { security: [{ session: [] }] } : {}),
       ...(response ? { response: describeResponses(response, doc?.ok) } : {}),
     },
   };
 };
-
-/** A browser is sent to the documentation page; anything else gets the links as JSON. */
-function pointAtDocs(request: FastifyRequest, reply: FastifyReply) {
-  if (/\btext\/html\b/.test(request.headers.accept ?? '')) return reply.redirect(DOCS_PATH, 302);
-  return { status: 'success' as const, data: [{ name: 'Sightline', docs: DOCS_PATH, openapi: OPENAPI_PATH }] };
-}
 
 async function openapi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -100,9 +98,16 @@ async function openapi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An account token (dft_...) or a website API key (df_...)' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description:
+              "The dashboard's session cookie (set by sign-in), with the account's full rights; every write also sends X-CSRF-Token. Ignored when Authorization is sent.",
+          },
         },
       },
-      security: [{ bearer: [] }],
+      security: [{ bearer: [] }, { session: [] }],
     },
     transform: describeOperation,
   });
@@ -112,8 +117,6 @@ async function openapi(app: FastifyInstance): Promise<void> {
     theme: { title: 'Sightline API documentation' },
   });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
-  // A landing request, like a health probe, is not worth an info line in the log.
-  app.get('/', { schema: { hide: true }, logLevel: 'warn' }, pointAtDocs);
 }
 
 export default fp(openapi, { name: 'openapi', dependencies: ['database'] });

@@ -16,6 +16,8 @@ export interface AccountAccess {
   permission: Permission;
   /** Whether a website API key (df_) may call it. */
   apiKey: boolean;
+  /** Only a dashboard session may call it (its own routes: sessions, password, website deletion). */
+  sessionOnly?: boolean;
 }
 
 export interface WebsiteScopedAccess {
@@ -24,6 +26,7 @@ export interface WebsiteScopedAccess {
   /** What the route does to the website, for the role matrix. */
   action: WebsiteAction;
   apiKey: boolean;
+  sessionOnly?: boolean;
   /** Where the website id is read from; a df_ key may leave a query id out. Default: path. */
   websiteIdIn?: 'path' | 'query';
 }

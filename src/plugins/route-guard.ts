@@ -6,6 +6,8 @@ import { holds } from '../auth/permissions.ts';
 import { API_KEY_ROLE, type Role, describeAction, roleAllows } from '../auth/policy.ts';
 import { findRole } from '../auth/credentials.repository.ts';
 import { type Principal, type WebsiteAccess, tokenAllowsWebsite } from '../auth/principal.ts';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
+import { checkCsrf } from '../http/csrf.ts';
 import { AppError, forbidden, invalidField, notFound, unauthorized } from '../errors.ts';
 import { isId } from '../lib/ids.ts';
 import { type Membership, authenticate } from './authenticate.ts';
@@ -67,10 +69,14 @@ function rateKey(request: FastifyRequest): string {
   if (access && 'public' in access) return `public:${request.ip}`;
   const principal = request.principal;
   if (!principal) return `address:${request.ip}`;
+  if (principal.kind === 'session') return `session:${principal.sessionId}`;
   return principal.kind === 'token' ? `token:${principal.tokenId}` : `apiKey:${principal.apiKeyId}`;
 }
 
+const DASHBOARD_ONLY = 'This route is for the dashboard: sign in there (a token or key cannot call it)';
+
 function checkAccount(principal: Principal, access: AccountAccess): void {
+  if (access.sessionOnly && principal.kind !== 'session') throw forbidden(DASHBOARD_ONLY);
   if (principal.kind === 'apiKey') {
     if (!access.apiKey) throw forbidden('A website API key (df_) cannot call this route; use an account token (dft_)');
     return;
@@ -81,6 +87,7 @@ function checkAccount(principal: Principal, access: AccountAccess): void {
 }
 
 async function checkWebsite(app: FastifyInstance, request: FastifyRequest, principal: Principal, access: WebsiteScopedAccess) {
+  if (access.sessionOnly && principal.kind !== 'session') throw forbidden(DASHBOARD_ONLY);
   const { id, field } = readWebsiteId(request, access);
   const websiteId = id ?? (principal.kind === 'apiKey' ? principal.websiteId : undefined);
   if (websiteId === undefined) throw invalidField(field, 'is required');
@@ -133,7 +140,12 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access || 'public' in access) return;
-    const outcome = await authenticate(app.db.kysely, request.headers.authorization, websiteIdToPrefetch(request, access));
+    const outcome = await authenticate(
+      app.db.kysely,
+      request.headers.authorization,
+      websiteIdToPrefetch(request, access),
+      request.cookies[SESSION_COOKIE],
+    );
     if ('principal' in outcome) {
       request.principal = outcome.principal;
       request.membership = outcome.membership;
@@ -164,6 +176,9 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
     if (!access || 'public' in access) return;
     const principal = request.principal;
     if (!principal) throw unauthorized(request.authFailure ?? 'Authentication required');
+    // A browser attaches the cookie by itself, so a cookie-authenticated write must prove it
+    // comes from the dashboard's own page.
+    if (principal.kind === 'session') checkCsrf(request, principal.csrfToken, app.config.publicUrl);
     if (access.scope === 'account') checkAccount(principal, access);
     else await checkWebsite(app, request, principal, access);
   });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { ALL, isSubset } from '../../auth/permissions.ts';
-import type { TokenPrincipal } from '../../auth/principal.ts';
+import type { AccountPrincipal } from '../../auth/principal.ts';
 import { digestCredential, displayKey, generateCredential } from '../../auth/tokens.ts';
 import { lockAccount } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
@@ -16,14 +16,14 @@ export async function listAccessTokens(db: Kysely<Database>, accountId: string) 
 }
 
 /** A new token can never grant more than the token that creates it (Immich's isGranted rule). */
-function exceeds(caller: TokenPrincipal, permissions: string[], websiteIds: string[]): 'permissions' | 'websites' | null {
+function exceeds(caller: AccountPrincipal, permissions: string[], websiteIds: string[]): 'permissions' | 'websites' | null {
   if (!isSubset(permissions, caller.permissions)) return 'permissions';
   const callerWebsites = caller.websiteIds;
   const wider = callerWebsites.length > 0 && (websiteIds.length === 0 || websiteIds.some((id) => !callerWebsites.includes(id)));
   return wider ? 'websites' : null;
 }
 
-function assertWithinCreator(creator: TokenPrincipal, permissions: string[], websiteIds: string[]): void {
+function assertWithinCreator(creator: AccountPrincipal, permissions: string[], websiteIds: string[]): void {
   const excess = exceeds(creator, permissions, websiteIds);
   if (excess === 'permissions') throw forbidden('A token cannot grant permissions that the token creating it does not hold');
   if (excess === 'websites') throw forbidden('A token cannot reach websites that the token creating it cannot reach');
@@ -62,7 +62,7 @@ export async function issueToken(db: Kysely<Database>, options: IssueTokenOption
  * answer for an unknown id, another account's website and one the creator cannot reach, so the
  * answer tells nothing about ids outside the caller's reach.
  */
-async function assertReachableWebsites(db: Kysely<Database>, creator: TokenPrincipal, websiteIds: string[]): Promise<void> {
+async function assertReachableWebsites(db: Kysely<Database>, creator: AccountPrincipal, websiteIds: string[]): Promise<void> {
   if (websiteIds.length === 0) return;
   const reachable = await accessibleWebsiteIds(db, creator.accountId);
   const creatorWebsites = creator.websiteIds;
@@ -82,7 +82,7 @@ function expiryOf(input: CreateAccessTokenInput, permissions: string[]): string 
   return new Date(at).toISOString();
 }
 
-export async function createAccessToken(db: Kysely<Database>, creator: TokenPrincipal, limit: number, input: CreateAccessTokenInput) {
+export async function createAccessToken(db: Kysely<Database>, creator: AccountPrincipal, limit: number, input: CreateAccessTokenInput) {
   const permissions = input.permissions ?? [ALL];
   const websiteIds = input.websiteIds ?? [];
 
@@ -106,7 +106,7 @@ export async function createAccessToken(db: Kysely<Database>, creator: TokenPrin
 }
 
 /** A narrow token cannot revoke a wider one (say, the owner's full-access token). */
-export async function revokeAccessToken(db: Kysely<Database>, caller: TokenPrincipal, tokenId: string) {
+export async function revokeAccessToken(db: Kysely<Database>, caller: AccountPrincipal, tokenId: string) {
   return db.transaction().execute(async (trx) => {
     const target = await repo.findActiveToken(trx, caller.accountId, tokenId);
     if (!target) throw notFound('Token not found');

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, ok, withErrors } from '../../http/schemas.ts';
-import { principalOf, tokenOf } from '../../http/request-context.ts';
+import { principalOf, accountCallerOf } from '../../http/request-context.ts';
 import { Account, UpdateAccountBody } from './account.schemas.ts';
 import * as service from './account.service.ts';
 
@@ -19,6 +19,6 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/account', {
     config: { access: { scope: 'account', permission: 'analytics:read', apiKey: false } },
     schema: { tags, summary: "Update the account's name", body: UpdateAccountBody, response: withErrors({ 200: Envelope(Account) }) },
-    handler: async (request) => ok([await service.renameAccount(db, limits, tokenOf(request).accountId, request.body.name)]),
+    handler: async (request) => ok([await service.renameAccount(db, limits, accountCallerOf(request).accountId, request.body.name)]),
   });
 };

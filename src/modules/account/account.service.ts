@@ -33,7 +33,7 @@ export async function createAccountWithToken(db: Kysely<Database>, email: string
   return db.transaction().execute(async (trx) => {
     if (await repo.findAccountByEmail(trx, email)) throw new AccountExistsError(`An account with the email ${email} already exists`);
     const now = new Date().toISOString();
-    const account: repo.AccountRow = { id: newId(), email, name, plan: 'self-hosted', created_at: now, updated_at: now };
+    const account: repo.AccountRow = { id: newId(), email, name, plan: 'self-hosted', created_at: now, updated_at: now, password_hash: null };
     await repo.insertAccount(trx, account);
     const { raw } = await issueToken(trx, {
       accountId: account.id,

@@ -178,6 +178,7 @@ export async function fireAlertsForGoals(trx: Kysely<Database>, events: Recorded
       outbox.push({
         id: newId(),
         website_id: alert.website_id,
+        account_id: null,
         alert_history_id: entry.id,
         to_address: to,
         subject: mail.subject,

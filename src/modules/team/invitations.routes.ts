@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EmptyBody, Envelope, ErrorEnvelope, ok, withErrors } from '../../http/schemas.ts';
-import { tokenOf } from '../../http/request-context.ts';
+import { accountCallerOf } from '../../http/request-context.ts';
 import { Accepted, InvitationParams, MyInvitation } from './team.schemas.ts';
 import * as service from './team.service.ts';
 
@@ -12,7 +12,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/invitations', {
     config: { access: { scope: 'account', permission: 'websites:read', apiKey: false } },
     schema: { tags, summary: "The caller's pending invitations", response: withErrors({ 200: Envelope(MyInvitation) }) },
-    handler: async (request) => ok(await service.listMyInvitations(db, tokenOf(request).accountId)),
+    handler: async (request) => ok(await service.listMyInvitations(db, accountCallerOf(request).accountId)),
   });
 
   app.post('/invitations/:invitationId/accept', {
@@ -24,6 +24,6 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: EmptyBody,
       response: withErrors({ 200: Envelope(Accepted), 409: ErrorEnvelope }),
     },
-    handler: async (request) => ok([await service.accept(db, tokenOf(request).accountId, request.params.invitationId)]),
+    handler: async (request) => ok([await service.accept(db, accountCallerOf(request).accountId, request.params.invitationId)]),
   });
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ErrorEnvelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
-import { tokenOf, websiteOf } from '../../http/request-context.ts';
+import { accountCallerOf, websiteOf } from '../../http/request-context.ts';
 import { InviteBody, Invited, PendingInvitation, RemoveBody, Removed, TeamMember } from './team.schemas.ts';
 import * as service from './team.service.ts';
 
@@ -33,7 +33,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: InviteBody,
       response: withErrors({ 200: Envelope(Invited), 409: ErrorEnvelope }),
     },
-    handler: async (request) => ok([await service.invite(db, websiteOf(request).websiteId, tokenOf(request).accountId, request.body)]),
+    handler: async (request) => ok([await service.invite(db, websiteOf(request).websiteId, accountCallerOf(request).accountId, request.body)]),
   });
 
   app.delete('/websites/:websiteId/team', {

@@ -41,6 +41,8 @@ export async function invite(db: Kysely<Database>, websiteId: string, callerId: 
       role,
       invited_by: callerId,
       created_at: new Date().toISOString(),
+      link_digest: null,
+      link_expires_at: null,
     };
     await repo.insertInvitation(trx, row);
     return {

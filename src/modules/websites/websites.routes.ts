@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, ErrorEnvelope, Message, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
-import { tokenOf, websiteOf } from '../../http/request-context.ts';
+import { accountCallerOf, websiteOf } from '../../http/request-context.ts';
 import { CreateWebsiteBody, UpdateWebsiteBody, Website, WebsiteSummary } from './websites.schemas.ts';
 import * as service from './websites.service.ts';
 
@@ -12,13 +12,13 @@ export const websitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/websites', {
     config: { access: { scope: 'account', permission: 'websites:read', apiKey: false } },
     schema: { tags, summary: 'List the websites available to the token', response: withErrors({ 200: Envelope(WebsiteSummary) }) },
-    handler: async (request) => ok(await service.listWebsites(db, tokenOf(request))),
+    handler: async (request) => ok(await service.listWebsites(db, accountCallerOf(request))),
   });
 
   app.post('/websites', {
     config: { access: { scope: 'account', permission: 'websites:write', apiKey: false } },
     schema: { tags, summary: 'Create a website', body: CreateWebsiteBody, response: withErrors({ 200: Envelope(Website), 409: ErrorEnvelope }) },
-    handler: async (request) => ok([await service.createWebsite(db, tokenOf(request), request.body)]),
+    handler: async (request) => ok([await service.createWebsite(db, accountCallerOf(request), request.body)]),
   });
 
   app.get('/websites/:websiteId', {

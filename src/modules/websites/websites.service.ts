@@ -1,5 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { TokenPrincipal, WebsiteAccess } from '../../auth/principal.ts';
+import type { AccountPrincipal, WebsiteAccess } from '../../auth/principal.ts';
 import type { Database, WebsitesTable } from '../../db/schema.ts';
 import { lockAccount } from '../../db/locks.ts';
 import { conflict, forbidden, invalidField, notFound } from '../../errors.ts';
@@ -13,12 +13,12 @@ import * as repo from './websites.repository.ts';
 import type { CreateWebsiteInput, UpdateWebsiteInput, WebsiteView } from './websites.schemas.ts';
 import { DOMAIN_RULE, TIMEZONE_RULE, requireValue, settingsChanges } from './website-settings.ts';
 
-export async function listWebsites(db: Kysely<Database>, principal: TokenPrincipal) {
+export async function listWebsites(db: Kysely<Database>, principal: AccountPrincipal) {
   const rows = await repo.listWebsitesForAccount(db, principal.accountId, principal.websiteIds);
   return rows.map((row) => presentWebsiteSummary(row, row.role));
 }
 
-export async function createWebsite(db: Kysely<Database>, principal: TokenPrincipal, input: CreateWebsiteInput): Promise<WebsiteView> {
+export async function createWebsite(db: Kysely<Database>, principal: AccountPrincipal, input: CreateWebsiteInput): Promise<WebsiteView> {
   const domain = requireValue('body.domain', input.domain, normaliseHostname, DOMAIN_RULE);
   const timezone = requireValue('body.timezone', input.timezone, normaliseTimezone, TIMEZONE_RULE);
   const now = new Date().toISOString();

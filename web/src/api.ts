@@ -1,0 +1,109 @@
+// The dashboard's one way to talk to the server: the documented routes, with the session cookie
+// (sent by the browser) and, on writes, the session's CSRF token. Every page goes through here.
+
+export interface Account {
+  id: string;
+  email: string;
+  name: string;
+}
+
+export interface SessionInfo {
+  account: Account;
+  sessionId: string;
+  csrfToken: string;
+  signedInAt: string;
+  expiresAt: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: { path: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken: string | null = null;
+let onSessionLost: (() => void) | null = null;
+
+/** Remembers the CSRF token of the session the server just confirmed or created. */
+export function rememberSession(session: SessionInfo | null): void {
+  csrfToken = session?.csrfToken ?? null;
+}
+
+/**
+ * What to do when the server answers 401 to a signed-in page (the session expired or was revoked
+ * elsewhere): the app goes back to the sign-in page.
+ */
+export function whenSessionLost(handler: (() => void) | null): void {
+  onSessionLost = handler;
+}
+
+type Query = Record<string, string | number | boolean | undefined | null>;
+
+function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path;
+}
+
+/** The whole success envelope, for routes whose answer has siblings beside `data` (pagination). */
+export async function request<T = unknown>(
+  method: string,
+  path: string,
+  options: { query?: Query; body?: unknown } = {},
+): Promise<{ data: T[] } & Record<string, unknown>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const response = await fetch(withQuery(path, options.query), {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!response.ok || json?.status === 'error') {
+    const error = json?.error;
+    // A 401 from a route that signs in means a wrong password, not a lost session.
+    const signingIn = /^\/api\/v1\/dashboard\/(sign-in|sign-up|setup|reauthenticate|invitations|password)/.test(path);
+    if (response.status === 401 && csrfToken && !signingIn) {
+      csrfToken = null;
+      onSessionLost?.();
+    }
+    throw new ApiError(response.status, error?.message ?? `Request failed (${response.status})`, error?.details ?? []);
+  }
+  return json ?? { data: [] };
+}
+
+/** `data` of an answer (admin routes always answer a list). */
+export async function list<T = unknown>(method: string, path: string, options?: { query?: Query; body?: unknown }): Promise<T[]> {
+  return (await request<T>(method, path, options)).data;
+}
+
+/** The first item of `data`: what a create, a read of one object or an action answers. */
+export async function one<T = unknown>(method: string, path: string, options?: { query?: Query; body?: unknown }): Promise<T> {
+  const data = await list<T>(method, path, options);
+  return data[0] as T;
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query) => one<T>('GET', path, { query }),
+  list: <T>(path: string, query?: Query) => list<T>('GET', path, { query }),
+  post: <T>(path: string, body: unknown = {}) => one<T>('POST', path, { body }),
+  put: <T>(path: string, body: unknown) => one<T>('PUT', path, { body }),
+  patch: <T>(path: string, body: unknown) => one<T>('PATCH', path, { body }),
+  delete: <T>(path: string, body?: unknown) => one<T>('DELETE', path, { body }),
+};
