@@ -21,12 +21,16 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   const app = await buildApp({ config, db });
   app.addHook('onClose', async () => db.close());
   if (applied.length > 0) app.log.info({ migrations: applied }, 'database migrated');
-  if ((await countAccounts(db.kysely)) === 0) {
-    app.log.warn(
-      'No account exists yet. Create one with: npx sightline admin create-account --email you@example.com --name "Your Name"',
-    );
-  }
+  const noAccount = (await countAccounts(db.kysely)) === 0;
   await app.listen({ host: config.host, port: config.port });
+  if (noAccount) {
+    app.log.warn(
+      `No account exists yet. Open ${config.publicUrl}/setup in a browser to create the first one, ` +
+        'or run: npx sightline admin create-account --email you@example.com --name "Your Name"',
+    );
+  } else {
+    app.log.info(`The dashboard is at ${config.publicUrl}/`);
+  }
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -115,6 +115,33 @@ describe('sightline admin on SQLite, beside a running server', { timeout: 120_00
     expect(unknown.stderr).toBe('sightline: no account has the e-mail nobody-here@example.com (see "sightline admin list-accounts")\n');
   });
 
+  it('set-password gives an account a dashboard password that signs in, and ends its sessions; a short one changes nothing', async () => {
+    const carol = await createAccount(`carol-${randomBytes(3).toString('hex')}@example.com`);
+    const signIn = (password: string) =>
+      fetch(`${baseUrl}/api/v1/dashboard/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: carol.account.email, password }),
+      });
+    expect((await signIn('a password set by the operator')).status).toBe(401);
+    const set = await admin(['set-password', '--email', carol.account.email], { SIGHTLINE_PASSWORD: 'a password set by the operator' });
+    expectExit(set, 0);
+    expect(set.stdout).toContain('Password set for');
+    const signedIn = await signIn('a password set by the operator');
+    expect(signedIn.status).toBe(200);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const session = () => fetch(`${baseUrl}/api/v1/dashboard/session`, { headers: { cookie } });
+    expect((await session()).status).toBe(200);
+
+    const short = await admin(['set-password', '--email', carol.account.email], { SIGHTLINE_PASSWORD: 'short' });
+    expectExit(short, 2);
+    expect((await session()).status).toBe(200);
+    const again = await admin(['set-password', '--email', carol.account.email], { SIGHTLINE_PASSWORD: 'another operator password' });
+    expectExit(again, 0);
+    expect((await session()).status).toBe(401);
+    expectExit(await admin(['set-password', '--email', 'nobody-here@example.com'], { SIGHTLINE_PASSWORD: 'whatever it is now' }), 1);
+  });
+
   describe('delete-website', () => {
     let first: Awaited<ReturnType<typeof createAccount>>;
     let second: Awaited<ReturnType<typeof createAccount>>;
