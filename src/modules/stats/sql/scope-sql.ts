@@ -67,23 +67,29 @@ export function rangeCondition(scope: StatsScope, column: RawBuilder<unknown> = 
   return scope.range ? sql`${column} >= ${scope.range.from} and ${column} < ${scope.range.to}` : sql`1 = 1`;
 }
 
-function sessionCondition(test: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
-  const inSessions = sql`e.session_id in (select s.session_id from sessions s where s.website_id = e.website_id and ${test})`;
+/**
+ * The events of the sessions that pass `test`. The subquery names the website by value, never by
+ * `e.website_id`: a correlated subquery is run again for every event (minutes over a million),
+ * while this one is computed once, and only over the sessions that overlap the range.
+ */
+function sessionCondition(test: RawBuilder<unknown>, filter: Filter, scope: StatsScope): RawBuilder<unknown> {
+  const overlapping = scope.range ? sql` and s.started_at < ${scope.range.to} and s.ended_at >= ${scope.range.from}` : sql``;
+  const inSessions = sql`e.session_id in (select s.session_id from sessions s where s.website_id = ${scope.websiteId}${overlapping} and ${test})`;
   return negated(filter) ? sql`(e.session_id is null or not ${inSessions})` : inSessions;
 }
 
 function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown> {
   if (filter.dimension === 'referrer') {
     // A source name ("Google", "Direct/None") or a referring host.
-    return sessionCondition(sql`(${matches(sql.ref('s.referrer_source'), filter)} or ${matches(sql.ref('s.referrer_host'), filter)})`, filter);
+    return sessionCondition(sql`(${matches(sql.ref('s.referrer_source'), filter)} or ${matches(sql.ref('s.referrer_host'), filter)})`, filter, scope);
   }
   if (filter.dimension === 'goal') {
     // Visitors who completed one of the goals in the range.
-    const completed = sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = e.website_id and g.type = 'custom' and ${matches(sql.ref('g.name'), filter)} and ${rangeCondition(scope, sql.ref('g.occurred_at'))})`;
+    const completed = sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = ${scope.websiteId} and g.type = 'custom' and ${matches(sql.ref('g.name'), filter)} and ${rangeCondition(scope, sql.ref('g.occurred_at'))})`;
     return negated(filter) ? sql`not ${completed}` : completed;
   }
   const sessionColumn = SESSION_COLUMN[filter.dimension];
-  if (sessionColumn) return sessionCondition(matches(sql.ref(`s.${sessionColumn}`), filter), filter);
+  if (sessionColumn) return sessionCondition(matches(sql.ref(`s.${sessionColumn}`), filter), filter, scope);
   return columnCondition(sql.ref(`e.${EVENT_COLUMN[filter.dimension]!}`), filter);
 }
 

@@ -84,11 +84,11 @@ export async function visitor(db: Kysely<Database>, websiteId: string, visitorId
 export async function visitors(db: Kysely<Database>, scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorSummary>> {
   const parts = [scopeCondition(scope)];
   if (options.completedGoal !== undefined) {
-    parts.push(sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = e.website_id and g.type = 'custom' and g.name = ${options.completedGoal})`);
+    parts.push(sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = ${scope.websiteId} and g.type = 'custom' and g.name = ${options.completedGoal})`);
   }
   if (options.visitedPage !== undefined) {
     const path = matches(sql.ref('v.path'), { dimension: 'page', operator: 'is', values: [pathOf(options.visitedPage)] });
-    parts.push(sql`e.visitor_id in (select v.visitor_id from events v where v.website_id = e.website_id and v.type = 'pageview' and ${path})`);
+    parts.push(sql`e.visitor_id in (select v.visitor_id from events v where v.website_id = ${scope.websiteId} and v.type = 'pageview' and ${path})`);
   }
   const where = sql.join(parts, sql` and `);
   const found = await sql<VisitorTotals & { total_rows: unknown }>`
