@@ -13,6 +13,25 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard runs in browsers: their globals, and TSX (typescript-eslint's rules apply to .tsx).
+    files: ['web/**/*.{ts,tsx}'],
+    languageOptions: {
+      parserOptions: { ecmaFeatures: { jsx: true } },
+      globals: Object.fromEntries(
+        [
+          'window', 'document', 'location', 'history', 'navigator', 'fetch', 'URL', 'URLSearchParams', 'Intl',
+          'console', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'requestAnimationFrame',
+          'cancelAnimationFrame', 'localStorage', 'sessionStorage', 'matchMedia', 'getComputedStyle',
+          'ResizeObserver', 'IntersectionObserver', 'MutationObserver', 'AbortController', 'Blob', 'FormData',
+          'Headers', 'Request', 'Response', 'Event', 'CustomEvent', 'PopStateEvent', 'KeyboardEvent', 'MouseEvent',
+          'FocusEvent', 'InputEvent', 'SubmitEvent', 'Element', 'HTMLElement', 'HTMLInputElement',
+          'HTMLSelectElement', 'HTMLTextAreaElement', 'HTMLButtonElement', 'HTMLAnchorElement', 'HTMLDialogElement',
+          'HTMLCanvasElement', 'HTMLDivElement', 'SVGElement', 'Node', 'DOMRect', 'queueMicrotask',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     // Tests read arbitrary JSON responses.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

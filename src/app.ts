@@ -10,6 +10,7 @@ import { validatorCompiler } from './http/validation.ts';
 import { configureGeoDatabase } from './modules/events/ingest.geo.ts';
 import { adminModules, dashboardModules, websiteApiModules } from './modules/index.ts';
 import analyticsReads from './plugins/analytics-reads.ts';
+import dashboardPages from './plugins/dashboard-pages.ts';
 import database from './plugins/database.ts';
 import errorHandler, { sendError, toErrorResponse } from './plugins/error-handler.ts';
 import eventWriter from './plugins/event-writer.ts';
@@ -62,6 +63,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
 
   await app.register(health);
   await app.register(trackerScript);
+  await app.register(dashboardPages);
 
   await app.register(async (api) => {
     await api.register(routeGuard);

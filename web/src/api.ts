@@ -69,9 +69,10 @@ export async function request<T = unknown>(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await response.text();
-  let json: any = null;
+  type Answer = { data: T[]; status?: string; error?: { message?: string; details?: ApiError['details'] } } & Record<string, unknown>;
+  let json: Answer | null = null;
   try {
-    json = text ? JSON.parse(text) : null;
+    json = text ? (JSON.parse(text) as Answer) : null;
   } catch {
     json = null;
   }

@@ -1,0 +1,105 @@
+// The analytics page of one website (/websites/{id}): period, filters, overview numbers, the time
+// series, the breakdown cards, funnels and the current visitors. The view is in the query string
+// (view-state.ts), so the URL shares it; every analytics read sends `websiteId` and the filters.
+import { api, request } from '../api.ts';
+import './analytics.css';
+import './reports.css';
+import { Breakdowns } from './Breakdowns.tsx';
+import { DateRangePicker } from './DateRangePicker.tsx';
+import { FilterBar } from './FilterBar.tsx';
+import { Funnels } from './Funnels.tsx';
+import { OverviewCards } from './OverviewCards.tsx';
+import { Realtime } from './Realtime.tsx';
+import { TimeSeriesChart } from './TimeSeriesChart.tsx';
+import { resolveRange, todayIn } from './range.ts';
+import { useFetch } from './use-fetch.ts';
+import { type Filter, useViewState, withFilter } from './view-state.ts';
+
+interface Metadata {
+  domain: string;
+  name: string;
+  timezone: string;
+  currency: string;
+}
+
+/** How far back "All time" looks for the first month with visitors. */
+const ALL_TIME_YEARS = 20;
+
+const browserZone = (): string => {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  } catch {
+    return 'UTC';
+  }
+};
+
+export function AnalyticsPage(props: { websiteId: string }) {
+  const { websiteId } = props;
+  const [view, update] = useViewState();
+  const site = useFetch(() => api.get<Metadata>('/api/v1/analytics/metadata', { websiteId }), websiteId);
+  const timeZone = site.data?.timezone || browserZone();
+  const today = todayIn(timeZone);
+  // "All time" charts from the first month with visitors: one monthly series over the years
+  // (read from the day rollups, so cheap) says which month that is.
+  const probeStart = `${Number(today.slice(0, 4)) - ALL_TIME_YEARS}-01-01`;
+  const probe = useFetch(
+    site.data && view.period === 'all'
+      ? async () => {
+          const answer = await request<{ name: string; visitors: number }>('GET', '/api/v1/analytics/timeseries', {
+            query: { websiteId, fields: 'visitors', interval: 'month', startAt: probeStart, endAt: today },
+          });
+          const first = answer.data.find((bucket) => bucket.visitors > 0);
+          return first ? `${first.name}-01` : today;
+        }
+      : null,
+    `${websiteId}|${probeStart}|${today}|${view.period === 'all'}`,
+  );
+
+  if (site.error) {
+    return (
+      <div class="an-page">
+        <p class="an-error" role="alert">
+          Could not load this website: {site.error.message}
+        </p>
+        <button type="button" class="an-button" onClick={site.reload}>
+          Try again
+        </button>
+      </div>
+    );
+  }
+  if (!site.data) {
+    return (
+      <div class="an-page an-loading" aria-busy="true">
+        <p class="an-empty">Loading analytics…</p>
+      </div>
+    );
+  }
+
+  const metadata = site.data;
+  const currency = metadata.currency || 'USD';
+  const firstDay = probe.data ?? null;
+  // The chart and the funnel wait for the first month of "All time" (a failed probe: 12 months).
+  const pending = view.period === 'all' && probe.loading;
+  const resolved = resolveRange(view, timeZone, firstDay);
+  const addFilters = (added: Filter[]) => update({ filters: added.reduce(withFilter, view.filters) });
+  const shared = { websiteId, resolved, filters: view.filters };
+
+  return (
+    <div class="an-page">
+      <header class="an-header">
+        <div class="an-title-block">
+          {/* The app's website header names the website; this names the page's part for headings navigation. */}
+          <h2 class="an-sr">Analytics of {metadata.domain || metadata.name || 'this website'}</h2>
+          <Realtime websiteId={websiteId} filters={view.filters} />
+        </div>
+        <DateRangePicker view={view} resolved={resolved} today={today} timeZone={timeZone} onChange={update} />
+      </header>
+      <FilterBar filters={view.filters} onChange={update} />
+      <OverviewCards {...shared} metric={view.metric} currency={currency} onSelect={(metric) => update({ metric }, { replace: true })} />
+      <TimeSeriesChart {...shared} pending={pending} metric={view.metric} timeZone={timeZone} currency={currency} />
+      <Breakdowns {...shared} currency={currency} onFilter={addFilters}>
+        <Funnels {...shared} pending={pending} />
+      </Breakdowns>
+    </div>
+  );
+}

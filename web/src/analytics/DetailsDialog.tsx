@@ -1,0 +1,85 @@
+// The whole list of one report in a native <dialog>, a page at a time (limit/offset, and the
+// answer's pagination.total for the page count). Escape and the close button close it.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { BreakdownTable } from './BreakdownTable.tsx';
+import { type Tab, fetchBreakdown } from './breakdown-config.ts';
+import { formatExact } from './format.ts';
+import { type ResolvedRange, queryKey, readQuery } from './range.ts';
+import { useFetch } from './use-fetch.ts';
+import type { Filter } from './view-state.ts';
+
+const PAGE_SIZE = 50;
+
+interface Props {
+  tab: Tab;
+  websiteId: string;
+  resolved: ResolvedRange;
+  filters: Filter[];
+  currency: string;
+  onFilter: (filters: Filter[]) => void;
+  onClose: () => void;
+}
+
+export function DetailsDialog({ tab, websiteId, resolved, filters, currency, onFilter, onClose }: Props) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [offset, setOffset] = useState(0);
+  const query = readQuery(websiteId, resolved.range, filters, { limit: PAGE_SIZE, offset });
+  const { data, error, loading } = useFetch(() => fetchBreakdown(tab.endpoint, query), `${tab.endpoint}|${queryKey(query)}`);
+  const headingId = `an-details-${tab.id}`;
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (!element.open) element.showModal();
+    const closed = () => onClose();
+    element.addEventListener('close', closed);
+    return () => {
+      element.removeEventListener('close', closed);
+      if (element.open) element.close();
+    };
+  }, []);
+
+  const total = data?.total ?? 0;
+  // Revenue only when this page of rows has some.
+  const metrics = tab.detailMetrics.filter((metric) => !metric.money || data?.rows.some((row) => Number(row[metric.field] ?? 0) !== 0));
+  const first = total === 0 ? 0 : offset + 1;
+  const last = Math.min(offset + PAGE_SIZE, total);
+
+  return (
+    <dialog ref={dialog} class="an-dialog" aria-labelledby={headingId}>
+      <div class="an-dialog-head">
+        <h2 id={headingId} class="an-card-title">
+          {tab.title}
+        </h2>
+        <button type="button" class="an-button an-close" onClick={() => dialog.current?.close()}>
+          Close
+        </button>
+      </div>
+      <p class="an-hint">{resolved.label}. Click a name to filter the whole page by it.</p>
+      <div class={`an-dialog-body${loading ? ' an-loading' : ''}`} aria-busy={loading}>
+        {error ? (
+          <p class="an-error" role="alert">
+            Could not load {tab.title.toLowerCase()}: {error.message}
+          </p>
+        ) : !data ? (
+          <p class="an-empty">Loading…</p>
+        ) : data.rows.length === 0 ? (
+          <p class="an-empty">No data yet</p>
+        ) : (
+          <BreakdownTable tab={tab} rows={data.rows} metrics={metrics} currency={currency} caption={tab.title} onFilter={onFilter} />
+        )}
+      </div>
+      <nav class="an-pager" aria-label="Pages">
+        <button type="button" class="an-button" disabled={offset === 0 || loading} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+          Previous
+        </button>
+        <span aria-live="polite">
+          {data ? `${formatExact(first)}–${formatExact(last)} of ${formatExact(total)}` : ''}
+        </span>
+        <button type="button" class="an-button" disabled={offset + PAGE_SIZE >= total || loading} onClick={() => setOffset(offset + PAGE_SIZE)}>
+          Next
+        </button>
+      </nav>
+    </dialog>
+  );
+}

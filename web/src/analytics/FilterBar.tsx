@@ -1,0 +1,49 @@
+// The active filters as removable chips ("Country is US ×"); every read sends them.
+import { DIMENSION_LABELS, type Filter, type UpdateView, withoutFilter } from './view-state.ts';
+import { countryName } from './format.ts';
+
+const OPERATOR_TEXT: Record<Filter['operator'], string> = {
+  is: 'is',
+  is_not: 'is not',
+  contains: 'contains',
+  does_not_contain: 'does not contain',
+};
+
+export function filterText(filter: Filter): string {
+  return `${DIMENSION_LABELS[filter.dimension]} ${OPERATOR_TEXT[filter.operator]} ${filter.values.join(' or ')}`;
+}
+
+function filterTitle(filter: Filter): string {
+  if (filter.dimension !== 'country') return filterText(filter);
+  return `Country ${OPERATOR_TEXT[filter.operator]} ${filter.values.map(countryName).join(' or ')}`;
+}
+
+export function FilterBar({ filters, onChange }: { filters: Filter[]; onChange: UpdateView }) {
+  if (filters.length === 0) {
+    return <p class="an-hint an-filter-hint">Click a row in a report below to filter by it.</p>;
+  }
+  return (
+    <div class="an-filters" role="group" aria-label="Active filters">
+      <ul class="an-chips">
+        {filters.map((filter) => (
+          <li key={filter.dimension} class="an-chip" title={filterTitle(filter)}>
+            <span>{filterText(filter)}</span>
+            <button
+              type="button"
+              class="an-chip-remove"
+              aria-label={`Remove filter: ${filterText(filter)}`}
+              onClick={() => onChange({ filters: withoutFilter(filters, filter.dimension) })}
+            >
+              <span aria-hidden="true">×</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {filters.length > 1 && (
+        <button type="button" class="an-link-button" onClick={() => onChange({ filters: [] })}>
+          Clear all filters
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+// "N current visitors": visitors with an event in the last 5 minutes, read every 30 seconds while
+// the tab is visible (and at once when it becomes visible again). A polite live region.
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { formatNumber } from './format.ts';
+import { filterQuery, type Filter } from './view-state.ts';
+
+const EVERY_MS = 30_000;
+
+export function Realtime({ websiteId, filters }: { websiteId: string; filters: Filter[] }) {
+  const [visitors, setVisitors] = useState<number | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  const filterKey = JSON.stringify(filters);
+
+  useEffect(() => {
+    let alive = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const query = { websiteId, ...filterQuery(filters) };
+    const schedule = () => {
+      clearTimeout(timer);
+      if (document.visibilityState === 'visible') timer = setTimeout(read, EVERY_MS);
+    };
+    async function read() {
+      try {
+        const answer = await api.get<{ visitors: number }>('/api/v1/analytics/realtime', query);
+        if (!alive) return;
+        setVisitors(answer?.visitors ?? 0);
+        setFailed(null);
+      } catch (error) {
+        if (alive) setFailed(error instanceof Error ? error.message : String(error));
+      }
+      if (alive) schedule();
+    }
+    const onVisibility = () => {
+      if (document.visibilityState === 'visible') void read();
+      else clearTimeout(timer);
+    };
+    void read();
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      alive = false;
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, [websiteId, filterKey]);
+
+  return (
+    <p class="an-realtime" title="Visitors with activity in the last 5 minutes">
+      <span class={`an-pulse${visitors ? ' an-live' : ''}`} aria-hidden="true" />
+      <span aria-live="polite" aria-atomic="true">
+        {visitors === null ? (failed ? `Current visitors unavailable: ${failed}` : 'Counting current visitors…') : `${formatNumber(visitors)} current visitor${visitors === 1 ? '' : 's'}`}
+      </span>
+      {failed && visitors !== null && <span class="an-sr"> (last update failed: {failed})</span>}
+    </p>
+  );
+}

@@ -1,0 +1,208 @@
+// The chart of the selected metric over the range (uPlot), with the website's notes drawn as
+// markers and listed below. Buckets are in the website's time zone (contract.md section 5).
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { api, request } from '../api.ts';
+import { type Note, COUNT_STEPS, bucketLabel, noteBucket, tickLabels, valueText } from './chart-helpers.ts';
+import { formatInstant } from './format.ts';
+import { METRIC_LABELS } from './OverviewCards.tsx';
+import { type ResolvedRange, queryKey, readQuery } from './range.ts';
+import { useFetch } from './use-fetch.ts';
+import type { ChartMetric, Filter } from './view-state.ts';
+
+interface Bucket {
+  name: string;
+  timestamp: string;
+  visitors?: number;
+  sessions?: number;
+  pageviews?: number;
+  revenue?: number;
+  conversion_rate?: number;
+}
+
+interface Series {
+  totals: Partial<Record<ChartMetric, number>>;
+  currency?: string;
+  data: Bucket[];
+}
+
+interface Props {
+  websiteId: string;
+  resolved: ResolvedRange;
+  filters: Filter[];
+  metric: ChartMetric;
+  timeZone: string;
+  currency: string;
+  /** The range is not known yet (the first day of "All time" is being looked up). */
+  pending?: boolean;
+}
+
+const HEIGHT = 280;
+const COLOR = '#4338ca';
+const NOTE_COLOR = '#b45309';
+
+export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone, currency, pending }: Props) {
+  const query = readQuery(websiteId, resolved.chartRange, filters, {
+    fields: 'visitors,sessions,pageviews,revenue,conversion_rate',
+    interval: resolved.interval,
+  });
+  const series = useFetch(pending ? null : async () => (await request<Bucket>('GET', '/api/v1/analytics/timeseries', { query })) as unknown as Series, queryKey(query));
+  const noteQuery = { ...resolved.chartRange, limit: 200 };
+  const notes = useFetch(
+    pending ? null : () => api.list<Note>(`/api/v1/admin/websites/${encodeURIComponent(websiteId)}/notes`, noteQuery),
+    `${websiteId}|${queryKey(noteQuery)}`,
+  );
+  const box = useRef<HTMLDivElement>(null);
+  const money = series.data?.currency ?? currency;
+  const buckets = series.data?.data ?? [];
+  const noteList = notes.data ?? [];
+
+  const nowSeconds = Date.now() / 1000;
+  const xs = buckets.map((bucket) => Date.parse(bucket.timestamp) / 1000);
+  // Buckets that have not started yet (the rest of today) are left out of the line.
+  const ys = buckets.map((bucket, index) => (xs[index]! > nowSeconds ? null : (bucket[metric] ?? 0)));
+
+  useEffect(() => {
+    const element = box.current;
+    if (!element || xs.length === 0) return;
+    const counting = metric !== 'revenue' && metric !== 'conversion_rate';
+    const marks = noteList.map((note) => ({ note, x: noteBucket(xs, note) })).filter((mark) => mark.x !== null);
+    const options: uPlot.Options = {
+      width: Math.max(element.clientWidth, 200),
+      height: HEIGHT,
+      tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), timeZone),
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : counting ? 5 : 1] } },
+      series: [
+        {
+          label: resolved.interval === 'hour' ? 'Time' : 'Date',
+          value: (_u, seconds) => (seconds === null ? '' : bucketLabel(seconds, resolved.interval, timeZone)),
+        },
+        {
+          label: METRIC_LABELS[metric],
+          stroke: COLOR,
+          width: 2,
+          fill: 'rgba(67, 56, 202, 0.1)',
+          points: { show: xs.length <= 40, size: 5 },
+          value: (_u, value) => valueText(metric, value, money),
+        },
+      ],
+      axes: [
+        {
+          stroke: '#4b5563',
+          grid: { stroke: '#e5e7eb', width: 1 },
+          ticks: { stroke: '#e5e7eb', width: 1 },
+          // Ticks on bucket starts only, as many as fit (a label needs about 70 px).
+          splits: (u) => {
+            const fit = Math.max(2, Math.floor(u.bbox.width / uPlot.pxRatio / 70));
+            const step = Math.ceil(xs.length / fit);
+            return xs.filter((_x, index) => index % step === 0);
+          },
+          values: (_u, splits) => tickLabels(splits, resolved.interval, timeZone),
+        },
+        {
+          stroke: '#4b5563',
+          size: 64,
+          grid: { stroke: '#e5e7eb', width: 1 },
+          ticks: { show: false },
+          incrs: counting ? COUNT_STEPS : undefined,
+          values: (_u, values) => values.map((value) => valueText(metric, value, money)),
+        },
+      ],
+      cursor: { drag: { x: false, y: false }, points: { size: 7 } },
+      legend: { live: true },
+      hooks: {
+        draw: [
+          (u) => {
+            const { ctx, bbox } = u;
+            ctx.save();
+            ctx.strokeStyle = NOTE_COLOR;
+            ctx.fillStyle = NOTE_COLOR;
+            ctx.lineWidth = Math.max(1, uPlot.pxRatio);
+            ctx.setLineDash([4 * uPlot.pxRatio, 3 * uPlot.pxRatio]);
+            for (const mark of marks) {
+              const x = Math.round(u.valToPos(mark.x!, 'x', true));
+              ctx.beginPath();
+              ctx.moveTo(x, bbox.top);
+              ctx.lineTo(x, bbox.top + bbox.height);
+              ctx.stroke();
+              ctx.beginPath();
+              ctx.arc(x, bbox.top + 4 * uPlot.pxRatio, 4 * uPlot.pxRatio, 0, 2 * Math.PI);
+              ctx.fill();
+            }
+            ctx.restore();
+            // Hover targets carrying each note's text as a tooltip.
+            for (const old of u.over.querySelectorAll('.an-note-marker')) old.remove();
+            for (const mark of marks) {
+              const marker = document.createElement('div');
+              marker.className = 'an-note-marker';
+              marker.style.left = `${u.valToPos(mark.x!, 'x')}px`;
+              marker.title = `${formatInstant(mark.note.timestamp, timeZone)}: ${mark.note.text}`;
+              u.over.appendChild(marker);
+            }
+          },
+        ],
+      },
+    };
+    const plot = new uPlot(options, [xs, ys] as uPlot.AlignedData, element);
+    const observer = new ResizeObserver(() => {
+      const width = Math.max(element.clientWidth, 200);
+      if (width !== plot.width) plot.setSize({ width, height: HEIGHT });
+    });
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      plot.destroy();
+    };
+  }, [series.data, notes.data, metric, timeZone]);
+
+  const total = series.data?.totals?.[metric];
+  let peakIndex = -1;
+  ys.forEach((value, index) => {
+    if (value !== null && (peakIndex < 0 || value > (ys[peakIndex] ?? 0))) peakIndex = index;
+  });
+  const peak = peakIndex >= 0 ? ys[peakIndex] : null;
+  const label = series.data
+    ? `${METRIC_LABELS[metric]}, ${resolved.label.toLowerCase()}, by ${resolved.interval}: ` +
+      `${metric === 'conversion_rate' ? 'overall' : 'total'} ${valueText(metric, total, money)}` +
+      (peak !== null && peak !== undefined && peak > 0
+        ? `, peak ${valueText(metric, peak, money)} (${bucketLabel(xs[peakIndex]!, resolved.interval, timeZone)})`
+        : '') +
+      (noteList.length ? `; ${noteList.length} note${noteList.length === 1 ? '' : 's'} marked, listed below` : '')
+    : `${METRIC_LABELS[metric]} chart, loading`;
+
+  return (
+    <section class="an-card an-chart-card" aria-label={`${METRIC_LABELS[metric]} over time`} aria-busy={series.loading || pending}>
+      {series.error && (
+        <p class="an-error" role="alert">
+          Could not load the chart: {series.error.message}
+        </p>
+      )}
+      <div class={`an-chart${series.loading || pending ? ' an-loading' : ''}`} style={{ minHeight: `${HEIGHT + 40}px` }}>
+        <div ref={box} role="img" aria-label={label} class="an-chart-canvas" />
+        {series.data && !series.loading && ys.every((value) => !value) && (
+          <p class="an-chart-empty" aria-hidden="true">
+            No data yet
+          </p>
+        )}
+      </div>
+      {noteList.length > 0 && (
+        <div class="an-notes">
+          <h3 class="an-subheading">Notes</h3>
+          <ul>
+            {noteList.map((note) => (
+              <li key={note.id}>
+                <span class="an-note-dot" aria-hidden="true" />
+                <time dateTime={note.timestamp}>{formatInstant(note.timestamp, timeZone)}</time>
+                {' · '}
+                <span class="an-note-text">{note.text}</span>
+                {note.author && <span class="an-muted"> — {note.author.name}</span>}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {notes.error && <p class="an-hint">Notes could not be loaded: {notes.error.message}</p>}
+    </section>
+  );
+}

@@ -1,0 +1,225 @@
+// The breakdown reports, grouped in cards of tabs as Plausible does: which route each tab reads
+// (website-api.md section 3), how a row is named, which filter a click on it adds, and its numbers.
+import { request } from '../api.ts';
+import { capitalise, countryName, flagEmoji } from './format.ts';
+import { type Dimension, type Filter, filterable } from './view-state.ts';
+
+export type Row = Record<string, unknown>;
+
+export interface RowKey {
+  text: string;
+  /** A flag or another symbol shown before the text (decorative). */
+  icon?: string;
+  title?: string;
+  /** Shown instead of `text` when two rows of a list have the same text (a path on two hosts). */
+  full?: string;
+}
+
+export interface Metric {
+  field: string;
+  label: string;
+  money?: boolean;
+}
+
+export interface Tab {
+  id: string;
+  label: string;
+  /** The route under /api/v1/analytics/. */
+  endpoint: string;
+  /** Column heading of the row names. */
+  keyLabel: string;
+  /** Caption of the table, for screen readers and the details dialog. */
+  title: string;
+  key: (row: Row) => RowKey | null;
+  /** The name of the row whose key is null; "(unknown)" when not given. */
+  unknownLabel?: string;
+  /** The filters a click on the row adds; null when the row cannot be filtered on. */
+  filter?: (row: Row) => Filter[] | null;
+  /** The numbers in the card; the first one sizes the bars. */
+  metrics: Metric[];
+  /** The numbers in the details dialog. */
+  detailMetrics: Metric[];
+}
+
+export interface CardDef {
+  id: string;
+  title: string;
+  tabs: Tab[];
+}
+
+const VISITORS: Metric = { field: 'visitors', label: 'Visitors' };
+const PAGEVIEWS: Metric = { field: 'pageviews', label: 'Pageviews' };
+const REVENUE: Metric = { field: 'revenue', label: 'Revenue', money: true };
+const TRAFFIC = { metrics: [VISITORS], detailMetrics: [VISITORS, PAGEVIEWS, REVENUE] };
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+/** A row named by one field and filtered on one dimension with the same value. */
+function simple(field: string, dimension: Dimension | null, show: (value: string) => string = (value) => value) {
+  return {
+    key: (row: Row): RowKey | null => {
+      const value = text(row[field]);
+      return value === null ? null : { text: show(value), title: value };
+    },
+    filter: (row: Row): Filter[] | null => {
+      const value = text(row[field]);
+      return dimension && filterable(value) ? [{ dimension, operator: 'is', values: [value] }] : null;
+    },
+  };
+}
+
+function located(field: string, dimension: Dimension) {
+  const base = simple(field, dimension);
+  return {
+    ...base,
+    key: (row: Row): RowKey | null => {
+      const key = base.key(row);
+      return key && { ...key, icon: flagEmoji(text(row.countryCode)) || undefined };
+    },
+  };
+}
+
+const page = (dimension: Dimension) => ({
+  key: (row: Row): RowKey | null => {
+    const path = text(row.path);
+    if (path === null) return null;
+    const host = text(row.hostname);
+    return { text: path, title: host ? `${host}${path}` : path, full: `${host ?? '(unknown host)'}${path}` };
+  },
+  filter: (row: Row): Filter[] | null => {
+    const path = text(row.path);
+    return filterable(path) ? [{ dimension, operator: 'is', values: [path] }] : null;
+  },
+});
+
+const CAMPAIGN_PARTS = ['utm_source', 'utm_medium', 'utm_campaign'] as const;
+
+const campaign = {
+  key: (row: Row): RowKey | null => {
+    const value = row.campaign as Record<string, string | null> | null;
+    if (!value || CAMPAIGN_PARTS.every((part) => !value[part])) return null;
+    const shown = CAMPAIGN_PARTS.map((part) => value[part] || '—').join(' / ');
+    return { text: shown, title: CAMPAIGN_PARTS.map((part) => `${part}: ${value[part] ?? '(none)'}`).join(', ') };
+  },
+  filter: (row: Row): Filter[] | null => {
+    const value = row.campaign as Record<string, string | null> | null;
+    if (!value) return null;
+    const filters: Filter[] = [];
+    for (const part of CAMPAIGN_PARTS) {
+      const partValue = value[part];
+      if (partValue === null || partValue === undefined || partValue === '') continue;
+      if (!filterable(partValue)) return null;
+      filters.push({ dimension: part, operator: 'is', values: [partValue] });
+    }
+    return filters.length ? filters : null;
+  },
+};
+
+export const CARDS: CardDef[] = [
+  {
+    id: 'sources',
+    title: 'Top sources',
+    tabs: [
+      { id: 'referrers', label: 'Referrers', endpoint: 'referrers', keyLabel: 'Source', title: 'Referrers', ...simple('referrer', 'referrer'), ...TRAFFIC },
+      {
+        id: 'campaigns',
+        label: 'Campaigns',
+        endpoint: 'campaigns',
+        keyLabel: 'utm_source / utm_medium / utm_campaign',
+        title: 'Campaigns',
+        unknownLabel: '(no campaign)',
+        ...campaign,
+        ...TRAFFIC,
+      },
+    ],
+  },
+  {
+    id: 'pages',
+    title: 'Top pages',
+    tabs: [
+      { id: 'pages', label: 'Top pages', endpoint: 'pages', keyLabel: 'Page', title: 'Top pages', ...page('page'), ...TRAFFIC },
+      { id: 'entry', label: 'Entry pages', endpoint: 'entry-pages', keyLabel: 'Entry page', title: 'Entry pages', ...page('entry_page'), ...TRAFFIC },
+      { id: 'exit', label: 'Exit pages', endpoint: 'exit-pages', keyLabel: 'Exit page', title: 'Exit pages (a click filters on visitors who viewed the page)', ...page('page'), ...TRAFFIC },
+    ],
+  },
+  {
+    id: 'locations',
+    title: 'Locations',
+    tabs: [
+      {
+        id: 'countries',
+        label: 'Countries',
+        endpoint: 'countries',
+        keyLabel: 'Country',
+        title: 'Countries',
+        key: (row) => {
+          const code = text(row.countryCode);
+          const name = text(row.country) ?? (code ? countryName(code) : null);
+          return name === null ? null : { text: name, icon: flagEmoji(code) || undefined, title: code ? `${name} (${code})` : name };
+        },
+        filter: (row) => {
+          const code = text(row.countryCode);
+          return filterable(code) ? [{ dimension: 'country', operator: 'is', values: [code] }] : null;
+        },
+        ...TRAFFIC,
+      },
+      { id: 'regions', label: 'Regions', endpoint: 'regions', keyLabel: 'Region', title: 'Regions', ...located('region', 'region'), ...TRAFFIC },
+      { id: 'cities', label: 'Cities', endpoint: 'cities', keyLabel: 'City', title: 'Cities', ...located('city', 'city'), ...TRAFFIC },
+    ],
+  },
+  {
+    id: 'devices',
+    title: 'Devices',
+    tabs: [
+      { id: 'devices', label: 'Devices', endpoint: 'devices', keyLabel: 'Device', title: 'Devices', ...simple('device', 'device', capitalise), ...TRAFFIC },
+      { id: 'browsers', label: 'Browsers', endpoint: 'browsers', keyLabel: 'Browser', title: 'Browsers', ...simple('browser', 'browser'), ...TRAFFIC },
+      {
+        id: 'os',
+        label: 'Operating systems',
+        endpoint: 'operating-systems',
+        keyLabel: 'Operating system',
+        title: 'Operating systems',
+        ...simple('operating_system', 'os'),
+        ...TRAFFIC,
+      },
+    ],
+  },
+  {
+    id: 'goals',
+    title: 'Goals',
+    tabs: [
+      {
+        id: 'goals',
+        label: 'Goals',
+        endpoint: 'goals',
+        keyLabel: 'Goal',
+        title: 'Goal conversions',
+        ...simple('goal', 'goal'),
+        metrics: [VISITORS, { field: 'completions', label: 'Completions' }],
+        detailMetrics: [VISITORS, { field: 'completions', label: 'Completions' }, REVENUE],
+      },
+      {
+        id: 'exit-clicks',
+        label: 'Exit clicks',
+        endpoint: 'exit-clicks',
+        keyLabel: 'Link',
+        title: 'Clicks on external links',
+        ...simple('url', null),
+        metrics: [VISITORS, { field: 'clicks', label: 'Clicks' }],
+        detailMetrics: [VISITORS, { field: 'clicks', label: 'Clicks' }],
+      },
+    ],
+  },
+];
+
+export interface Page {
+  rows: Row[];
+  total: number;
+}
+
+/** One page of a breakdown, with `pagination.total`. */
+export async function fetchBreakdown(endpoint: string, query: Record<string, string | number | undefined>): Promise<Page> {
+  const answer = await request<Row>('GET', `/api/v1/analytics/${endpoint}`, { query });
+  const pagination = answer.pagination as { total?: number } | undefined;
+  return { rows: answer.data, total: pagination?.total ?? answer.data.length };
+}

@@ -1,0 +1,264 @@
+// Account API tokens (dft_): created with a name, permissions, websites and an optional expiry;
+// the raw token is shown once, then only its masked display key.
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { Card, CheckboxField, ConfirmDialog, CopyBox, ErrorMessage, Loading, TextField, fieldErrors, formatDate, formatDateTime, TableWrap, useAsync } from '../../components/index.ts';
+import type { WebsiteSummary } from '../../types.ts';
+
+interface AccessToken {
+  id: string;
+  name: string;
+  displayKey: string;
+  permissions: string[];
+  websiteIds: string[];
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+  token?: string;
+}
+
+/** The permissions a token can hold (admin-api.md section 5 and contract.md section 3), by area. */
+const PERMISSION_GROUPS: Array<{ label: string; permissions: string[] }> = [
+  { label: 'Analytics', permissions: ['analytics:read'] },
+  { label: 'Websites', permissions: ['websites:read', 'websites:write'] },
+  { label: 'Settings and integrations', permissions: ['settings:read', 'settings:write'] },
+  { label: 'Tokens and API keys', permissions: ['api-keys:read', 'api-keys:write'] },
+  { label: 'Goals', permissions: ['goals:read', 'goals:write'] },
+  { label: 'Funnels', permissions: ['funnels:read', 'funnels:write'] },
+  { label: 'Alerts', permissions: ['alerts:read', 'alerts:write'] },
+  { label: 'Team', permissions: ['team:read', 'team:write'] },
+  { label: 'Notes', permissions: ['notes:read', 'notes:write'] },
+  { label: 'Payments', permissions: ['payments:read', 'payments:write'] },
+  { label: 'Visitor identification', permissions: ['identify:write'] },
+];
+
+function NewTokenForm({
+  websites,
+  onCreated,
+  onCancel,
+}: {
+  websites: WebsiteSummary[];
+  onCreated: (token: AccessToken) => void;
+  onCancel: () => void;
+}): JSX.Element {
+  const [name, setName] = useState('');
+  const [fullAccess, setFullAccess] = useState(true);
+  const [permissions, setPermissions] = useState<Set<string>>(() => new Set(['analytics:read']));
+  const [allWebsites, setAllWebsites] = useState(true);
+  const [websiteIds, setWebsiteIds] = useState<Set<string>>(() => new Set());
+  const [expires, setExpires] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const fields = fieldErrors(error);
+  const today = new Date().toISOString().slice(0, 10);
+
+  const toggle = (set: Set<string>, value: string, on: boolean) => {
+    const next = new Set(set);
+    if (on) next.add(value);
+    else next.delete(value);
+    return next;
+  };
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setError(null);
+    if (!fullAccess && permissions.size === 0) {
+      setError('Choose at least one permission, or full access.');
+      return;
+    }
+    if (!allWebsites && websiteIds.size === 0) {
+      setError('Choose at least one website, or all websites.');
+      return;
+    }
+    setBusy(true);
+    try {
+      const body: Record<string, unknown> = {
+        name: name.trim(),
+        permissions: fullAccess ? ['*'] : [...permissions],
+        websiteIds: allWebsites ? [] : [...websiteIds],
+      };
+      // The end of the chosen day, in the reader's time zone.
+      if (expires) body.expiresAt = new Date(`${expires}T23:59:59.999`).toISOString();
+      const created = await api.post<AccessToken>('/api/v1/admin/access-tokens', body);
+      onCreated(created);
+      setName('');
+      setExpires('');
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} class="stack token-form">
+      <h3>New token</h3>
+      <div class="form-grid">
+        <TextField label="Name" value={name} onValue={setName} required maxLength={100} placeholder="Deploy script" error={fields.name} />
+        <TextField
+          label="Expires (optional)"
+          type="date"
+          value={expires}
+          onValue={setExpires}
+          min={today}
+          hint="Left empty, the token works until it is revoked."
+          error={fields.expiresAt}
+        />
+      </div>
+      <fieldset>
+        <legend>Permissions</legend>
+        <CheckboxField label="Full access (*): everything your account may do" checked={fullAccess} onChecked={setFullAccess} />
+        {!fullAccess && (
+          <div class="permission-grid">
+            {PERMISSION_GROUPS.map((group) => (
+              <fieldset key={group.label} class="permission-group">
+                <legend>{group.label}</legend>
+                {group.permissions.map((permission) => (
+                  <CheckboxField
+                    key={permission}
+                    label={<code>{permission}</code>}
+                    checked={permissions.has(permission)}
+                    onChecked={(on) => setPermissions((current) => toggle(current, permission, on))}
+                  />
+                ))}
+              </fieldset>
+            ))}
+          </div>
+        )}
+        {fields.permissions && <p class="field-error">{fields.permissions}</p>}
+      </fieldset>
+      <fieldset>
+        <legend>Websites</legend>
+        <CheckboxField
+          label="All websites, including those added later"
+          checked={allWebsites}
+          onChecked={setAllWebsites}
+        />
+        {!allWebsites && (
+          <div class="website-picks">
+            {websites.length === 0 && <p class="muted">You have no website yet.</p>}
+            {websites.map((website) => (
+              <CheckboxField
+                key={website.id}
+                label={website.name && website.name !== website.domain ? `${website.name} (${website.domain})` : website.domain}
+                checked={websiteIds.has(website.id)}
+                onChecked={(on) => setWebsiteIds((current) => toggle(current, website.id, on))}
+              />
+            ))}
+          </div>
+        )}
+        {fields.websiteIds && <p class="field-error">{fields.websiteIds}</p>}
+      </fieldset>
+      <ErrorMessage error={fields.name || fields.expiresAt || fields.permissions || fields.websiteIds ? null : error} />
+      <div class="row">
+        <button type="submit" class="button primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create token'}
+        </button>
+        <button type="button" class="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function TokensCard(): JSX.Element {
+  const tokens = useAsync(() => api.list<AccessToken>('/api/v1/admin/access-tokens'), []);
+  const websites = useAsync(() => api.list<WebsiteSummary>('/api/v1/admin/websites'), []);
+  const [created, setCreated] = useState<AccessToken | null>(null);
+  const [adding, setAdding] = useState(false);
+  const [revoking, setRevoking] = useState<AccessToken | null>(null);
+  const domainOf = new Map((websites.data ?? []).map((website) => [website.id, website.domain]));
+
+  return (
+    <Card
+      title="API tokens"
+      actions={
+        !adding && (
+          <button type="button" class="button primary small" onClick={() => setAdding(true)}>
+            New token
+          </button>
+        )
+      }
+    >
+      <p class="muted">
+        An account token (<code>dft_…</code>) lets a script, the <code>sightline</code> command or an agent act for you, within the
+        permissions and websites you give it.
+      </p>
+      {created?.token && (
+        <div class="secret-once" role="status">
+          <p>
+            <strong>The token "{created.name}":</strong> copy it now, it will not be shown again.
+          </p>
+          <CopyBox text={created.token} label={`Token ${created.name}`} />
+          <button type="button" class="button small" onClick={() => setCreated(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+      {adding && (
+        <NewTokenForm
+          websites={websites.data ?? []}
+          onCreated={(token) => {
+            setCreated(token);
+            setAdding(false);
+            tokens.reload();
+          }}
+          onCancel={() => setAdding(false)}
+        />
+      )}
+      <ErrorMessage error={tokens.error} onRetry={tokens.reload} />
+      {!tokens.data && !tokens.error && <Loading />}
+      {tokens.data && tokens.data.length === 0 && <p>No token yet.</p>}
+      {tokens.data && tokens.data.length > 0 && (
+        <TableWrap label="API tokens">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Token</th>
+                <th scope="col">Permissions</th>
+                <th scope="col">Websites</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col"><span class="visually-hidden">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data.map((token) => (
+                <tr key={token.id}>
+                  <td>{token.name}</td>
+                  <td>
+                    <code>{token.displayKey}</code>
+                  </td>
+                  <td class="wrap">{token.permissions.includes('*') ? 'Full access' : token.permissions.join(', ')}</td>
+                  <td class="wrap">{token.websiteIds.length ? token.websiteIds.map((id) => domainOf.get(id) ?? id).join(', ') : 'All'}</td>
+                  <td>{token.expiresAt ? formatDate(token.expiresAt) : 'Never'}</td>
+                  <td>{token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'}</td>
+                  <td class="actions">
+                    <button type="button" class="button small danger-text" onClick={() => setRevoking(token)}>
+                      Revoke<span class="visually-hidden"> {token.name}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      <ConfirmDialog
+        open={revoking !== null}
+        title={`Revoke the token "${revoking?.name ?? ''}"?`}
+        message="Anything using it is refused from its next request. This cannot be undone."
+        confirmLabel="Revoke token"
+        danger
+        onConfirm={async () => {
+          await api.delete(`/api/v1/admin/access-tokens/${revoking!.id}`);
+          tokens.reload();
+        }}
+        onClose={() => setRevoking(null)}
+      />
+    </Card>
+  );
+}

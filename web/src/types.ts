@@ -1,0 +1,97 @@
+// The shapes the dashboard reads (openapi.json), as far as the pages use them.
+
+export type Role = 'owner' | 'member' | 'viewer';
+
+export interface WebsiteSummary {
+  id: string;
+  domain: string;
+  name: string;
+  trackingId: string;
+  timezone: string;
+  currency: string;
+  role: Role;
+}
+
+export interface Website extends WebsiteSummary {
+  kpi: string | null;
+  kpiColorScheme: string | null;
+  revenueMetric: 'revenue' | 'mrr';
+  isCookieless: boolean;
+  includeRenewalRevenue: boolean;
+  allowedHostnames: string[];
+  excludedIps: string[];
+  excludedPaths: string[];
+  excludedCountries: string[];
+  excludedHostnames: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a role may do on a website (contract.md section 3). */
+export function canEdit(role: Role | undefined): boolean {
+  return role === 'owner' || role === 'member';
+}
+
+export function canManageTeam(role: Role | undefined): boolean {
+  return role === 'owner';
+}
+
+/** The tracking snippet for a website, pointing at this server. */
+export function trackingSnippet(website: Pick<WebsiteSummary, 'trackingId' | 'domain'>): string {
+  const attribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return `<script defer data-website-id="${attribute(website.trackingId)}" data-domain="${attribute(website.domain)}" src="${location.origin}/js/script.js"></script>`;
+}
+
+/** Today and 29 days before, as YYYY-MM-DD days in `timeZone`: a 30-day range ending today. */
+export function lastDays(timeZone: string, days = 30): { startAt: string; endAt: string } {
+  const day = (date: Date) => {
+    try {
+      return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
+    } catch {
+      return date.toISOString().slice(0, 10);
+    }
+  };
+  const endAt = day(new Date());
+  const end = new Date(`${endAt}T12:00:00Z`);
+  end.setUTCDate(end.getUTCDate() - (days - 1));
+  return { startAt: end.toISOString().slice(0, 10), endAt };
+}
+
+/** The IANA zones the browser knows, with UTC and the browser's own zone always among them. */
+export function timeZones(): string[] {
+  let zones: string[];
+  try {
+    zones = Intl.supportedValuesOf('timeZone');
+  } catch {
+    zones = [];
+  }
+  const all = new Set(zones);
+  all.add('UTC');
+  all.add(browserTimeZone());
+  return [...all].sort();
+}
+
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+const COMMON_CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CAD', 'AUD', 'CHF', 'CNY', 'INR', 'BRL', 'SEK', 'NOK', 'DKK', 'PLN', 'NZD', 'MXN', 'SGD', 'HKD', 'ZAR'];
+
+export function currencies(): string[] {
+  try {
+    return Intl.supportedValuesOf('currency');
+  } catch {
+    return [...COMMON_CURRENCIES].sort();
+  }
+}
+
+/** `[code, "EUR – Euro"]` pairs for a select. */
+export function currencyOptions(): Array<[string, string]> {
+  let names: Intl.DisplayNames | null = null;
+  try {
+    names = new Intl.DisplayNames(undefined, { type: 'currency' });
+  } catch {
+    names = null;
+  }
+  return currencies().map((code) => [code, names ? `${code} – ${names.of(code) ?? code}` : code]);
+}
