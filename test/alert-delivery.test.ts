@@ -288,7 +288,7 @@ describeEachEngine('alert delivery', (engine) => {
     await t.app.events.write([goalEvent(website.id, 'signup')]);
     await waitForStatus(t, owner, website.id, 'sent');
     const log = t.logLines.join('\n');
-    expect(log).toContain('alert e-mail delivery enabled');
+    expect(log).toContain('e-mail delivery enabled');
     expect(log).not.toContain(SMTP_PASS);
     expect(log).not.toContain(encodeURIComponent(SMTP_PASS));
   });

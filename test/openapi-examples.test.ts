@@ -1,4 +1,6 @@
 import { expect, it } from 'vitest';
+import { digestSecret } from '../src/auth/sessions.ts';
+import { LINK_TOKEN_EXAMPLE } from '../src/modules/dashboard/dashboard.schemas.ts';
 import { useTestApp } from './helpers/app.ts';
 import { TEST_PASSWORD, signInAs } from './helpers/dashboard-session.ts';
 import { describeEachEngine } from './helpers/engines.ts';
@@ -74,7 +76,8 @@ function parameterExample(parameter: any): unknown {
 }
 
 describeEachEngine('OpenAPI examples', (engine) => {
-  const t = useTestApp(engine, { signInLimit: { perAccount: 1000, perAddress: 1000, windowMs: 60_000 } });
+  // Mail is configured (the password-reset request needs it) to a port that refuses: it stays queued.
+  const t = useTestApp(engine, { signInLimit: { perAccount: 1000, perAddress: 1000, windowMs: 60_000 }, smtpUrl: 'smtp://127.0.0.1:9' });
 
   it('every operation, filled from its examples as Swagger UI fills it, is accepted', async () => {
     const owner = await createAccount(t, 'Example Owner');
@@ -100,6 +103,11 @@ describeEachEngine('OpenAPI examples', (engine) => {
       token: inviter.token,
       body: { email: 'ada@example.com' },
     });
+    // Another one, whose mailed link holds the examples' link token, for getInvitationLink and acceptInvitationLink.
+    const linkSite = await createWebsite(t, inviter.token);
+    const linked = await t.request('POST', `/api/v1/admin/websites/${linkSite.id}/team`, { token: inviter.token, body: { email: 'ada@example.com' } });
+    expect(linked.status, linked.raw).toBe(200);
+    await t.db.updateTable('invitations').set({ link_digest: digestSecret(LINK_TOKEN_EXAMPLE) }).where('id', '=', linked.body.data[0].invitationId).execute();
     const note = await t.request('POST', `/api/v1/admin/websites/${website.id}/notes`, { token: owner.token, body: { text: 'An existing note' } });
     // A visitor the website has seen, for getVisitor.
     const seen = await t.request('POST', '/api/events', {
@@ -116,6 +124,7 @@ describeEachEngine('OpenAPI examples', (engine) => {
       invitationId: invitation.body.data[0].invitationId,
       noteId: note.body.data[0].id,
       visitorId: 'visitor-seen',
+      token: LINK_TOKEN_EXAMPLE,
     };
 
     const doc = (await t.request('GET', '/api/v1/openapi.json')).body;
@@ -135,6 +144,22 @@ describeEachEngine('OpenAPI examples', (engine) => {
       }
       // Signing out everywhere ends every session: the one to end is opened just before.
       if (path.includes('{sessionId}')) ids.sessionId = (await signInAs(t, owner.id, TEST_PASSWORD)).sessionId;
+      // The reset link the confirmation's example names, made just before: the request example
+      // (createPasswordReset, for the same account) replaces the account's earlier links.
+      if (key === 'POST /api/v1/dashboard/password-reset/confirm') {
+        const at = Date.now();
+        await t.db
+          .insertInto('password_resets')
+          .values({
+            id: 'e0e0e0e0e0e0e0e0e0e0e0e0',
+            account_id: owner.id,
+            digest: digestSecret(LINK_TOKEN_EXAMPLE),
+            created_at: new Date(at).toISOString(),
+            expires_at: new Date(at + 3600_000).toISOString(),
+            used_at: null,
+          })
+          .execute();
+      }
       const url = path.replace(/\{(\w+)\}/g, (_match, name: string) => ids[name]!);
       // Swagger UI sends no credential where the operation declares none, and the browser's
       // session cookie (with the page's CSRF token) where only a dashboard session will do.

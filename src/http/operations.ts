@@ -72,7 +72,10 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   [`GET ${W}/alerts/history`]: { operationId: 'listAlertHistory', ok: 'Alert firings, newest first, and counts per status in `counts`' },
 
   [`GET ${W}/team`]: { operationId: 'listTeam', ok: 'The team members, the owner included, and the pending invitations in `invitations`' },
-  [`POST ${W}/team`]: { operationId: 'inviteTeamMember', ok: 'The invitation; the invited person accepts it with acceptInvitation' },
+  [`POST ${W}/team`]: {
+    operationId: 'inviteTeamMember',
+    ok: 'The invitation; the invited address is mailed a link to accept it (acceptInvitationLink), or accepts it with acceptInvitation',
+  },
   [`DELETE ${W}/team`]: { operationId: 'removeTeamMember', ok: 'The member is removed, or the pending invitation withdrawn (see `removed`)' },
 
   [`GET ${A}/invitations`]: { operationId: 'listInvitations', ok: "The pending invitations addressed to the caller's e-mail" },
@@ -130,6 +133,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   [`DELETE ${D}/sessions/{sessionId}`]: { operationId: 'endDashboardSession', ok: 'The session has ended' },
   [`PUT ${D}/password`]: { operationId: 'changePassword', ok: 'The password is changed; the other sessions have ended' },
   [`POST ${D}/reauthenticate`]: { operationId: 'confirmPassword', ok: 'The session counts as freshly signed in' },
+  [`POST ${D}/password-reset`]: {
+    operationId: 'createPasswordReset',
+    ok: 'The same message whether or not an account has the address; if one has, a link to set a new password is mailed to it',
+  },
+  [`POST ${D}/password-reset/confirm`]: { operationId: 'confirmPasswordReset', ok: 'The password is set; the link is used up and every session of the account has ended' },
+  [`GET ${D}/invitations/{token}`]: { operationId: 'getInvitationLink', ok: 'The invitation the link names, and whether an account has the invited address' },
+  [`POST ${D}/invitations/accept`]: {
+    operationId: 'acceptInvitationLink',
+    ok: 'The account (new, or the existing one of the invited address) joined the website and is signed in; the session cookie is set',
+  },
+  [`DELETE ${D}/websites/{websiteId}`]: { operationId: 'deleteWebsiteFromDashboard', ok: 'The website and everything it held are deleted' },
 };
 
 /** The document's key for a route: "GET /api/v1/admin/websites/{websiteId}". */

@@ -2,11 +2,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import { describeFault, isDatabaseUnavailable } from '../db/faults.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { Mailer } from './mailer.ts';
+import { mailTextToSend } from './sealed-text.ts';
 
 // Sends the persisted mail of mail_outbox. A row is written (status pending, due now) in the same
-// transaction as the alert history row it belongs to; this worker claims due rows, sends them and
-// records the outcome on both rows. The retry state lives in the row (attempts, next_attempt_at),
+// transaction as what it reports on: an alert's history row (alert mail, which belongs to a
+// website), an invitation (website_id set) or a password reset (no website; account_id set). This
+// worker claims due rows, sends them and records the outcome, on the alert's history row too. The retry state lives in the row (attempts, next_attempt_at),
 // so a restart loses nothing: a pending row is simply due again. In-process retry libraries
 // (p-retry, exponential-backoff) keep that state in memory, hence the one-line delay below.
 //
@@ -42,6 +45,16 @@ export function retryDelay(failedAttempts: number, options: Pick<OutboxWorkerOpt
 
 type OutboxRow = Selectable<MailOutboxTable>;
 
+/**
+ * Mail that is not an alert's (a password reset, an invitation) carries a one-time link: once it
+ * is sent or given up, its text is replaced, so the link's token does not stay in the database.
+ */
+export const LINK_MAIL_TEXT_REMOVED = '[removed once sent: the message held a one-time link]';
+
+function keptText(row: OutboxRow): { text?: string } {
+  return row.alert_history_id ? {} : { text: LINK_MAIL_TEXT_REMOVED };
+}
+
 export class OutboxWorker {
   private readonly options: OutboxWorkerOptions;
   private timer: NodeJS.Timeout | null = null;
@@ -56,6 +69,8 @@ export class OutboxWorker {
     private readonly mailer: Mailer,
     private readonly log: FastifyBaseLogger,
     options: Partial<OutboxWorkerOptions> = {},
+    /** Opens the sealed text of link mail (src/mail/sealed-text.ts). */
+    private readonly keyring: Keyring | null = null,
   ) {
     this.options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
   }
@@ -140,14 +155,14 @@ export class OutboxWorker {
 
   private async deliver(row: OutboxRow): Promise<void> {
     try {
-      await this.mailer.send({ to: row.to_address, subject: row.subject, text: row.text });
+      await this.mailer.send({ to: row.to_address, subject: row.subject, text: mailTextToSend(this.keyring, row) });
     } catch (error) {
       await this.recordFailure(row, this.mailer.scrub(error));
       return;
     }
     const now = new Date().toISOString();
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('mail_outbox').set({ status: 'sent', sent_at: now, last_error: null }).where('id', '=', row.id).execute();
+      await trx.updateTable('mail_outbox').set({ status: 'sent', sent_at: now, last_error: null, ...keptText(row) }).where('id', '=', row.id).execute();
       if (row.alert_history_id) {
         await trx.updateTable('alert_history').set({ status: 'sent', error: null }).where('id', '=', row.alert_history_id).execute();
       }
@@ -158,7 +173,7 @@ export class OutboxWorker {
   private async recordFailure(row: OutboxRow, error: string): Promise<void> {
     if (row.attempts >= this.options.maxAttempts) {
       await this.db.transaction().execute(async (trx) => {
-        await trx.updateTable('mail_outbox').set({ status: 'failed', last_error: error }).where('id', '=', row.id).execute();
+        await trx.updateTable('mail_outbox').set({ status: 'failed', last_error: error, ...keptText(row) }).where('id', '=', row.id).execute();
         if (row.alert_history_id) {
           await trx.updateTable('alert_history').set({ status: 'failed', error }).where('id', '=', row.alert_history_id).execute();
         }

@@ -2,7 +2,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import { accessTokensRoutes } from './access-tokens/access-tokens.routes.ts';
 import { accountRoutes } from './account/account.routes.ts';
 import { alertsRoutes } from './alerts/alerts.routes.ts';
+import { invitationLinksRoutes } from './dashboard/invitation-links.routes.ts';
+import { passwordResetRoutes } from './dashboard/password-reset.routes.ts';
 import { sessionsRoutes } from './dashboard/sessions.routes.ts';
+import { websiteDeletionRoutes } from './dashboard/website-deletion.routes.ts';
 import { analyticsRoutes } from './analytics/analytics.routes.ts';
 import { apiKeysRoutes } from './api-keys/api-keys.routes.ts';
 import { ingestRoutes } from './events/ingest.routes.ts';
@@ -36,4 +39,4 @@ export const adminModules: FastifyPluginAsync[] = [
 export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, analyticsRoutes, statsRoutes];
 
 /** The dashboard's own routes (sign-in, sessions, password reset, website deletion), under /api/v1/dashboard. */
-export const dashboardModules: FastifyPluginAsync[] = [sessionsRoutes];
+export const dashboardModules: FastifyPluginAsync[] = [sessionsRoutes, passwordResetRoutes, invitationLinksRoutes, websiteDeletionRoutes];

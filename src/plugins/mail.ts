@@ -6,7 +6,7 @@ import { isGoal } from '../modules/events/event.types.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The alert e-mail worker; null when SMTP_URL is unset (alert deliveries are then recorded as skipped). */
+    /** The e-mail worker (alerts, invitations, password resets); null when SMTP_URL is unset (alert deliveries are then recorded as skipped). */
     mailOutbox: OutboxWorker | null;
   }
 }
@@ -24,7 +24,7 @@ async function mail(app: FastifyInstance): Promise<void> {
   }
   const mailer = createMailer(smtpUrl, mailFrom);
   const log = app.log.child({ component: 'mail' });
-  const worker = new OutboxWorker(app.db.kysely, mailer, log);
+  const worker = new OutboxWorker(app.db.kysely, mailer, log, {}, app.keyring);
   app.decorate('mailOutbox', worker);
 
   // Listeners run after the commit, so the queued rows are visible to the worker.
@@ -34,7 +34,7 @@ async function mail(app: FastifyInstance): Promise<void> {
 
   app.addHook('onReady', async () => {
     worker.start();
-    log.info({ server: mailer.describe() }, 'alert e-mail delivery enabled');
+    log.info({ server: mailer.describe() }, 'e-mail delivery enabled (alerts, invitations, password resets)');
   });
   app.addHook('preClose', async () => {
     await worker.stop();
@@ -42,4 +42,4 @@ async function mail(app: FastifyInstance): Promise<void> {
   });
 }
 
-export default fp(mail, { name: 'mail', dependencies: ['database', 'event-writer'] });
+export default fp(mail, { name: 'mail', dependencies: ['database', 'event-writer', 'keyring'] });

@@ -85,7 +85,7 @@ Examples:
         options,
         body,
         `${invited.message} (invitation ${invited.invitationId}, role ${invited.role}).\n` +
-          `No e-mail is sent: tell them to run "sightline invitations accept ${invited.invitationId}".`,
+          `From a terminal, they accept with "sightline invitations accept ${invited.invitationId}".`,
       );
     }),
   );

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../auth/passwords.ts';
 import { Id, Timestamp } from '../../http/schemas.ts';
+import { InvitedRole } from '../team/team.schemas.ts';
 
 export const Email = Type.String({ minLength: 3, maxLength: 254, description: 'an e-mail address', examples: ['ada@example.com'] });
 export const Password = Type.String({
@@ -47,3 +48,44 @@ export const DashboardSession = Type.Object({
 });
 
 export const SessionParams = Type.Object({ sessionId: Id }, { additionalProperties: false });
+
+/** A token as generateLinkToken makes it (the examples of the OpenAPI document use this one). */
+export const LINK_TOKEN_EXAMPLE = '6WsIRBC5vhEh6LgHgN050biqKAxcT2aQ1fjv97dDV85';
+const LinkToken = Type.String({
+  pattern: '^[0-9A-Za-z]{43}$',
+  description: 'the one-time token of a mailed link: what follows the # of /reset-password#... or /invite#...',
+  examples: [LINK_TOKEN_EXAMPLE],
+});
+
+export const PasswordResetBody = Type.Object({ email: Email }, { additionalProperties: false });
+export const ConfirmPasswordResetBody = Type.Object({ token: LinkToken, password: Password }, { additionalProperties: false });
+
+export const InvitationLinkParams = Type.Object({ token: LinkToken }, { additionalProperties: false });
+export const InvitationLink = Type.Object({
+  email: Type.String({ description: 'the invited address' }),
+  websiteDomain: Type.String(),
+  role: InvitedRole,
+  accountExists: Type.Boolean({
+    description: "an account has the invited address: accepting asks for its password; otherwise for a name and the new account's password",
+  }),
+});
+export const AcceptInvitationLinkBody = Type.Object(
+  {
+    token: LinkToken,
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'the name of the new account; needed only when no account has the invited address', examples: ['Ada Lovelace'] }),
+    ),
+    password: Type.String({
+      minLength: 1,
+      maxLength: PASSWORD_MAX_LENGTH,
+      description: `the password of the account with the invited address; without one, the new account's password (${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters)`,
+      examples: ['correct horse battery staple'],
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const DeleteWebsiteBody = Type.Object(
+  { confirmDomain: Type.String({ minLength: 1, maxLength: 253, description: "the website's domain, typed again", examples: ['www.example.com'] }) },
+  { additionalProperties: false },
+);

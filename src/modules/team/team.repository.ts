@@ -70,3 +70,14 @@ export async function listInvitationsForEmail(db: Kysely<Database>, email: strin
 export async function findInvitationForEmail(db: Kysely<Database>, id: string, email: string) {
   return db.selectFrom('invitations').selectAll().where('id', '=', id).where('email', '=', email).executeTakeFirst();
 }
+
+/** The invitation a mailed link names (by its token's digest), with the website's domain. */
+export async function findInvitationByLinkDigest(db: Kysely<Database>, digest: string) {
+  return db
+    .selectFrom('invitations')
+    .innerJoin('websites', 'websites.id', 'invitations.website_id')
+    .selectAll('invitations')
+    .select('websites.domain')
+    .where('invitations.link_digest', '=', digest)
+    .executeTakeFirst();
+}

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ErrorEnvelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
 import { accountCallerOf, websiteOf } from '../../http/request-context.ts';
+import { linkMailSettings } from '../dashboard/dashboard-mail.ts';
 import { InviteBody, Invited, PendingInvitation, RemoveBody, Removed, TeamMember } from './team.schemas.ts';
 import * as service from './team.service.ts';
 
@@ -28,12 +29,16 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { access: { scope: 'website', permission: 'team:write', action: 'manageTeam', apiKey: false } },
     schema: {
       tags,
-      summary: 'Invite someone by e-mail (owner only); role viewer (default) or member',
+      summary: 'Invite someone by e-mail (owner only): they are mailed a link to accept; role viewer (default) or member',
       params: WebsiteParams,
       body: InviteBody,
       response: withErrors({ 200: Envelope(Invited), 409: ErrorEnvelope }),
     },
-    handler: async (request) => ok([await service.invite(db, websiteOf(request).websiteId, accountCallerOf(request).accountId, request.body)]),
+    handler: async (request) => {
+      const invited = await service.invite(db, websiteOf(request).websiteId, accountCallerOf(request).accountId, request.body, linkMailSettings(app));
+      app.mailOutbox?.poke();
+      return ok([invited]);
+    },
   });
 
   app.delete('/websites/:websiteId/team', {
