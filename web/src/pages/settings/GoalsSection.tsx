@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, one, request } from '../../api.ts';
-import { Card, Dialog, ErrorMessage, Loading, TextField, fieldErrors, formatDateTime, formatNumber, TableWrap, useAsync } from '../../components/index.ts';
+import { Card, Dialog, ErrorMessage, Loading, TextAreaField, TextField, fieldErrors, formatDateTime, formatNumber, TableWrap, useAsync } from '../../components/index.ts';
 import type { SectionProps } from './SettingsPage.tsx';
 
 interface TrackedGoal {
@@ -11,12 +11,14 @@ interface TrackedGoal {
   lastCompletedAt: string;
   displayName: string | null;
   color: string | null;
+  description: string | null;
 }
 
 interface Customization {
   goalName: string;
   displayName: string | null;
   color: string | null;
+  description: string | null;
   updatedAt: string;
 }
 
@@ -30,6 +32,7 @@ interface Row {
   goalName: string;
   displayName: string | null;
   color: string | null;
+  description: string | null;
   tracked?: TrackedGoal;
   customized: boolean;
 }
@@ -53,6 +56,7 @@ function EditGoal({
 }): JSX.Element {
   const [displayName, setDisplayName] = useState(row.displayName ?? '');
   const [color, setColor] = useState(row.color ?? '');
+  const [description, setDescription] = useState(row.description ?? '');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const fields = fieldErrors(error);
@@ -61,7 +65,12 @@ function EditGoal({
     setBusy(true);
     setError(null);
     try {
-      await api.patch(path, { goalName: row.goalName, displayName: displayName.trim() || null, color: color || null });
+      await api.patch(path, {
+        goalName: row.goalName,
+        displayName: displayName.trim() || null,
+        color: color || null,
+        description: description.trim() || null,
+      });
       onSaved();
       onClose();
     } catch (caught) {
@@ -81,6 +90,15 @@ function EditGoal({
           placeholder={row.goalName}
           hint="Shown in reports instead of the goal name; the name clients send does not change."
           error={fields.displayName ?? fields.name}
+        />
+        <TextAreaField
+          label="Description"
+          value={description}
+          onValue={setDescription}
+          maxLength={300}
+          rows={2}
+          hint="What the goal means, for the people reading the reports."
+          error={fields.description}
         />
         <fieldset class="swatches">
           <legend>Colour</legend>
@@ -132,6 +150,7 @@ export function GoalsSection({ website, editable }: SectionProps): JSX.Element {
     goalName: goal.goalName,
     displayName: custom.get(goal.goalName)?.displayName ?? goal.displayName,
     color: custom.get(goal.goalName)?.color ?? goal.color,
+    description: custom.get(goal.goalName)?.description ?? goal.description,
     tracked: goal,
     customized: custom.has(goal.goalName),
   }));
