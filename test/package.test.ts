@@ -97,8 +97,10 @@ describe('the npm package', { timeout: 120_000 }, () => {
         'dist/cli/main.js',
         'dist/sdk/index.js',
         'dist/sdk/index.d.ts',
+        'dist/web/index.html',
       ]),
     );
+    expect(packedFiles.filter((path) => /^dist\/web\/assets\/main-[\w-]+\.js$/.test(path))).toHaveLength(1);
     const unwanted = packedFiles.filter((path) => /^(src|test|bench|scripts|sdk|docs)\//.test(path) || /(?<!\.d)\.ts$/.test(path));
     expect(unwanted).toEqual([]);
   });
@@ -135,6 +137,13 @@ describe('the npm package', { timeout: 120_000 }, () => {
       const account = await fetch(`${baseUrl}/api/v1/admin/account`, { headers: { authorization: `Bearer ${token}` } });
       expect(account.status).toBe(200);
       expect((await account.json()).data[0].email).toBe('owner@example.com');
+      // The dashboard, from the package's own build: the page, and the script it names.
+      const page = await fetch(`${baseUrl}/sign-in`, { headers: { accept: 'text/html' } });
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      const script = /src="(\/assets\/main-[\w-]+\.js)"/.exec(html)?.[1];
+      expect(script, html).toBeDefined();
+      expect((await fetch(`${baseUrl}${script}`)).status).toBe(200);
     });
 
     it('the client commands talk to that server', async () => {
