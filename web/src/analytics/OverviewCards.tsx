@@ -114,7 +114,9 @@ export function OverviewCards({ websiteId, resolved, filters, metric, currency, 
       <ul class={`an-tiles${loading ? ' an-loading' : ''}`}>
         {cards.map((card) => {
           const value = now?.[card.key];
-          const change = value !== undefined && before ? compare(card, value, before[card.key]) : null;
+          // A rate or a duration of a period without visitors is no baseline: nothing to compare.
+          const comparable = before && (card.kind === 'count' || card.kind === 'money' || before.visitors > 0);
+          const change = value !== undefined && comparable ? compare(card, value, before[card.key]) : null;
           const body = (
             <>
               <span class="an-tile-label">{card.label}</span>

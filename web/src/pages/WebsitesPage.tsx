@@ -37,11 +37,12 @@ function VisitorsSparkline({ website }: { website: WebsiteSummary }): JSX.Elemen
   if (state.error) return <p class="muted small">Visitors unavailable</p>;
   if (!state.data) return <p class="muted small sparkline-placeholder">Loading visitors…</p>;
   const { values, total } = state.data;
-  const label = `${formatNumber(total)} visitors in the last 30 days`;
+  const visitors = total === 1 ? 'visitor' : 'visitors';
+  const label = `${formatNumber(total)} ${visitors} in the last 30 days`;
   return (
     <div class="site-visitors">
       <p class="site-total" aria-hidden="true">
-        <strong>{formatNumber(total)}</strong> visitors in the last 30 days
+        <strong>{formatNumber(total)}</strong> {visitors} in the last 30 days
       </p>
       <Sparkline values={values} label={label} width={240} height={40} />
     </div>
