@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -9,6 +7,7 @@ import { recordEvents } from '../src/modules/events/record-events.ts';
 import { TEST_CONFIG_OVERRIDES, type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine, openTestDatabase } from './helpers/engines.ts';
 import { addMember, createAccount, createWebsite, newEvent, type TestAccount } from './helpers/factories.ts';
+import { type SmtpInbox, startSmtpInbox } from './helpers/smtp-inbox.ts';
 
 // Alert e-mail goes through a real SMTP server (smtp-server on 127.0.0.1) and the real nodemailer
 // transport; messages are told apart by recipient, as every test has its own owner account.
@@ -17,82 +16,8 @@ const ADMIN = '/api/v1/admin';
 const SMTP_USER = 'sightline-mailer';
 const SMTP_PASS = 'pw-Q8x!secret/42';
 
-interface ReceivedMail {
-  user: string | undefined;
-  mailFrom: string;
-  rcptTo: string[];
-  headers: Record<string, string>;
-  text: string;
-}
-
-interface TestSmtpServer {
-  url: string;
-  received: ReceivedMail[];
-  /** Messages refused by a rejecting server, per recipient. */
-  refused: string[][];
-  close(): Promise<void>;
-}
-
-function decodeQuotedPrintable(body: string): string {
-  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => `%${hex}`);
-  return decodeURIComponent(bytes.replace(/%(?![0-9A-F]{2})/gi, '%25'));
-}
-
-function parseMessage(raw: string): { headers: Record<string, string>; text: string } {
-  const split = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, split).replace(/\r\n(?=[ \t])/g, '');
-  const headers: Record<string, string> = {};
-  for (const line of head.split('\r\n')) {
-    const colon = line.indexOf(':');
-    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  let text = raw.slice(split + 4);
-  if (/quoted-printable/i.test(headers['content-transfer-encoding'] ?? '')) text = decodeQuotedPrintable(text);
-  else if (/base64/i.test(headers['content-transfer-encoding'] ?? '')) text = Buffer.from(text, 'base64').toString('utf8');
-  return { headers, text: text.replace(/\r\n/g, '\n') };
-}
-
-async function startSmtpServer(options: { rejectWith?: string } = {}): Promise<TestSmtpServer> {
-  const received: ReceivedMail[] = [];
-  const refused: string[][] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    allowInsecureAuth: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onAuth(auth, _session, callback) {
-      if (auth.username === SMTP_USER && auth.password === SMTP_PASS) callback(null, { user: auth.username });
-      else callback(new Error('Invalid username or password'));
-    },
-    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const rcptTo = session.envelope.rcptTo.map((a) => a.address);
-        if (options.rejectWith) {
-          refused.push(rcptTo);
-          const error = Object.assign(new Error(options.rejectWith), { responseCode: 554 });
-          callback(error);
-          return;
-        }
-        const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-        received.push({ user: session.user, mailFrom, rcptTo, ...parseMessage(Buffer.concat(chunks).toString('utf8')) });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://${SMTP_USER}:${encodeURIComponent(SMTP_PASS)}@127.0.0.1:${port}`,
-    received,
-    refused,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-const inbox = await startSmtpServer();
-const rejecting = await startSmtpServer({ rejectWith: '5.7.1 Rejected for the test' });
+const inbox = await startSmtpInbox({ auth: { user: SMTP_USER, pass: SMTP_PASS } });
+const rejecting = await startSmtpInbox({ rejectWith: '5.7.1 Rejected for the test' });
 afterAll(async () => {
   await inbox.close();
   await rejecting.close();
@@ -140,8 +65,8 @@ async function history(t: TestApp, owner: TestAccount, websiteId: string) {
 }
 
 const outboxOf = (t: TestApp, websiteId: string) => t.db.selectFrom('mail_outbox').selectAll().where('website_id', '=', websiteId).execute();
-const mailTo = (server: TestSmtpServer, email: string) => server.received.filter((m) => m.rcptTo.includes(email));
-const waitForMail = (server: TestSmtpServer, email: string, count = 1) =>
+const mailTo = (server: SmtpInbox, email: string) => server.mailsTo(email);
+const waitForMail = (server: SmtpInbox, email: string, count = 1) =>
   waitFor(() => (mailTo(server, email).length >= count ? mailTo(server, email) : undefined), `${count} e-mail(s) to ${email}`);
 const waitForStatus = (t: TestApp, owner: TestAccount, websiteId: string, status: string) =>
   waitFor(async () => ((await history(t, owner, websiteId)).data.some((e) => e.status === status) ? true : undefined), `a ${status} history row`);

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { type Kysely, sql } from 'kysely';
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { afterAll, expect, it } from 'vitest';
 import { digestSecret } from '../src/auth/sessions.ts';
 import { isPostgres } from '../src/db/engine.ts';
@@ -12,6 +10,7 @@ import { type TestApp, useTestApp } from './helpers/app.ts';
 import { TEST_PASSWORD, sessionCookieOf, signInAs } from './helpers/dashboard-session.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { createAccount, createWebsite, expectError } from './helpers/factories.ts';
+import { type ReceivedMail, startSmtpInbox } from './helpers/smtp-inbox.ts';
 
 // The dashboard's mail (password-reset links, invitation links) goes through a real SMTP server
 // (smtp-server on 127.0.0.1) and the real nodemailer transport, sent by the outbox worker.
@@ -22,51 +21,12 @@ const ADMIN = '/api/v1/admin';
 const PUBLIC_URL = 'https://analytics.example.com';
 const NEW_PASSWORD = 'a brand new password';
 
-interface ReceivedMail {
-  to: string[];
-  subject: string;
-  text: string;
-}
-
-function decodeQuotedPrintable(body: string): string {
-  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => `%${hex}`);
-  return decodeURIComponent(bytes.replace(/%(?![0-9A-F]{2})/gi, '%25'));
-}
-
-function parseMessage(raw: string, to: string[]): ReceivedMail {
-  const split = raw.indexOf('\r\n\r\n');
-  const headers: Record<string, string> = {};
-  for (const line of raw.slice(0, split).replace(/\r\n(?=[ \t])/g, '').split('\r\n')) {
-    const colon = line.indexOf(':');
-    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  let text = raw.slice(split + 4);
-  const encoding = headers['content-transfer-encoding'] ?? '';
-  if (/quoted-printable/i.test(encoding)) text = decodeQuotedPrintable(text);
-  else if (/base64/i.test(encoding)) text = Buffer.from(text, 'base64').toString('utf8');
-  return { to, subject: headers.subject ?? '', text: text.replace(/\r\n/g, '\n') };
-}
-
-const received: ReceivedMail[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => {
-      received.push(parseMessage(Buffer.concat(chunks).toString('utf8'), session.envelope.rcptTo.map((a) => a.address)));
-      callback();
-    });
-  },
-});
-await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-const SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
-afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+const smtp = await startSmtpInbox();
+const SMTP_URL = smtp.url;
+afterAll(() => smtp.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const mailTo = (email: string) => received.filter((m) => m.to.includes(email));
+const mailTo = (email: string) => smtp.mailsTo(email);
 
 async function waitForMail(email: string, count = 1): Promise<ReceivedMail[]> {
   const deadline = Date.now() + 5000;

@@ -1,10 +1,8 @@
-import { type Kysely, sql } from 'kysely';
 import { expect, it } from 'vitest';
-import { isPostgres } from '../src/db/engine.ts';
-import type { Database } from '../src/db/schema.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { TEST_PASSWORD, signInAs } from './helpers/dashboard-session.ts';
 import { describeEachEngine } from './helpers/engines.ts';
+import { rowsReferencing } from './helpers/website-rows.ts';
 import { addMember, createAccount, createApiKey, createWebsite, expectError, newEvent } from './helpers/factories.ts';
 
 // Deleting a website from the dashboard: a signed-in owner who entered the password within the
@@ -14,27 +12,6 @@ import { addMember, createAccount, createApiKey, createWebsite, expectError, new
 const D = '/api/v1/dashboard';
 const ADMIN = '/api/v1/admin';
 
-async function tablesWithWebsiteId(db: Kysely<Database>): Promise<string[]> {
-  const rows = isPostgres(db)
-    ? await sql<{ name: string }>`select table_name as name from information_schema.columns
-        where column_name = 'website_id' and table_schema = current_schema()`.execute(db)
-    : await sql<{ name: string }>`select m.name as name from sqlite_master m, pragma_table_info(m.name) c
-        where m.type = 'table' and c.name = 'website_id'`.execute(db);
-  return rows.rows.map((row) => row.name).sort();
-}
-
-/** Rows per table that reference the website (tables without any are left out), the website itself included. */
-async function rowsReferencing(db: Kysely<Database>, websiteId: string): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const table of await tablesWithWebsiteId(db)) {
-    const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} where website_id = ${websiteId}`.execute(db);
-    const n = Number(rows[0]!.n);
-    if (n > 0) counts[table] = n;
-  }
-  const websites = await db.selectFrom('websites').select('id').where('id', '=', websiteId).execute();
-  if (websites.length > 0) counts.websites = websites.length;
-  return counts;
-}
 
 describeEachEngine('deleting a website from the dashboard', (engine) => {
   const t = useTestApp(engine);

@@ -6,6 +6,8 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 // nodemailer's plain-text messages need: unfolded headers, a quoted-printable or base64 body.
 
 export interface ReceivedMail {
+  /** The user the client authenticated as, when it did. */
+  user: string | undefined;
   mailFrom: string;
   rcptTo: string[];
   headers: Record<string, string>;
@@ -18,6 +20,10 @@ export interface SmtpInbox {
   url: string;
   /** Every message received so far, oldest first. */
   received: ReceivedMail[];
+  /** The recipients of each message a rejecting server refused. */
+  refused: string[][];
+  /** Every message received so far to `address`, oldest first. */
+  mailsTo(address: string): ReceivedMail[];
   /**
    * The first message to `address` that no earlier call returned, waiting for it up to
    * `timeoutMs`; each message is handed out once.
@@ -45,22 +51,41 @@ export function parseMessage(raw: string): { headers: Record<string, string>; te
   return { headers, text: text.replace(/\r\n/g, '\n') };
 }
 
-export async function startSmtpInbox(): Promise<SmtpInbox> {
+export interface SmtpInboxOptions {
+  /** Credentials the server accepts (others are refused); the URL then carries them. */
+  auth?: { user: string; pass: string };
+  /** Refuse every message with this reply (code 554), recording its recipients in `refused`. */
+  rejectWith?: string;
+}
+
+export async function startSmtpInbox(options: SmtpInboxOptions = {}): Promise<SmtpInbox> {
   const received: ReceivedMail[] = [];
+  const refused: string[][] = [];
   const handedOut = new Set<ReceivedMail>();
   const server = new SMTPServer({
     authOptional: true,
     allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onAuth(auth, _session, callback) {
+      if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass) callback(null, { user: auth.username });
+      else callback(new Error('Invalid username or password'));
+    },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        const rcptTo = session.envelope.rcptTo.map((address) => address.address);
+        if (options.rejectWith) {
+          refused.push(rcptTo);
+          callback(Object.assign(new Error(options.rejectWith), { responseCode: 554 }));
+          return;
+        }
         const parsed = parseMessage(Buffer.concat(chunks).toString('utf8'));
         received.push({
+          user: typeof session.user === 'string' ? session.user : undefined,
           mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          rcptTo: session.envelope.rcptTo.map((address) => address.address),
+          rcptTo,
           subject: parsed.headers.subject ?? '',
           ...parsed,
         });
@@ -88,9 +113,12 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
     }
   }
 
+  const credentials = options.auth ? `${encodeURIComponent(options.auth.user)}:${encodeURIComponent(options.auth.pass)}@` : '';
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://${credentials}127.0.0.1:${port}`,
     received,
+    refused,
+    mailsTo: (address) => received.filter((mail) => mail.rcptTo.some((to) => to.toLowerCase() === address.toLowerCase())),
     nextMailTo,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { AlertHistoryTable, Database, MailOutboxTable } from '../../db/schema.ts';
 import { inChunks } from '../../lib/chunks.ts';
+import { pendingOutboxRow } from '../../mail/outbox-rows.ts';
 import { newId } from '../../lib/ids.ts';
 import { type EventEffectsConfig, type RecordedEvent, isGoal } from '../events/event.types.ts';
 
@@ -175,21 +176,7 @@ export async function fireAlertsForGoals(trx: Kysely<Database>, events: Recorded
       }
       entry.status = 'queued';
       const mail = renderAlertMail(alert, { goal: alert.goal_name, website: alert.domain, visitor: event.visitorId, time: event.occurredAt });
-      outbox.push({
-        id: newId(),
-        website_id: alert.website_id,
-        account_id: null,
-        alert_history_id: entry.id,
-        to_address: to,
-        subject: mail.subject,
-        text: mail.text,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: at,
-        last_error: null,
-        created_at: at,
-        sent_at: null,
-      });
+      outbox.push(pendingOutboxRow({ websiteId: alert.website_id, accountId: null, alertHistoryId: entry.id, to, ...mail }, at));
     }
   }
 

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { digestSecret, generateLinkToken } from '../../auth/sessions.ts';
 import type { Keyring } from '../../crypto/keyring.ts';
-import type { Database, MailOutboxTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
+import { pendingOutboxRow } from '../../mail/outbox-rows.ts';
 import { sealMailText } from '../../mail/sealed-text.ts';
 import { looksLikeCredential } from '../../http/redaction.ts';
 import { newId } from '../../lib/ids.ts';
@@ -88,22 +89,7 @@ export async function queueMail(
   keyring: Keyring,
   mail: { to: string; subject: string; text: string; websiteId: string | null; accountId: string | null },
 ): Promise<void> {
-  const at = new Date().toISOString();
   const id = newId();
-  const row: MailOutboxTable = {
-    id,
-    website_id: mail.websiteId,
-    account_id: mail.accountId,
-    alert_history_id: null,
-    to_address: mail.to,
-    subject: mail.subject,
-    text: sealMailText(keyring, id, mail.text),
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: at,
-    last_error: null,
-    created_at: at,
-    sent_at: null,
-  };
+  const row = pendingOutboxRow({ ...mail, id, alertHistoryId: null, text: sealMailText(keyring, id, mail.text) }, new Date().toISOString());
   await db.insertInto('mail_outbox').values(row).execute();
 }
