@@ -1,6 +1,8 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
+import { SubmitButton } from './Buttons.tsx';
 import { ErrorMessage } from './ErrorMessage.tsx';
+import { useSubmit } from './useSubmit.ts';
 
 export interface DialogProps {
   open: boolean;
@@ -50,6 +52,56 @@ export function Dialog({ open, title, onClose, children }: DialogProps): JSX.Ele
   );
 }
 
+export interface FormDialogProps {
+  open?: boolean;
+  title: string;
+  onClose: () => void;
+  onSubmit: (event: Event) => void;
+  /** The submit state (useSubmit): the button waits, the error shows above the buttons. */
+  busy: boolean;
+  error: unknown;
+  submitLabel: string;
+  busyLabel?: string;
+  /** A destructive action: the submit button in the danger colour. */
+  danger?: boolean;
+  /** The submit button disabled besides while busy (what is typed does not allow it yet). */
+  disabled?: boolean;
+  /** The form's class ("stack" for fields one above the other). */
+  class?: string;
+  children?: ComponentChildren;
+}
+
+/** A form in a Dialog: its fields, the error, then Cancel and the submit button. */
+export function FormDialog({
+  open = true,
+  title,
+  onClose,
+  onSubmit,
+  busy,
+  error,
+  submitLabel,
+  busyLabel = 'Saving…',
+  danger,
+  disabled,
+  class: className,
+  children,
+}: FormDialogProps): JSX.Element {
+  return (
+    <Dialog open={open} title={title} onClose={onClose}>
+      <form onSubmit={onSubmit} class={className}>
+        {children}
+        <ErrorMessage error={error} />
+        <div class="dialog-actions">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <SubmitButton busy={busy} busyLabel={busyLabel} label={submitLabel} class={danger ? 'button danger' : 'button primary'} disabled={disabled} />
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
 export interface ConfirmProps {
   open: boolean;
   title: string;
@@ -63,38 +115,27 @@ export interface ConfirmProps {
 
 /** "Are you sure?" with a Cancel and a confirm button; the confirm button waits for the action. */
 export function ConfirmDialog({ open, title, message, confirmLabel, danger, onConfirm, onClose }: ConfirmProps): JSX.Element {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, setError, onSubmit } = useSubmit();
   useEffect(() => {
     if (open) setError(null);
   }, [open]);
-  async function confirm(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await onConfirm();
-      onClose();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const confirm = onSubmit(async () => {
+    await onConfirm();
+    onClose();
+  });
   return (
-    <Dialog open={open} title={title} onClose={onClose}>
-      <form onSubmit={confirm}>
-        <div class="dialog-body">{message}</div>
-        <ErrorMessage error={error} />
-        <div class="dialog-actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class={danger ? 'button danger' : 'button primary'} disabled={busy}>
-            {busy ? 'Working…' : confirmLabel}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      open={open}
+      title={title}
+      onClose={onClose}
+      onSubmit={confirm}
+      busy={busy}
+      error={error}
+      submitLabel={confirmLabel}
+      busyLabel="Working…"
+      danger={danger}
+    >
+      <div class="dialog-body">{message}</div>
+    </FormDialog>
   );
 }

@@ -22,11 +22,10 @@ interface FieldFrameProps {
   class?: string;
 }
 
-function FieldFrame({ id, label, hint, error, children, class: className }: FieldFrameProps): JSX.Element {
+/** A field's hint and error, below it; their ids are the ones aria-describedby names. */
+function FieldNotes({ id, hint, error }: { id: string; hint?: ComponentChildren; error?: string | null }): JSX.Element {
   return (
-    <div class={`field${error ? ' has-error' : ''}${className ? ` ${className}` : ''}`}>
-      <label for={id}>{label}</label>
-      {children}
+    <>
       {hint && (
         <p class="hint" id={`${id}-hint`}>
           {hint}
@@ -37,6 +36,16 @@ function FieldFrame({ id, label, hint, error, children, class: className }: Fiel
           {error}
         </p>
       )}
+    </>
+  );
+}
+
+function FieldFrame({ id, label, hint, error, children, class: className }: FieldFrameProps): JSX.Element {
+  return (
+    <div class={`field${error ? ' has-error' : ''}${className ? ` ${className}` : ''}`}>
+      <label for={id}>{label}</label>
+      {children}
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }
@@ -46,9 +55,13 @@ function describedBy(id: string, hint: unknown, error: unknown): string | undefi
   return ids.length ? ids.join(' ') : undefined;
 }
 
-type InputAttributes = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'value' | 'onInput' | 'label'>;
+/** A control's id, and its state and notes for assistive technology. */
+function controlProps(id: string, hint: unknown, error: unknown) {
+  return { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy(id, hint, error) };
+}
 
-export interface TextFieldProps extends InputAttributes {
+/** What every labelled field takes besides its control's own attributes. */
+interface FieldProps {
   label: ComponentChildren;
   value: string;
   onValue: (value: string) => void;
@@ -58,78 +71,46 @@ export interface TextFieldProps extends InputAttributes {
   fieldClass?: string;
 }
 
+type InputAttributes = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'value' | 'onInput' | 'label'>;
+
+export interface TextFieldProps extends InputAttributes, FieldProps {}
+
 /** A labelled `<input>` with an optional hint and error (tied to it with aria-describedby). */
 export function TextField({ label, value, onValue, hint, error, fieldClass, id: givenId, ...input }: TextFieldProps): JSX.Element {
   const generated = useId();
   const id = (givenId as string | undefined) ?? generated;
   return (
     <FieldFrame id={id} label={label} hint={hint} error={error} class={fieldClass}>
-      <input
-        type="text"
-        {...input}
-        id={id}
-        value={value}
-        onInput={(event) => onValue(event.currentTarget.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-      />
+      <input type="text" {...input} value={value} onInput={(event) => onValue(event.currentTarget.value)} {...controlProps(id, hint, error)} />
     </FieldFrame>
   );
 }
 
 type TextAreaAttributes = Omit<JSX.TextareaHTMLAttributes<HTMLTextAreaElement>, 'value' | 'onInput' | 'label'>;
 
-export interface TextAreaFieldProps extends TextAreaAttributes {
-  label: ComponentChildren;
-  value: string;
-  onValue: (value: string) => void;
-  hint?: ComponentChildren;
-  error?: string | null;
-  fieldClass?: string;
-}
+export interface TextAreaFieldProps extends TextAreaAttributes, FieldProps {}
 
 export function TextAreaField({ label, value, onValue, hint, error, fieldClass, ...area }: TextAreaFieldProps): JSX.Element {
   const id = useId();
   return (
     <FieldFrame id={id} label={label} hint={hint} error={error} class={fieldClass}>
-      <textarea
-        rows={4}
-        {...area}
-        id={id}
-        value={value}
-        onInput={(event) => onValue(event.currentTarget.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-      />
+      <textarea rows={4} {...area} value={value} onInput={(event) => onValue(event.currentTarget.value)} {...controlProps(id, hint, error)} />
     </FieldFrame>
   );
 }
 
 type SelectAttributes = Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'value' | 'onInput' | 'onChange' | 'label'>;
 
-export interface SelectFieldProps extends SelectAttributes {
-  label: ComponentChildren;
-  value: string;
-  onValue: (value: string) => void;
+export interface SelectFieldProps extends SelectAttributes, FieldProps {
   /** `[value, label]` pairs, or plain values shown as they are. */
   options: Array<string | readonly [string, string]>;
-  hint?: ComponentChildren;
-  error?: string | null;
-  fieldClass?: string;
 }
 
 export function SelectField({ label, value, onValue, options, hint, error, fieldClass, ...select }: SelectFieldProps): JSX.Element {
   const id = useId();
   return (
     <FieldFrame id={id} label={label} hint={hint} error={error} class={fieldClass}>
-      <select
-        {...select}
-        id={id}
-        value={value}
-        onChange={(event) => onValue(event.currentTarget.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-      >
+      <select {...select} value={value} onChange={(event) => onValue(event.currentTarget.value)} {...controlProps(id, hint, error)}>
         {options.map((option) => {
           const [optionValue, optionLabel] = typeof option === 'string' ? [option, option] : option;
           return (
@@ -165,16 +146,7 @@ export function CheckboxField({ label, checked, onChecked, hint, error, ...input
         aria-describedby={describedBy(id, hint, error)}
       />
       <label for={id}>{label}</label>
-      {hint && (
-        <p class="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }

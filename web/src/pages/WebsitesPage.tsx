@@ -3,18 +3,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, request } from '../api.ts';
-import {
-  Card,
-  CopyBox,
-  ErrorMessage,
-  Loading,
-  SelectField,
-  Sparkline,
-  TextField,
-  fieldErrors,
-  formatNumber,
-  useAsync,
-} from '../components/index.ts';
+import { Card, CopyBox, ErrorMessage, Loaded, SelectField, Sparkline, SubmitButton, TextField, fieldErrors, formatNumber, useAsync, useSubmit } from '../components/index.ts';
 import { Link } from '../router.tsx';
 import { useTitle } from '../session.tsx';
 import { type Website, type WebsiteSummary, browserTimeZone, currencyOptions, lastDays, timeZones, trackingSnippet } from '../types.ts';
@@ -75,21 +64,16 @@ interface PendingInvitation {
 
 function Invitations({ onAccepted }: { onAccepted: () => void }): JSX.Element | null {
   const state = useAsync(() => api.list<PendingInvitation>('/api/v1/admin/invitations'), []);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, error, run } = useSubmit();
+  const [accepting, setAccepting] = useState<string | null>(null);
   if (!state.data?.length) return null;
-  async function accept(invitation: PendingInvitation) {
-    setBusy(invitation.invitationId);
-    setError(null);
-    try {
+  function accept(invitation: PendingInvitation) {
+    setAccepting(invitation.invitationId);
+    void run(async () => {
       await api.post(`/api/v1/admin/invitations/${invitation.invitationId}/accept`, {});
       state.reload();
       onAccepted();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(null);
-    }
+    });
   }
   return (
     <Card title="Invitations for you">
@@ -99,8 +83,8 @@ function Invitations({ onAccepted }: { onAccepted: () => void }): JSX.Element | 
             <span>
               <strong>{invitation.domain}</strong> as {invitation.role}
             </span>
-            <button type="button" class="button small primary" disabled={busy !== null} onClick={() => accept(invitation)}>
-              {busy === invitation.invitationId ? 'Accepting…' : `Accept ${invitation.domain}`}
+            <button type="button" class="button small primary" disabled={busy} onClick={() => accept(invitation)}>
+              {busy && accepting === invitation.invitationId ? 'Accepting…' : `Accept ${invitation.domain}`}
             </button>
           </li>
         ))}
@@ -120,30 +104,20 @@ function AddWebsite({ onAdded }: { onAdded: (website: Website) => void }): JSX.E
     return zones.includes(zone) ? zone : 'UTC';
   });
   const [currency, setCurrency] = useState('USD');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, onSubmit } = useSubmit();
   const [created, setCreated] = useState<Website | null>(null);
   const fields = fieldErrors(error);
 
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      // Whatever was typed, the server wants a bare host name.
-      const host = domain.trim().replace(/^[a-z]+:\/\//i, '').replace(/[/?#].*$/, '');
-      let website = await api.post<Website>('/api/v1/admin/websites', { domain: host, name: name.trim() || host, timezone });
-      if (currency !== website.currency) website = await api.put<Website>(`/api/v1/admin/websites/${website.id}`, { currency });
-      setCreated(website);
-      setDomain('');
-      setName('');
-      onAdded(website);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const submit = onSubmit(async () => {
+    // Whatever was typed, the server wants a bare host name.
+    const host = domain.trim().replace(/^[a-z]+:\/\//i, '').replace(/[/?#].*$/, '');
+    let website = await api.post<Website>('/api/v1/admin/websites', { domain: host, name: name.trim() || host, timezone });
+    if (currency !== website.currency) website = await api.put<Website>(`/api/v1/admin/websites/${website.id}`, { currency });
+    setCreated(website);
+    setDomain('');
+    setName('');
+    onAdded(website);
+  });
 
   return (
     <Card title="Add a website" id="add-website">
@@ -176,9 +150,7 @@ function AddWebsite({ onAdded }: { onAdded: (website: Website) => void }): JSX.E
         <SelectField label="Time zone" value={timezone} onValue={setTimezone} options={zones} hint="Days and hours of the reports follow it." error={fields.timezone} />
         <SelectField label="Currency" value={currency} onValue={setCurrency} options={currencyList} hint="Revenue is reported in it." error={fields.currency} />
         <div class="form-actions">
-          <button type="submit" class="button primary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add website'}
-          </button>
+          <SubmitButton busy={busy} busyLabel="Adding…" label="Add website" />
         </div>
       </form>
       <ErrorMessage error={Object.keys(fields).length ? null : error} />
@@ -206,18 +178,19 @@ export function WebsitesPage(): JSX.Element {
       </div>
       <Invitations onAccepted={websites.reload} />
       {adding && <AddWebsite onAdded={() => websites.reload()} />}
-      <ErrorMessage error={websites.error} onRetry={websites.reload} />
-      {!websites.data && !websites.error && <Loading label="Loading websites…" />}
-      {websites.data && websites.data.length === 0 && (
-        <p class="muted">No website yet: add the first one above, then paste its snippet into your pages.</p>
-      )}
-      {websites.data && websites.data.length > 0 && (
-        <ul class="site-grid" aria-label="Your websites">
-          {websites.data.map((website) => (
-            <WebsiteCard key={website.id} website={website} />
-          ))}
-        </ul>
-      )}
+      <Loaded
+        state={websites}
+        loadingLabel="Loading websites…"
+        empty={<p class="muted">No website yet: add the first one above, then paste its snippet into your pages.</p>}
+      >
+        {(list) => (
+          <ul class="site-grid" aria-label="Your websites">
+            {list.map((website) => (
+              <WebsiteCard key={website.id} website={website} />
+            ))}
+          </ul>
+        )}
+      </Loaded>
     </>
   );
 }

@@ -2,7 +2,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, type Account, api } from '../../api.ts';
-import { Card, ConfirmDialog, ErrorMessage, Loading, Notice, TextField, fieldErrors, formatDateTime, TableWrap, useAsync } from '../../components/index.ts';
+import { ActionButton, Card, ConfirmDialog, DataTable, ErrorMessage, Loaded, Notice, SubmitButton, TextField, fieldErrors, formatDateTime, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
 import { navigate } from '../../router.tsx';
 import { setFlash, useSession, useTitle } from '../../session.tsx';
 import { TokensCard } from './TokensCard.tsx';
@@ -10,25 +10,13 @@ import { TokensCard } from './TokensCard.tsx';
 function ProfileCard(): JSX.Element {
   const { session, signedIn } = useSession();
   const [name, setName] = useState(session?.account.name ?? '');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState<string | null>(null);
+  const { busy, error, notice, onSubmit } = useSubmit();
   const fields = fieldErrors(error);
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(null);
-    try {
-      const account = await api.put<Account>('/api/v1/admin/account', { name: name.trim() });
-      if (session) signedIn({ ...session, account: { ...session.account, name: account.name } });
-      setSaved('Your name was saved.');
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const submit = onSubmit(async () => {
+    const account = await api.put<Account>('/api/v1/admin/account', { name: name.trim() });
+    if (session) signedIn({ ...session, account: { ...session.account, name: account.name } });
+    return 'Your name was saved.';
+  });
   return (
     <Card title="Profile">
       <form onSubmit={submit} class="stack">
@@ -38,11 +26,9 @@ function ProfileCard(): JSX.Element {
         </div>
         <TextField label="Name" value={name} onValue={setName} required maxLength={100} autocomplete="name" error={fields.name} />
         <ErrorMessage error={fields.name ? null : error} />
-        <Notice>{saved}</Notice>
+        <Notice>{notice}</Notice>
         <div>
-          <button type="submit" class="button primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Save name'}
-          </button>
+          <SubmitButton busy={busy} busyLabel="Saving…" label="Save name" />
         </div>
       </form>
     </Card>
@@ -54,31 +40,21 @@ function PasswordCard(): JSX.Element {
   const [currentPassword, setCurrent] = useState('');
   const [newPassword, setNew] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState<string | null>(null);
+  const { busy, error, notice, onSubmit } = useSubmit();
   const fields = fieldErrors(error);
-  async function submit(event: Event) {
-    event.preventDefault();
-    setError(null);
-    setSaved(null);
-    if (newPassword !== confirm) {
-      setError('The two new passwords differ.');
-      return;
-    }
-    setBusy(true);
-    try {
+  const submit = onSubmit(
+    async () => {
       await api.put('/api/v1/dashboard/password', { currentPassword, newPassword });
       setCurrent('');
       setNew('');
       setConfirm('');
-      setSaved('Your password was changed. Your other sessions were signed out.');
-    } catch (caught) {
-      setError(caught instanceof ApiError && (caught.status === 401 || caught.status === 403) ? 'The current password is wrong.' : caught);
-    } finally {
-      setBusy(false);
-    }
-  }
+      return 'Your password was changed. Your other sessions were signed out.';
+    },
+    {
+      check: () => newPassword !== confirm && 'The two new passwords differ.',
+      describe: (caught) => (caught instanceof ApiError && (caught.status === 401 || caught.status === 403) ? 'The current password is wrong.' : caught),
+    },
+  );
   return (
     <Card title="Password">
       <form onSubmit={submit} class="stack">
@@ -99,11 +75,9 @@ function PasswordCard(): JSX.Element {
         />
         <TextField label="New password, again" type="password" value={confirm} onValue={setConfirm} required minLength={10} maxLength={200} autocomplete="new-password" />
         <ErrorMessage error={fields.currentPassword || fields.newPassword ? null : error} />
-        <Notice>{saved}</Notice>
+        <Notice>{notice}</Notice>
         <div>
-          <button type="submit" class="button primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Change password'}
-          </button>
+          <SubmitButton busy={busy} busyLabel="Saving…" label="Change password" />
         </div>
       </form>
     </Card>
@@ -150,7 +124,6 @@ function describeAgent(agent: string | null): string {
 function SessionsCard(): JSX.Element {
   const { signedOut } = useSession();
   const sessions = useAsync(() => api.list<DashboardSession>('/api/v1/dashboard/sessions'), []);
-  const [revoking, setRevoking] = useState<DashboardSession | null>(null);
   const [everywhere, setEverywhere] = useState(false);
 
   function leave(message: string) {
@@ -158,6 +131,17 @@ function SessionsCard(): JSX.Element {
     signedOut();
     navigate('/sign-in', { replace: true });
   }
+
+  const revocation = useConfirm((revoking: DashboardSession) => ({
+    title: revoking.current ? 'Sign out this browser?' : 'Revoke this session?',
+    message: revoking.current ? 'You will need to sign in again here.' : 'That browser is signed out at its next request.',
+    confirmLabel: revoking.current ? 'Sign out' : 'Revoke',
+    onConfirm: async () => {
+      await api.delete(`/api/v1/dashboard/sessions/${revoking.id}`);
+      if (revoking.current) leave('You are signed out.');
+      else sessions.reload();
+    },
+  }));
 
   return (
     <Card
@@ -169,56 +153,32 @@ function SessionsCard(): JSX.Element {
       }
     >
       <p class="muted">The browsers signed in to your account. A session ends 7 days after its last use, 30 days after sign-in at most.</p>
-      <ErrorMessage error={sessions.error} onRetry={sessions.reload} />
-      {!sessions.data && !sessions.error && <Loading />}
-      {sessions.data && (
-        <TableWrap label="Sessions">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Device</th>
-                <th scope="col">Signed in</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
+      <Loaded state={sessions}>
+        {(list) => (
+          <DataTable label="Sessions" columns={['Device', 'Signed in', 'Last used', 'Expires']} actions>
+            {list.map((item) => (
+              <tr key={item.id}>
+                <td>
+                  <span title={item.userAgent ?? undefined}>{describeAgent(item.userAgent)}</span>
+                  {item.current && <span class="badge">this browser</span>}
+                </td>
+                <td>{formatDateTime(item.createdAt)}</td>
+                <td>{formatDateTime(item.lastSeenAt)}</td>
+                <td>{formatDateTime(item.expiresAt)}</td>
+                <td class="actions">
+                  <ActionButton
+                    label={item.current ? 'Sign out' : 'Revoke'}
+                    about={`the session of ${describeAgent(item.userAgent)} signed in ${formatDateTime(item.createdAt)}`}
+                    danger
+                    onClick={() => revocation.ask(item)}
+                  />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {sessions.data.map((item) => (
-                <tr key={item.id}>
-                  <td>
-                    <span title={item.userAgent ?? undefined}>{describeAgent(item.userAgent)}</span>
-                    {item.current && <span class="badge">this browser</span>}
-                  </td>
-                  <td>{formatDateTime(item.createdAt)}</td>
-                  <td>{formatDateTime(item.lastSeenAt)}</td>
-                  <td>{formatDateTime(item.expiresAt)}</td>
-                  <td class="actions">
-                    <button type="button" class="button small danger-text" onClick={() => setRevoking(item)}>
-                      {item.current ? 'Sign out' : 'Revoke'}
-                      <span class="visually-hidden"> the session of {describeAgent(item.userAgent)} signed in {formatDateTime(item.createdAt)}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
-      <ConfirmDialog
-        open={revoking !== null}
-        title={revoking?.current ? 'Sign out this browser?' : 'Revoke this session?'}
-        message={revoking?.current ? 'You will need to sign in again here.' : 'That browser is signed out at its next request.'}
-        confirmLabel={revoking?.current ? 'Sign out' : 'Revoke'}
-        danger
-        onConfirm={async () => {
-          const current = revoking!.current;
-          await api.delete(`/api/v1/dashboard/sessions/${revoking!.id}`);
-          if (current) leave('You are signed out.');
-          else sessions.reload();
-        }}
-        onClose={() => setRevoking(null)}
-      />
+            ))}
+          </DataTable>
+        )}
+      </Loaded>
+      {revocation.dialog}
       <ConfirmDialog
         open={everywhere}
         title="Sign out everywhere?"

@@ -3,7 +3,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
-import { Card, CheckboxField, ConfirmDialog, CopyBox, ErrorMessage, Loading, TextField, fieldErrors, formatDate, formatDateTime, TableWrap, useAsync } from '../../components/index.ts';
+import { ActionButton, Card, CheckboxField, CopyBox, DataTable, ErrorMessage, Loaded, SubmitButton, TextField, fieldErrors, formatDate, formatDateTime, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
 import type { WebsiteSummary } from '../../types.ts';
 
 interface AccessToken {
@@ -48,8 +48,7 @@ function NewTokenForm({
   const [allWebsites, setAllWebsites] = useState(true);
   const [websiteIds, setWebsiteIds] = useState<Set<string>>(() => new Set());
   const [expires, setExpires] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, onSubmit } = useSubmit();
   const fields = fieldErrors(error);
   const today = new Date().toISOString().slice(0, 10);
 
@@ -60,19 +59,8 @@ function NewTokenForm({
     return next;
   };
 
-  async function submit(event: Event) {
-    event.preventDefault();
-    setError(null);
-    if (!fullAccess && permissions.size === 0) {
-      setError('Choose at least one permission, or full access.');
-      return;
-    }
-    if (!allWebsites && websiteIds.size === 0) {
-      setError('Choose at least one website, or all websites.');
-      return;
-    }
-    setBusy(true);
-    try {
+  const submit = onSubmit(
+    async () => {
       const body: Record<string, unknown> = {
         name: name.trim(),
         permissions: fullAccess ? ['*'] : [...permissions],
@@ -84,12 +72,14 @@ function NewTokenForm({
       onCreated(created);
       setName('');
       setExpires('');
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+    {
+      check: () =>
+        !fullAccess && permissions.size === 0
+          ? 'Choose at least one permission, or full access.'
+          : !allWebsites && websiteIds.size === 0 && 'Choose at least one website, or all websites.',
+    },
+  );
 
   return (
     <form onSubmit={submit} class="stack token-form">
@@ -152,9 +142,7 @@ function NewTokenForm({
       </fieldset>
       <ErrorMessage error={fields.name || fields.expiresAt || fields.permissions || fields.websiteIds ? null : error} />
       <div class="row">
-        <button type="submit" class="button primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create token'}
-        </button>
+        <SubmitButton busy={busy} busyLabel="Creating…" label="Create token" />
         <button type="button" class="button" onClick={onCancel}>
           Cancel
         </button>
@@ -168,7 +156,15 @@ export function TokensCard(): JSX.Element {
   const websites = useAsync(() => api.list<WebsiteSummary>('/api/v1/admin/websites'), []);
   const [created, setCreated] = useState<AccessToken | null>(null);
   const [adding, setAdding] = useState(false);
-  const [revoking, setRevoking] = useState<AccessToken | null>(null);
+  const revocation = useConfirm((token: AccessToken) => ({
+    title: `Revoke the token "${token.name}"?`,
+    message: 'Anything using it is refused from its next request. This cannot be undone.',
+    confirmLabel: 'Revoke token',
+    onConfirm: async () => {
+      await api.delete(`/api/v1/admin/access-tokens/${token.id}`);
+      tokens.reload();
+    },
+  }));
   const domainOf = new Map((websites.data ?? []).map((website) => [website.id, website.domain]));
 
   return (
@@ -208,57 +204,28 @@ export function TokensCard(): JSX.Element {
           onCancel={() => setAdding(false)}
         />
       )}
-      <ErrorMessage error={tokens.error} onRetry={tokens.reload} />
-      {!tokens.data && !tokens.error && <Loading />}
-      {tokens.data && tokens.data.length === 0 && <p>No token yet.</p>}
-      {tokens.data && tokens.data.length > 0 && (
-        <TableWrap label="API tokens">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Token</th>
-                <th scope="col">Permissions</th>
-                <th scope="col">Websites</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
+      <Loaded state={tokens} empty={<p>No token yet.</p>}>
+        {(list) => (
+          <DataTable label="API tokens" columns={['Name', 'Token', 'Permissions', 'Websites', 'Expires', 'Last used']} actions>
+            {list.map((token) => (
+              <tr key={token.id}>
+                <td>{token.name}</td>
+                <td>
+                  <code>{token.displayKey}</code>
+                </td>
+                <td class="wrap">{token.permissions.includes('*') ? 'Full access' : token.permissions.join(', ')}</td>
+                <td class="wrap">{token.websiteIds.length ? token.websiteIds.map((id) => domainOf.get(id) ?? id).join(', ') : 'All'}</td>
+                <td>{token.expiresAt ? formatDate(token.expiresAt) : 'Never'}</td>
+                <td>{token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'}</td>
+                <td class="actions">
+                  <ActionButton label="Revoke" about={token.name} danger onClick={() => revocation.ask(token)} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((token) => (
-                <tr key={token.id}>
-                  <td>{token.name}</td>
-                  <td>
-                    <code>{token.displayKey}</code>
-                  </td>
-                  <td class="wrap">{token.permissions.includes('*') ? 'Full access' : token.permissions.join(', ')}</td>
-                  <td class="wrap">{token.websiteIds.length ? token.websiteIds.map((id) => domainOf.get(id) ?? id).join(', ') : 'All'}</td>
-                  <td>{token.expiresAt ? formatDate(token.expiresAt) : 'Never'}</td>
-                  <td>{token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'}</td>
-                  <td class="actions">
-                    <button type="button" class="button small danger-text" onClick={() => setRevoking(token)}>
-                      Revoke<span class="visually-hidden"> {token.name}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
-      <ConfirmDialog
-        open={revoking !== null}
-        title={`Revoke the token "${revoking?.name ?? ''}"?`}
-        message="Anything using it is refused from its next request. This cannot be undone."
-        confirmLabel="Revoke token"
-        danger
-        onConfirm={async () => {
-          await api.delete(`/api/v1/admin/access-tokens/${revoking!.id}`);
-          tokens.reload();
-        }}
-        onClose={() => setRevoking(null)}
-      />
+            ))}
+          </DataTable>
+        )}
+      </Loaded>
+      {revocation.dialog}
     </Card>
   );
 }

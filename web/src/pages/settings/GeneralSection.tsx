@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
-import { Card, CheckboxField, CopyBox, ErrorMessage, SelectField, TextAreaField, TextField, fieldErrors, formatDateTime, useAsync } from '../../components/index.ts';
+import { Card, CheckboxField, CopyBox, ErrorMessage, SelectField, SubmitButton, TextAreaField, TextField, fieldErrors, formatDateTime, useAsync, useSubmit } from '../../components/index.ts';
 import { type Website, currencyOptions, timeZones, trackingSnippet } from '../../types.ts';
 import type { SectionProps } from './SettingsPage.tsx';
 
@@ -91,9 +91,7 @@ interface TrackedGoal {
 
 export function GeneralSection({ website, editable, onChange }: SectionProps): JSX.Element {
   const [form, setForm] = useState(() => toForm(website));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState<string | null>(null);
+  const { busy, error, setError, notice: saved, setNotice: setSaved, run } = useSubmit();
   const zones = useMemo(() => {
     const all = timeZones();
     return all.includes(website.timezone) ? all : [website.timezone, ...all];
@@ -117,25 +115,19 @@ export function GeneralSection({ website, editable, onChange }: SectionProps): J
   const kpiOptions: Array<[string, string]> = [['', 'None'], ...(goals.data ?? []).map((goal): [string, string] => [goal.goalName, goal.goalName])];
   if (website.kpi && !kpiOptions.some(([value]) => value === website.kpi)) kpiOptions.push([website.kpi, website.kpi]);
 
-  async function submit(event: Event) {
+  function submit(event: Event) {
     event.preventDefault();
     const body = changes(website, form);
-    setError(null);
-    setSaved(null);
     if (!Object.keys(body).length) {
+      setError(null);
       setSaved('Nothing to save: no field changed.');
       return;
     }
-    setBusy(true);
-    try {
+    void run(async () => {
       const updated = await api.put<Website>(`/api/v1/admin/websites/${website.id}`, body);
       onChange(updated);
-      setSaved('Settings saved.');
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+      return 'Settings saved.';
+    });
   }
 
   const listField = (key: ListField, label: string, hint: string) => (
@@ -219,9 +211,7 @@ export function GeneralSection({ website, editable, onChange }: SectionProps): J
             <p class="notice" role="status">
               {saved}
             </p>
-            <button type="submit" class="button primary" disabled={busy}>
-              {busy ? 'Saving…' : 'Save settings'}
-            </button>
+            <SubmitButton busy={busy} busyLabel="Saving…" label="Save settings" />
           </div>
         )}
       </form>

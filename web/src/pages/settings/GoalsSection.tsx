@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, one, request } from '../../api.ts';
-import { Card, Dialog, ErrorMessage, Loading, TextAreaField, TextField, fieldErrors, formatDateTime, formatNumber, TableWrap, useAsync } from '../../components/index.ts';
+import { ActionButton, Card, DataTable, ErrorMessage, FormDialog, Loading, TextAreaField, TextField, fieldErrors, formatDateTime, formatNumber, useAsync, useSubmit } from '../../components/index.ts';
 import type { SectionProps } from './SettingsPage.tsx';
 
 interface TrackedGoal {
@@ -37,6 +37,8 @@ interface Row {
   customized: boolean;
 }
 
+const COLUMNS = ['Goal', 'Shown as', 'Colour', { label: 'Completions', class: 'num' }, { label: 'Visitors', class: 'num' }, 'Last completed'];
+
 function Swatch({ color }: { color: string | null }): JSX.Element {
   return <span class="swatch" style={color ? { background: color } : undefined} aria-hidden="true" />;
 }
@@ -57,76 +59,63 @@ function EditGoal({
   const [displayName, setDisplayName] = useState(row.displayName ?? '');
   const [color, setColor] = useState(row.color ?? '');
   const [description, setDescription] = useState(row.description ?? '');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, onSubmit } = useSubmit();
   const fields = fieldErrors(error);
-  async function save(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api.patch(path, {
-        goalName: row.goalName,
-        displayName: displayName.trim() || null,
-        color: color || null,
-        description: description.trim() || null,
-      });
-      onSaved();
-      onClose();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const save = onSubmit(async () => {
+    await api.patch(path, {
+      goalName: row.goalName,
+      displayName: displayName.trim() || null,
+      color: color || null,
+      description: description.trim() || null,
+    });
+    onSaved();
+    onClose();
+  });
   return (
-    <Dialog open title={`How "${row.goalName}" is shown`} onClose={onClose}>
-      <form onSubmit={save} class="stack">
-        <TextField
-          label="Display name"
-          value={displayName}
-          onValue={setDisplayName}
-          maxLength={80}
-          placeholder={row.goalName}
-          hint="Shown in reports instead of the goal name; the name clients send does not change."
-          error={fields.displayName ?? fields.name}
-        />
-        <TextAreaField
-          label="Description"
-          value={description}
-          onValue={setDescription}
-          maxLength={300}
-          rows={2}
-          hint="What the goal means, for the people reading the reports."
-          error={fields.description}
-        />
-        <fieldset class="swatches">
-          <legend>Colour</legend>
-          <label class="swatch-option">
-            <input type="radio" name="goal-color" value="" checked={color === ''} onChange={() => setColor('')} />
-            <Swatch color={null} />
-            <span>Default</span>
+    <FormDialog
+      title={`How "${row.goalName}" is shown`}
+      onClose={onClose}
+      onSubmit={save}
+      class="stack"
+      busy={busy}
+      error={Object.keys(fields).length ? null : error}
+      submitLabel="Save"
+    >
+      <TextField
+        label="Display name"
+        value={displayName}
+        onValue={setDisplayName}
+        maxLength={80}
+        placeholder={row.goalName}
+        hint="Shown in reports instead of the goal name; the name clients send does not change."
+        error={fields.displayName ?? fields.name}
+      />
+      <TextAreaField
+        label="Description"
+        value={description}
+        onValue={setDescription}
+        maxLength={300}
+        rows={2}
+        hint="What the goal means, for the people reading the reports."
+        error={fields.description}
+      />
+      <fieldset class="swatches">
+        <legend>Colour</legend>
+        <label class="swatch-option">
+          <input type="radio" name="goal-color" value="" checked={color === ''} onChange={() => setColor('')} />
+          <Swatch color={null} />
+          <span>Default</span>
+        </label>
+        {palette.map((option) => (
+          <label class="swatch-option" key={option.color}>
+            <input type="radio" name="goal-color" value={option.color} checked={color === option.color} onChange={() => setColor(option.color)} />
+            <Swatch color={option.color} />
+            <span>{option.label}</span>
           </label>
-          {palette.map((option) => (
-            <label class="swatch-option" key={option.color}>
-              <input type="radio" name="goal-color" value={option.color} checked={color === option.color} onChange={() => setColor(option.color)} />
-              <Swatch color={option.color} />
-              <span>{option.label}</span>
-            </label>
-          ))}
-        </fieldset>
-        {fields.color && <p class="field-error">{fields.color}</p>}
-        <ErrorMessage error={Object.keys(fields).length ? null : error} />
-        <div class="dialog-actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Save'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+        ))}
+      </fieldset>
+      {fields.color && <p class="field-error">{fields.color}</p>}
+    </FormDialog>
   );
 }
 
@@ -140,7 +129,7 @@ export function GoalsSection({ website, editable }: SectionProps): JSX.Element {
     return { tracked, customizations: customizations.data, palette: (customizations.colors as PaletteColor[] | undefined) ?? [] };
   }, [base]);
   const [editing, setEditing] = useState<Row | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const resetting = useSubmit();
 
   if (state.error) return <ErrorMessage error={state.error} onRetry={state.reload} />;
   if (!state.data) return <Loading label="Loading goals…" />;
@@ -159,15 +148,11 @@ export function GoalsSection({ website, editable }: SectionProps): JSX.Element {
   }
   const colorLabel = (color: string | null) => palette.find((option) => option.color === color)?.label ?? color ?? 'Default';
 
-  async function reset(row: Row) {
-    setError(null);
-    try {
+  const reset = (row: Row) =>
+    resetting.run(async () => {
       await one('DELETE', `${base}/customizations`, { query: { goalName: row.goalName } });
       state.reload();
-    } catch (caught) {
-      setError(caught);
-    }
-  }
+    });
 
   return (
     <Card title="Goals">
@@ -175,55 +160,34 @@ export function GoalsSection({ website, editable }: SectionProps): JSX.Element {
         Goals are created by tracking them (<code>data-fast-goal</code>, <code>window.datafast('goal')</code> or the API). Here you
         choose how each one is shown.
       </p>
-      <ErrorMessage error={error} />
+      <ErrorMessage error={resetting.error} />
       {rows.length === 0 ? (
         <p>No goal has been tracked yet.</p>
       ) : (
-        <TableWrap label="Goals">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Goal</th>
-                <th scope="col">Shown as</th>
-                <th scope="col">Colour</th>
-                <th scope="col" class="num">Completions</th>
-                <th scope="col" class="num">Visitors</th>
-                <th scope="col">Last completed</th>
-                {editable && <th scope="col"><span class="visually-hidden">Actions</span></th>}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.goalName}>
-                  <td>
-                    <code>{row.goalName}</code>
-                  </td>
-                  <td>{row.displayName ?? <span class="muted">–</span>}</td>
-                  <td>
-                    <span class="swatch-cell">
-                      <Swatch color={row.color} /> {colorLabel(row.color)}
-                    </span>
-                  </td>
-                  <td class="num">{formatNumber(row.tracked?.completions ?? 0)}</td>
-                  <td class="num">{formatNumber(row.tracked?.visitors ?? 0)}</td>
-                  <td>{row.tracked ? formatDateTime(row.tracked.lastCompletedAt) : '–'}</td>
-                  {editable && (
-                    <td class="actions">
-                      <button type="button" class="button small" onClick={() => setEditing(row)}>
-                        Edit<span class="visually-hidden"> {row.goalName}</span>
-                      </button>
-                      {row.customized && (
-                        <button type="button" class="button small" onClick={() => reset(row)}>
-                          Reset<span class="visually-hidden"> {row.goalName}</span>
-                        </button>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable label="Goals" columns={COLUMNS} actions={editable}>
+          {rows.map((row) => (
+            <tr key={row.goalName}>
+              <td>
+                <code>{row.goalName}</code>
+              </td>
+              <td>{row.displayName ?? <span class="muted">–</span>}</td>
+              <td>
+                <span class="swatch-cell">
+                  <Swatch color={row.color} /> {colorLabel(row.color)}
+                </span>
+              </td>
+              <td class="num">{formatNumber(row.tracked?.completions ?? 0)}</td>
+              <td class="num">{formatNumber(row.tracked?.visitors ?? 0)}</td>
+              <td>{row.tracked ? formatDateTime(row.tracked.lastCompletedAt) : '–'}</td>
+              {editable && (
+                <td class="actions">
+                  <ActionButton label="Edit" about={row.goalName} onClick={() => setEditing(row)} />
+                  {row.customized && <ActionButton label="Reset" about={row.goalName} onClick={() => reset(row)} />}
+                </td>
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
       {editing && <EditGoal row={editing} palette={palette} path={`${base}/customizations`} onClose={() => setEditing(null)} onSaved={state.reload} />}
     </Card>

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
-import { Card, ConfirmDialog, ErrorMessage, Loading, Notice, TextField, fieldErrors, formatDateTime, useAsync } from '../../components/index.ts';
+import { ActionButton, Card, ConfirmDialog, ErrorMessage, Loaded, Notice, SubmitButton, TextField, fieldErrors, formatDateTime, useAsync, useSubmit } from '../../components/index.ts';
 import type { SectionProps } from './SettingsPage.tsx';
 
 interface Status {
@@ -47,45 +47,28 @@ const PROVIDERS: Provider[] = [
 function ProviderCard({ provider, status, base, editable, onChanged }: { provider: Provider; status: Status | undefined; base: string; editable: boolean; onChanged: () => void }): JSX.Element {
   const [values, setValues] = useState<Record<string, string>>({});
   const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const { busy, error, setError, notice, setNotice, run, onSubmit } = useSubmit();
   const [disconnecting, setDisconnecting] = useState(false);
   const fields = fieldErrors(error);
   const connected = Boolean(status?.connected);
   const path = `${base}/${provider.id}`;
 
-  async function connect(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setNotice(null);
-    try {
-      const body = Object.fromEntries(provider.fields.map((field) => [field.name, (values[field.name] ?? '').trim()]));
-      await api.post(path, body);
-      // Credentials never stay in the page once sent.
-      setValues({});
-      setOpen(false);
-      setNotice(`${provider.label} is connected.`);
-      onChanged();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const connect = onSubmit(async () => {
+    const body = Object.fromEntries(provider.fields.map((field) => [field.name, (values[field.name] ?? '').trim()]));
+    await api.post(path, body);
+    // Credentials never stay in the page once sent.
+    setValues({});
+    setOpen(false);
+    onChanged();
+    return `${provider.label} is connected.`;
+  });
 
-  async function resync() {
-    setError(null);
-    setNotice(null);
-    try {
+  const resync = () =>
+    run(async () => {
       const answer = await api.patch<{ message?: string }>(path, {});
-      setNotice(answer?.message ?? 'A re-sync of the payment history is queued.');
       onChanged();
-    } catch (caught) {
-      setError(caught);
-    }
-  }
+      return answer?.message ?? 'A re-sync of the payment history is queued.';
+    });
 
   return (
     <li class="card provider">
@@ -119,9 +102,7 @@ function ProviderCard({ provider, status, base, editable, onChanged }: { provide
           ))}
           <p class="hint">Stored encrypted on the server; never shown again, here or anywhere.</p>
           <div class="row">
-            <button type="submit" class="button primary small" disabled={busy}>
-              {busy ? 'Connecting…' : connected ? 'Replace credentials' : 'Connect'}
-            </button>
+            <SubmitButton busy={busy} busyLabel="Connecting…" label={connected ? 'Replace credentials' : 'Connect'} class="button primary small" />
             <button type="button" class="button small" onClick={() => (setOpen(false), setValues({}), setError(null))}>
               Cancel
             </button>
@@ -131,21 +112,10 @@ function ProviderCard({ provider, status, base, editable, onChanged }: { provide
       {editable && !open && (
         <div class="row">
           {provider.fields.length > 0 && (
-            <button type="button" class="button small" onClick={() => setOpen(true)}>
-              {connected ? 'Replace credentials' : 'Connect'}
-              <span class="visually-hidden"> {provider.label}</span>
-            </button>
+            <ActionButton label={connected ? 'Replace credentials' : 'Connect'} about={provider.label} onClick={() => setOpen(true)} />
           )}
-          {provider.resync && connected && (
-            <button type="button" class="button small" onClick={resync}>
-              Re-sync history<span class="visually-hidden"> of {provider.label}</span>
-            </button>
-          )}
-          {connected && (
-            <button type="button" class="button small danger-text" onClick={() => setDisconnecting(true)}>
-              Disconnect<span class="visually-hidden"> {provider.label}</span>
-            </button>
-          )}
+          {provider.resync && connected && <ActionButton label="Re-sync history" about={`of ${provider.label}`} onClick={resync} />}
+          {connected && <ActionButton label="Disconnect" about={provider.label} danger onClick={() => setDisconnecting(true)} />}
         </div>
       )}
       <ErrorMessage error={Object.keys(fields).length ? null : error} />
@@ -173,15 +143,15 @@ export function IntegrationsSection({ website, editable }: SectionProps): JSX.El
   return (
     <Card title="Integrations">
       <p class="muted">Payment providers send revenue to this website's reports. Credentials are write-only.</p>
-      <ErrorMessage error={state.error} onRetry={state.reload} />
-      {!state.data && !state.error && <Loading />}
-      {state.data && (
-        <ul class="provider-grid">
-          {PROVIDERS.map((provider) => (
-            <ProviderCard key={provider.id} provider={provider} status={state.data![provider.id]} base={base} editable={editable} onChanged={state.reload} />
-          ))}
-        </ul>
-      )}
+      <Loaded state={state}>
+        {(statuses) => (
+          <ul class="provider-grid">
+            {PROVIDERS.map((provider) => (
+              <ProviderCard key={provider.id} provider={provider} status={statuses[provider.id]} base={base} editable={editable} onChanged={state.reload} />
+            ))}
+          </ul>
+        )}
+      </Loaded>
     </Card>
   );
 }

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, request } from '../../api.ts';
-import { Card, ConfirmDialog, ErrorMessage, Loading, Notice, SelectField, TextField, fieldErrors, formatDate, TableWrap, useAsync } from '../../components/index.ts';
+import { ActionButton, Card, DataTable, ErrorMessage, Loaded, Notice, SelectField, SubmitButton, TextField, fieldErrors, formatDate, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
 import { useSession } from '../../session.tsx';
 import { canManageTeam } from '../../types.ts';
 import type { SectionProps } from './SettingsPage.tsx';
@@ -35,115 +35,84 @@ export function TeamSection({ website }: SectionProps): JSX.Element {
   }, [base]);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('viewer');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [sent, setSent] = useState<string | null>(null);
-  const [removing, setRemoving] = useState<Removal | null>(null);
+  const { busy, error, notice, onSubmit } = useSubmit();
   const fields = fieldErrors(error);
-
-  async function invite(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSent(null);
-    try {
-      const answer = await api.post<{ email: string; message?: string }>(base, { email: email.trim(), role });
-      setSent(answer?.message ?? `Invitation sent to ${answer?.email ?? email}.`);
-      setEmail('');
+  const removal = useConfirm((removing: Removal) => ({
+    title: removing.kind === 'member' ? `Remove ${removing.member.email}?` : 'Cancel this invitation?',
+    message:
+      removing.kind === 'member'
+        ? 'They lose access to this website at once, with every token they have.'
+        : `The link sent to ${removing.invitation.email} will no longer work.`,
+    confirmLabel: removing.kind === 'member' ? 'Remove' : 'Cancel invitation',
+    onConfirm: async () => {
+      await api.delete(base, removing.kind === 'member' ? { userId: removing.member.userId } : { email: removing.invitation.email });
       team.reload();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  }));
 
-  async function remove() {
-    if (!removing) return;
-    await api.delete(base, removing.kind === 'member' ? { userId: removing.member.userId } : { email: removing.invitation.email });
+  const invite = onSubmit(async () => {
+    const answer = await api.post<{ email: string; message?: string }>(base, { email: email.trim(), role });
+    setEmail('');
     team.reload();
-  }
+    return answer?.message ?? `Invitation sent to ${answer?.email ?? email}.`;
+  });
 
   return (
     <>
       <Card title="Team">
-        <ErrorMessage error={team.error} onRetry={team.reload} />
-        {!team.data && !team.error && <Loading />}
-        {team.data && (
-          <TableWrap label="Team members">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                  {manage && <th scope="col"><span class="visually-hidden">Actions</span></th>}
+        <Loaded state={team}>
+          {({ members }) => (
+            <DataTable label="Team members" columns={['Name', 'Email', 'Role', 'Joined']} actions={manage}>
+              {members.map((member) => (
+                <tr key={member.userId}>
+                  <td>
+                    {member.name}
+                    {member.email === session?.account.email && <span class="muted"> (you)</span>}
+                  </td>
+                  <td>{member.email}</td>
+                  <td>
+                    <span class="badge">{member.role}</span>
+                  </td>
+                  <td>{formatDate(member.joinedAt)}</td>
+                  {manage && (
+                    <td class="actions">
+                      {member.role !== 'owner' && (
+                        <ActionButton label="Remove" about={member.email} danger onClick={() => removal.ask({ kind: 'member', member })} />
+                      )}
+                    </td>
+                  )}
                 </tr>
-              </thead>
-              <tbody>
-                {team.data.members.map((member) => (
-                  <tr key={member.userId}>
-                    <td>
-                      {member.name}
-                      {member.email === session?.account.email && <span class="muted"> (you)</span>}
-                    </td>
-                    <td>{member.email}</td>
-                    <td>
-                      <span class="badge">{member.role}</span>
-                    </td>
-                    <td>{formatDate(member.joinedAt)}</td>
-                    {manage && (
-                      <td class="actions">
-                        {member.role !== 'owner' && (
-                          <button type="button" class="button small danger-text" onClick={() => setRemoving({ kind: 'member', member })}>
-                            Remove<span class="visually-hidden"> {member.email}</span>
-                          </button>
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-        )}
+              ))}
+            </DataTable>
+          )}
+        </Loaded>
       </Card>
       {team.data && (manage || team.data.invitations.length > 0) && (
         <Card title="Pending invitations">
           {team.data.invitations.length === 0 ? (
             <p>No pending invitation.</p>
           ) : (
-            <TableWrap label="Pending invitations">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Invited</th>
-                    {manage && <th scope="col"><span class="visually-hidden">Actions</span></th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {team.data.invitations.map((invitation) => (
-                    <tr key={invitation.invitationId}>
-                      <td>{invitation.email}</td>
-                      <td>
-                        <span class="badge">{invitation.role}</span>
-                      </td>
-                      <td>{formatDate(invitation.invitedAt)}</td>
-                      {manage && (
-                        <td class="actions">
-                          <button type="button" class="button small danger-text" onClick={() => setRemoving({ kind: 'invitation', invitation })}>
-                            Cancel invitation<span class="visually-hidden"> for {invitation.email}</span>
-                          </button>
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <DataTable label="Pending invitations" columns={['Email', 'Role', 'Invited']} actions={manage}>
+              {team.data.invitations.map((invitation) => (
+                <tr key={invitation.invitationId}>
+                  <td>{invitation.email}</td>
+                  <td>
+                    <span class="badge">{invitation.role}</span>
+                  </td>
+                  <td>{formatDate(invitation.invitedAt)}</td>
+                  {manage && (
+                    <td class="actions">
+                      <ActionButton
+                        label="Cancel invitation"
+                        about={`for ${invitation.email}`}
+                        danger
+                        onClick={() => removal.ask({ kind: 'invitation', invitation })}
+                      />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </DataTable>
           )}
           {manage && <h3 class="subheading">Invite someone</h3>}
           {manage && (
@@ -160,29 +129,15 @@ export function TeamSection({ website }: SectionProps): JSX.Element {
                 ]}
                 error={fields.role}
               />
-              <button type="submit" class="button primary" disabled={busy}>
-                {busy ? 'Inviting…' : 'Invite'}
-              </button>
+              <SubmitButton busy={busy} busyLabel="Inviting…" label="Invite" />
             </form>
           )}
           {manage && <p class="hint">{ROLE_HINT}</p>}
           <ErrorMessage error={Object.keys(fields).length ? null : error} />
-          <Notice>{sent}</Notice>
+          <Notice>{notice}</Notice>
         </Card>
       )}
-      <ConfirmDialog
-        open={removing !== null}
-        title={removing?.kind === 'member' ? `Remove ${removing.member.email}?` : 'Cancel this invitation?'}
-        message={
-          removing?.kind === 'member'
-            ? 'They lose access to this website at once, with every token they have.'
-            : `The link sent to ${removing?.kind === 'invitation' ? removing.invitation.email : ''} will no longer work.`
-        }
-        confirmLabel={removing?.kind === 'member' ? 'Remove' : 'Cancel invitation'}
-        danger
-        onConfirm={remove}
-        onClose={() => setRemoving(null)}
-      />
+      {removal.dialog}
     </>
   );
 }
