@@ -56,6 +56,13 @@ export interface Config {
   /** `open`: anyone may create an account on the dashboard; `invite` (default): setup, invitations and `sightline admin` only. */
   signup: 'open' | 'invite';
   signInLimit: SignInLimitConfig;
+  /**
+   * Redis (redis:// or rediss://) for what every instance must share: the rate-limit counters.
+   * Unset: PostgreSQL keeps them, or the process itself on SQLite (one process by design).
+   */
+  redisUrl: string | undefined;
+  /** Put before every key Sightline writes in Redis, so several installations can share one. */
+  redisKeyPrefix: string;
 }
 
 export class ConfigError extends Error {}
@@ -101,6 +108,30 @@ function bearerToken(env: Env, name: string): string | undefined {
   return raw;
 }
 
+/** A redis:// or rediss:// URL; the value is never echoed, as it may hold a password. */
+function redisUrl(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+    throw new ConfigError(`${name} must be a redis:// or rediss:// URL (redis://[:password@]host[:port][/db])`);
+  }
+  return raw;
+}
+
+/** A Redis key prefix: printable ASCII without spaces, at most 64 characters. */
+function keyPrefix(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[\x21-\x7e]{1,64}$/.test(raw)) throw new ConfigError(`${name} must be at most 64 printable ASCII characters without spaces`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const host = env.HOST || '127.0.0.1';
   const port = integer(env, 'PORT', 3000);
@@ -138,6 +169,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       perAddress: integer(env, 'SIGN_IN_LIMIT_PER_ADDRESS', 30, 1),
       windowMs: integer(env, 'SIGN_IN_LIMIT_WINDOW_SECONDS', 900, 1) * 1000,
     },
+    redisUrl: redisUrl(env, 'REDIS_URL'),
+    redisKeyPrefix: keyPrefix(env, 'REDIS_KEY_PREFIX', 'sightline:'),
     ...overrides,
   };
   return Object.freeze(config);

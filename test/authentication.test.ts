@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { createAccount, createApiKey, createToken, createWebsite, expectError } from './helpers/factories.ts';
@@ -150,8 +150,9 @@ describeEachEngine('authentication', (engine) => {
   });
 });
 
-describe('rate limiting', () => {
-  const t = useTestApp('sqlite', { rateLimit: { perCredential: 3, perAddress: 2, perPublicAddress: 4, windowMs: 60_000 } });
+// On PostgreSQL the counters live in the database (shared by every instance), on SQLite in memory.
+describeEachEngine('rate limiting', (engine) => {
+  const t = useTestApp(engine, { rateLimit: { perCredential: 3, perAddress: 2, perPublicAddress: 4, windowMs: 60_000 } });
 
   it('limits each credential separately and answers 429 with Retry-After', async () => {
     const first = await createAccount(t);
@@ -177,5 +178,20 @@ describe('rate limiting', () => {
     expect(statuses.slice(0, 4).every((status) => status !== 429)).toBe(true);
     expect(statuses[4]).toBe(429);
     expect((await from('10.9.9.9', '/api/v1/admin/account', 'GET')).statusCode).toBe(401);
+  });
+});
+
+describeEachEngine('rate-limit windows', (engine) => {
+  const t = useTestApp(engine, { rateLimit: { perCredential: 2, perAddress: 2, perPublicAddress: 2, windowMs: 1000 } });
+
+  it('starts a new window for the credential once its window has ended', async () => {
+    const { token } = await createAccount(t);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await t.request('GET', '/api/v1/admin/account', { token })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const again = await t.request('GET', '/api/v1/admin/account', { token });
+    expect(again.status).toBe(200);
+    expect(again.headers['x-ratelimit-remaining']).toBe('1');
   });
 });

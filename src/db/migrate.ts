@@ -8,6 +8,7 @@ import { canonicalTimeZones } from './migrations/0005-canonical-time-zones.ts';
 import { alertMailCooldown } from './migrations/0006-alert-mail-cooldown.ts';
 import { websiteApi } from './migrations/0007-website-api.ts';
 import { dashboard } from './migrations/0008-dashboard.ts';
+import { rateLimitCounters } from './migrations/0009-rate-limit-counters.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ function provider(db: Db): MigrationProvider {
     '0006-alert-mail-cooldown': alertMailCooldown(db.engine),
     '0007-website-api': websiteApi(db.engine),
     '0008-dashboard': dashboard(db.engine),
+    '0009-rate-limit-counters': rateLimitCounters(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -379,6 +379,15 @@ export interface PasswordResetsTable {
   used_at: string | null;
 }
 
+/** Rate-limit counters shared by the instances on one PostgreSQL; unused on SQLite. */
+export interface RateLimitCountersTable {
+  /** A keyed digest of the limiter's key (never a client address or an e-mail address). */
+  key: string;
+  count: number;
+  /** When the key's window ends; a hit after it starts a new window. */
+  reset_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   access_tokens: AccessTokensTable;
@@ -406,4 +415,5 @@ export interface Database {
   notes: NotesTable;
   dashboard_sessions: DashboardSessionsTable;
   password_resets: PasswordResetsTable;
+  rate_limit_counters: RateLimitCountersTable;
 }

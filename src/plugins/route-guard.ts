@@ -8,6 +8,7 @@ import { findRole } from '../auth/credentials.repository.ts';
 import { type Principal, type WebsiteAccess, tokenAllowsWebsite } from '../auth/principal.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { checkCsrf } from '../http/csrf.ts';
+import { rateLimitStoreOptions } from '../http/rate-limit-store.ts';
 import { AppError, forbidden, invalidField, notFound, unauthorized } from '../errors.ts';
 import { isId } from '../lib/ids.ts';
 import { type Membership, authenticate } from './authenticate.ts';
@@ -154,8 +155,10 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
     }
   });
 
-  // 2. Rate limit: per credential once authenticated, per client address otherwise.
-  await app.register(rateLimit, { global: false });
+  // 2. Rate limit: per credential once authenticated, per client address otherwise. The counters
+  // are shared by every instance on one PostgreSQL or Redis (src/http/rate-limit-store.ts); the
+  // dashboard's sign-in throttles count through this same registration.
+  await app.register(rateLimit, { global: false, ...(await rateLimitStoreOptions(app)) });
   const { perCredential, perAddress, perPublicAddress, windowMs } = app.config.rateLimit;
   const maxFor = (key: string) =>
     key.startsWith('public:') ? perPublicAddress : key.startsWith('address:') ? perAddress : perCredential;

@@ -25,8 +25,13 @@ const CONFIG_NAMES = [
   'ALERT_COOLDOWN_SECONDS',
   'METRICS_TOKEN',
   'DATABASE_QUERY_TIMEOUT_SECONDS',
+  'SIGHTLINE_PREVIOUS_SECRET_KEYS',
+  'COUNTRY_HEADER',
+  'GEOIP_DATABASE',
+  'ANALYTICS_READ_CONCURRENCY',
+  'SIGNUP',
 ];
-const CONFIG_PREFIXES = ['LIMIT_', 'RATE_LIMIT_'];
+const CONFIG_PREFIXES = ['LIMIT_', 'RATE_LIMIT_', 'REDIS_', 'SIGN_IN_LIMIT_'];
 
 /** Extra environment for a process; a value of undefined removes the variable. */
 export type EnvValues = Record<string, string | undefined>;

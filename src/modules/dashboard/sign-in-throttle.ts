@@ -4,7 +4,8 @@ import { normaliseEmail } from '../../lib/formats.ts';
 
 // Password guessing is throttled per e-mail address (one account's password) and per client
 // address (many accounts from one place), counting every attempt, with the rate limiter the
-// route guard registers (@fastify/rate-limit's own store). Runs as a preHandler: the body is parsed.
+// route guard registers, whose counters every instance shares (src/http/rate-limit-store.ts).
+// Runs as a preHandler: the body is parsed.
 
 export function signInThrottles(app: FastifyInstance): { perAccount: preHandlerAsyncHookHandler; perAddress: preHandlerAsyncHookHandler } {
   const { perAccount, perAddress, windowMs } = app.config.signInLimit;
