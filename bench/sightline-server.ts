@@ -16,7 +16,8 @@ const config = loadConfig({}, {
   host: '127.0.0.1',
   port: 0,
   databaseUrl: url,
-  logLevel: 'warn',
+  // BENCH_LOG_LEVEL=info measures what a production server's default log level costs.
+  logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
   secretKey: randomBytes(32).toString('base64'), // required on PostgreSQL; nothing here is encrypted
   rateLimit: { perCredential: NEVER, perAddress: NEVER, perPublicAddress: NEVER, windowMs: 60_000 },
 });

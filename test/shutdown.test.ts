@@ -80,7 +80,8 @@ describe('the drain on SIGTERM', () => {
     // Headers promise 100 bytes of body; 4 arrive, then the client goes quiet (and stays connected).
     const stalled = connect({ host: '127.0.0.1', port });
     stalled.on('error', () => {});
-    stalled.write('POST /api/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a"');
+    // A public route that logs its requests at info (ingestion does not), so the test sees it arrive.
+    stalled.write('POST /api/v1/dashboard/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a"');
     await server.waitForLog((line) => line.msg === 'incoming request' && line.req?.method === 'POST');
 
     const signalled = Date.now();
