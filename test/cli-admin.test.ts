@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { HAS_SCRIPT, expectExit, parseJson, useCliHarness } from './helpers/cli-client.ts';
-import { POSTGRES_URL, postgresProblem } from './helpers/engines.ts';
+import { POSTGRES_URL, asPostgresAdmin, postgresProblem } from './helpers/engines.ts';
 import { type CliProcess, Processes, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
 
 // `sightline admin` as an operator runs it: real processes on a real database file, beside a
@@ -286,17 +285,8 @@ describe.skipIf(Boolean(postgresProblem))('sightline admin on PostgreSQL', { tim
   const url = new URL(POSTGRES_URL);
   url.pathname = `/${name}`;
   const env = { DATABASE_URL: url.toString(), SIGHTLINE_SECRET_KEY: randomBytes(32).toString('base64') };
-  const asAdmin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  beforeAll(() => asAdmin(`create database ${name}`));
-  afterAll(() => asAdmin(`drop database if exists ${name} with (force)`));
+  beforeAll(() => asPostgresAdmin(`create database ${name}`));
+  afterAll(() => asPostgresAdmin(`drop database if exists ${name} with (force)`));
 
   it('backup exits 2 with one line that points at pg_dump, and writes nothing', async () => {
     const target = join(tmpdir(), `sightline-never-${randomBytes(4).toString('hex')}.db`);

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
@@ -11,7 +10,7 @@ import { loggerOptions } from '../src/http/logging.ts';
 import { pendingOutboxRow } from '../src/mail/outbox-rows.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
 import { TEST_CONFIG_OVERRIDES } from './helpers/app.ts';
-import { POSTGRES_URL, postgresProblem } from './helpers/engines.ts';
+import { POSTGRES_URL, asPostgresAdmin, postgresProblem } from './helpers/engines.ts';
 import { type Answer, call } from './helpers/listening-sightline.ts';
 import { type CliProcess, type EnvValues, Processes, REPO_ROOT, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
 import { REDIS_URL, redisProblem, testRedisClient } from './helpers/redis.ts';
@@ -37,16 +36,6 @@ async function waitFor(what: string, probe: () => Promise<boolean> | boolean, ti
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
-  }
-}
-
-async function asPostgresAdmin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
   }
 }
 

@@ -27,6 +27,17 @@ async function probePostgres(): Promise<string | null> {
   }
 }
 
+/** One statement on its own connection (create or drop a database of a test's own). */
+export async function asPostgresAdmin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Why PostgreSQL cannot be used here, or null when it can. */
 export const postgresProblem = await probePostgres();
 if (postgresProblem && REQUIRE_POSTGRES) {
