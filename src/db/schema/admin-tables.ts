@@ -1,0 +1,155 @@
+import type { Bool, JsonText } from './values.ts';
+
+// What the administration API manages: accounts, tokens, websites and what each website owns.
+
+export interface AccountsTable {
+  id: string;
+  email: string;
+  name: string;
+  plan: string;
+  created_at: string;
+  updated_at: string;
+  /** scrypt$N$r$p$salt$hash; null until the account sets a password (token-only accounts). */
+  password_hash: string | null;
+}
+
+export interface AccessTokensTable {
+  id: string;
+  account_id: string;
+  name: string;
+  digest: string;
+  display_key: string;
+  permissions: JsonText;
+  website_ids: JsonText;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface WebsitesTable {
+  id: string;
+  domain: string;
+  name: string;
+  tracking_id: string;
+  timezone: string;
+  currency: string;
+  kpi: string | null;
+  kpi_color_scheme: string | null;
+  revenue_metric: string;
+  is_cookieless: Bool;
+  include_renewal_revenue: Bool;
+  allowed_hostnames: JsonText;
+  excluded_ips: JsonText;
+  excluded_paths: JsonText;
+  excluded_countries: JsonText;
+  excluded_hostnames: JsonText;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebsiteMembersTable {
+  website_id: string;
+  account_id: string;
+  role: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  website_id: string;
+  name: string;
+  digest: string;
+  display_key: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface GoalCustomizationsTable {
+  website_id: string;
+  goal_name: string;
+  display_name: string | null;
+  color: string | null;
+  description: string | null;
+  updated_at: string;
+}
+
+export interface FunnelsTable {
+  id: string;
+  website_id: string;
+  name: string;
+  slug: string;
+  /** JSON array of {id, name, type, url?, goalName?}; replaced whole on update. */
+  steps: JsonText;
+  is_active: Bool;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AlertsTable {
+  id: string;
+  website_id: string;
+  name: string;
+  goal_name: string;
+  subject: string | null;
+  message: string;
+  is_enabled: Bool;
+  /** The latest firing (its newest history row, whatever its status). */
+  last_triggered_at: string | null;
+  /** The latest queued e-mail: the reference of the e-mail cooldown. */
+  last_mailed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Kept when its alert is deleted: the alert's name and goal are copied in. */
+export interface AlertHistoryTable {
+  id: string;
+  website_id: string;
+  alert_id: string;
+  alert_name: string;
+  goal_name: string;
+  status: string;
+  error: string | null;
+  visitor_id: string | null;
+  triggered_at: string;
+}
+
+/** Pending invitations only: accepting one turns it into a website_members row. */
+export interface InvitationsTable {
+  id: string;
+  website_id: string;
+  email: string;
+  role: string;
+  invited_by: string;
+  created_at: string;
+  /** Digest of the mailed accept link's one-time token (null for invitations made before 0008). */
+  link_digest: string | null;
+  link_expires_at: string | null;
+}
+
+export interface IntegrationsTable {
+  website_id: string;
+  provider: string;
+  /** Which key of the keyring encrypted `ciphertext`. */
+  key_id: string;
+  /** AES-256-GCM over the JSON credentials, bound to (website_id, provider). */
+  ciphertext: string;
+  connected_at: string;
+  updated_at: string;
+}
+
+/** Persisted background jobs (provider-four re-sync first); a worker claims queued rows. */
+export interface IntegrationJobsTable {
+  id: string;
+  website_id: string;
+  provider: string;
+  kind: string;
+  status: string;
+  attempts: number;
+  error: string | null;
+  requested_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}

@@ -1,0 +1,182 @@
+import type { ColumnType } from 'kysely';
+import type { Bool, JsonText } from './values.ts';
+
+// What ingestion keeps: raw events and payments, sessions, visitor profiles, notes, and the
+// rollups the reads use.
+
+/** Every accepted event, as ingested (browser SDK or server-side API). */
+export interface EventsTable {
+  id: string;
+  website_id: string;
+  /** pageview | custom | identify | payment | external_link */
+  type: string;
+  /** The goal name for custom events; null otherwise. */
+  name: string | null;
+  visitor_id: string;
+  session_id: string | null;
+  hostname: string | null;
+  path: string | null;
+  referrer: string | null;
+  country: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string | null;
+  /** JSON object of string properties (custom events, server goals), or null. */
+  metadata: JsonText | null;
+  /** browser | api */
+  source: string;
+  occurred_at: string;
+  // Since migration 0007 (null on older events: they read as unknown).
+  region: string | null;
+  city: string | null;
+  browser_version: string | null;
+  os_version: string | null;
+  viewport_width: number | null;
+  viewport_height: number | null;
+  /** The referring host without www., null for direct traffic. */
+  referrer_host: string | null;
+  /** A known source name ("Google"), else the host; "Direct/None" for direct traffic. */
+  referrer_source: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  /** The page URL's ref, source and via parameters. */
+  ref_param: string | null;
+  source_param: string | null;
+  via_param: string | null;
+  /** external_link: the link's target (scheme, host and path). */
+  link_url: string | null;
+  /** Server goals: the optional description sent with them. */
+  description: string | null;
+}
+
+/** Rollup: one row per SDK session, kept current by ingestion. */
+export interface SessionsTable {
+  website_id: string;
+  session_id: string;
+  visitor_id: string;
+  started_at: string;
+  ended_at: string;
+  pageviews: number;
+  events: number;
+  goals: number;
+  entry_hostname: string | null;
+  entry_path: string | null;
+  exit_path: string | null;
+  /** Where the session came from: its first event's referrer and campaign parameters. */
+  referrer_host: string | null;
+  referrer_source: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  ref_param: string | null;
+  source_param: string | null;
+  via_param: string | null;
+}
+
+/** What POST /identify said about a visitor. */
+export interface VisitorProfilesTable {
+  website_id: string;
+  visitor_id: string;
+  user_id: string;
+  name: string | null;
+  image: string | null;
+  /** JSON object of string properties, or null. */
+  metadata: JsonText | null;
+  identified_at: string;
+}
+
+/** Annotations on a website's charts. */
+export interface NotesTable {
+  id: string;
+  website_id: string;
+  author_id: string | null;
+  text: string;
+  timestamp: string;
+  idempotency_key: string | null;
+  /** Digest of the creating request's content, to tell a replay from a reuse of the key. */
+  request_digest: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PaymentsTable {
+  id: string;
+  website_id: string;
+  transaction_id: string;
+  /** In the currency's minor unit (cents), so sums are exact. */
+  amount_minor: number;
+  currency: string;
+  visitor_id: string | null;
+  email: string | null;
+  renewal: Bool;
+  refunded: Bool;
+  occurred_at: string;
+  created_at: string;
+  customer_id: string | null;
+  customer_name: string | null;
+  is_free_trial: ColumnType<boolean | number, boolean | undefined, boolean>;
+}
+
+/** Rollup: one row per visitor per local day of the website (time-series speed). */
+export interface VisitorDaysTable {
+  website_id: string;
+  day: string;
+  visitor_id: string;
+  pageviews: number;
+  sessions: number;
+  last_session_id: string | null;
+  goals: number;
+  /** The visitor's previous active day, null for a first visit. */
+  prev_day: string | null;
+  /** The visitor's previous day with a goal, set on days with a goal only. */
+  prev_goal_day: string | null;
+}
+
+/**
+ * Rollup: visitor_days rows counted per (day, previous active day), so distinct visitors over a
+ * range of days is a sum over a few hundred rows instead of a distinct count over all of them.
+ */
+export interface VisitorRecencyTable {
+  website_id: string;
+  day: string;
+  /** '' for a first visit (or first conversion): it sorts before every day. */
+  prev_day: string;
+  visitors: number;
+  converted: number;
+}
+
+/** Rollup: totals per local day of the website. */
+export interface DailyTotalsTable {
+  website_id: string;
+  day: string;
+  visitors: number;
+  sessions: number;
+  pageviews: number;
+  converted_visitors: number;
+}
+
+/** Rollup behind the tracked-goals list: completions and distinct visitors per goal. */
+export interface GoalStatsTable {
+  website_id: string;
+  goal_name: string;
+  completions: number;
+  visitors: number;
+  last_completed_at: string;
+}
+
+export interface GoalVisitorsTable {
+  website_id: string;
+  goal_name: string;
+  visitor_id: string;
+}
+
+/** Daily-rotating salt for cookieless visitor ids; old days are deleted. */
+export interface DailySaltsTable {
+  day: string;
+  salt: string;
+}
