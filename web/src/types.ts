@@ -1,39 +1,31 @@
-// The shapes the dashboard reads (openapi.json), as far as the pages use them.
+// The shapes the dashboard reads, from the generated types of the committed openapi.json, and
+// the role checks, from the server's own role matrix.
 
-export type Role = 'owner' | 'member' | 'viewer';
+import { type Role, roleAllows } from '../../src/auth/policy.ts';
+import type { paths } from '../../sdk/openapi-types.ts';
 
-export interface WebsiteSummary {
-  id: string;
-  domain: string;
-  name: string;
-  trackingId: string;
-  timezone: string;
-  currency: string;
-  role: Role;
+export type { Role };
+
+/** The items of `data` in a route's 200 answer, as the committed OpenAPI document types them. */
+type Items<P extends keyof paths, M extends 'get' | 'post' | 'put'> = paths[P][M] extends {
+  responses: { 200: { content: { 'application/json': { data: (infer T)[] } } } };
 }
+  ? T
+  : never;
 
-export interface Website extends WebsiteSummary {
-  kpi: string | null;
-  kpiColorScheme: string | null;
-  revenueMetric: 'revenue' | 'mrr';
-  isCookieless: boolean;
-  includeRenewalRevenue: boolean;
-  allowedHostnames: string[];
-  excludedIps: string[];
-  excludedPaths: string[];
-  excludedCountries: string[];
-  excludedHostnames: string[];
-  createdAt: string;
-  updatedAt: string;
-}
+/** A website as the list shows it, with the caller's role. */
+export type WebsiteSummary = Items<'/api/v1/admin/websites', 'get'>;
+/** A website with every setting. */
+export type Website = Items<'/api/v1/admin/websites/{websiteId}', 'get'>;
+export type AccessToken = Items<'/api/v1/admin/access-tokens', 'get'> & { token?: string };
 
-/** What a role may do on a website (contract.md section 3). */
+/** What a role may do on a website: THE role matrix of the server (src/auth/policy.ts). */
 export function canEdit(role: Role | undefined): boolean {
-  return role === 'owner' || role === 'member';
+  return role !== undefined && roleAllows(role, 'manage');
 }
 
 export function canManageTeam(role: Role | undefined): boolean {
-  return role === 'owner';
+  return role !== undefined && roleAllows(role, 'manageTeam');
 }
 
 /** The tracking snippet for a website, pointing at this server. */

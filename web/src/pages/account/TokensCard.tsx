@@ -2,36 +2,35 @@
 // the raw token is shown once, then only its masked display key.
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
+import { PERMISSIONS } from '../../../../src/auth/permissions.ts';
 import { api } from '../../api.ts';
 import { ActionButton, Card, CheckboxField, CopyBox, DataTable, ErrorMessage, Loaded, SubmitButton, TextField, fieldErrors, formatDate, formatDateTime, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
-import type { WebsiteSummary } from '../../types.ts';
+import type { AccessToken, WebsiteSummary } from '../../types.ts';
 
-interface AccessToken {
-  id: string;
-  name: string;
-  displayKey: string;
-  permissions: string[];
-  websiteIds: string[];
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  createdAt: string;
-  token?: string;
+/** How the token form names each area of permissions; the permissions come from the server's list. */
+const AREA_LABELS: Record<string, string> = {
+  analytics: 'Analytics',
+  websites: 'Websites',
+  settings: 'Settings and integrations',
+  'api-keys': 'Tokens and API keys',
+  goals: 'Goals',
+  funnels: 'Funnels',
+  alerts: 'Alerts',
+  team: 'Team',
+  notes: 'Notes',
+  payments: 'Payments',
+  identify: 'Visitor identification',
+};
+
+/** Every permission a token can hold (src/auth/permissions.ts), grouped by area in the list's order. */
+const PERMISSION_GROUPS: Array<{ label: string; permissions: string[] }> = [];
+for (const permission of PERMISSIONS) {
+  const area = permission.split(':')[0]!;
+  const label = AREA_LABELS[area] ?? area;
+  const group = PERMISSION_GROUPS.find((candidate) => candidate.label === label);
+  if (group) group.permissions.push(permission);
+  else PERMISSION_GROUPS.push({ label, permissions: [permission] });
 }
-
-/** The permissions a token can hold (admin-api.md section 5 and contract.md section 3), by area. */
-const PERMISSION_GROUPS: Array<{ label: string; permissions: string[] }> = [
-  { label: 'Analytics', permissions: ['analytics:read'] },
-  { label: 'Websites', permissions: ['websites:read', 'websites:write'] },
-  { label: 'Settings and integrations', permissions: ['settings:read', 'settings:write'] },
-  { label: 'Tokens and API keys', permissions: ['api-keys:read', 'api-keys:write'] },
-  { label: 'Goals', permissions: ['goals:read', 'goals:write'] },
-  { label: 'Funnels', permissions: ['funnels:read', 'funnels:write'] },
-  { label: 'Alerts', permissions: ['alerts:read', 'alerts:write'] },
-  { label: 'Team', permissions: ['team:read', 'team:write'] },
-  { label: 'Notes', permissions: ['notes:read', 'notes:write'] },
-  { label: 'Payments', permissions: ['payments:read', 'payments:write'] },
-  { label: 'Visitor identification', permissions: ['identify:write'] },
-];
 
 function NewTokenForm({
   websites,
