@@ -27,7 +27,7 @@ function requireEmail(value: string, field = 'body.email'): string {
   return email;
 }
 
-/** Opens a session for the account, inside the caller's transaction when it has one. */
+/** Opens a session for the account (two statements: run it inside a transaction). */
 export async function startSession(db: Kysely<Database>, account: accounts.AccountRow, userAgent: string | undefined): Promise<StartedSession> {
   const secret = generateSessionSecret();
   const now = Date.now();
@@ -97,7 +97,7 @@ export async function signIn(db: Kysely<Database>, input: { email: string; passw
   const account = email ? await accounts.findAccountByEmail(db, email) : undefined;
   // An unknown address costs the same hash as a known one, so timing does not tell them apart.
   if (!(await verifyPassword(input.password, account?.password_hash ?? null)) || !account) throw unauthorized(WRONG_PAIR);
-  return startSession(db, account, userAgent);
+  return db.transaction().execute((trx) => startSession(trx, account, userAgent));
 }
 
 async function accountOf(db: Kysely<Database>, accountId: string): Promise<accounts.AccountRow> {
