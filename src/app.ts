@@ -13,6 +13,7 @@ import analyticsReads from './plugins/analytics-reads.ts';
 import dashboardPages from './plugins/dashboard-pages.ts';
 import database from './plugins/database.ts';
 import errorHandler, { sendError, toErrorResponse } from './plugins/error-handler.ts';
+import eventStore from './plugins/event-store.ts';
 import eventWriter from './plugins/event-writer.ts';
 import health from './plugins/health.ts';
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
@@ -52,6 +53,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(database, { db, config, ownsDb: !options.db });
   await app.register(keyring);
   await app.register(eventWriter);
+  await app.register(eventStore);
   await app.register(analyticsReads);
   await app.register(mail);
   await app.register(errorHandler);

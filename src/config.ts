@@ -1,6 +1,8 @@
 // Environment variables -> one typed, frozen Config. Everything the process reads from the
 // environment is read here, so the README's configuration table has a single source.
 
+import { parseClickHouseUrl } from './db/clickhouse/clickhouse.ts';
+
 export interface Limits {
   tokensPerAccount: number;
   apiKeysPerWebsite: number;
@@ -63,6 +65,11 @@ export interface Config {
   redisUrl: string | undefined;
   /** Put before every key Sightline writes in Redis, so several installations can share one. */
   redisKeyPrefix: string;
+  /**
+   * ClickHouse (http(s)://[user[:password]@]host[:port]/database) for the raw events and the
+   * website API's reads; unset: the events live in the relational database.
+   */
+  clickhouseUrl: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -105,6 +112,18 @@ function bearerToken(env: Env, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   if (!/^[\x21-\x7e]+$/.test(raw)) throw new ConfigError(`${name} must be printable ASCII without spaces`);
+  return raw;
+}
+
+/** An http(s) URL naming a database; the value is never echoed, as it may hold a password. */
+function clickhouseUrl(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    parseClickHouseUrl(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http:// or https:// URL whose path, if any, is a database name (http://[user[:password]@]host[:port]/database)`);
+  }
   return raw;
 }
 
@@ -171,6 +190,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     redisUrl: redisUrl(env, 'REDIS_URL'),
     redisKeyPrefix: keyPrefix(env, 'REDIS_KEY_PREFIX', 'sightline:'),
+    clickhouseUrl: clickhouseUrl(env, 'CLICKHOUSE_URL'),
     ...overrides,
   };
   return Object.freeze(config);

@@ -9,6 +9,7 @@ import { alertMailCooldown } from './migrations/0006-alert-mail-cooldown.ts';
 import { websiteApi } from './migrations/0007-website-api.ts';
 import { dashboard } from './migrations/0008-dashboard.ts';
 import { rateLimitCounters } from './migrations/0009-rate-limit-counters.ts';
+import { eventRelay } from './migrations/0010-event-relay.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ function provider(db: Db): MigrationProvider {
     '0007-website-api': websiteApi(db.engine),
     '0008-dashboard': dashboard(db.engine),
     '0009-rate-limit-counters': rateLimitCounters(db.engine),
+    '0010-event-relay': eventRelay(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,5 +1,5 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationsTable, InvitationsTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
-import type { DailySaltsTable, DailyTotalsTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable } from './schema/event-tables.ts';
+import type { DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable } from './schema/event-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
@@ -23,6 +23,7 @@ export interface Database {
   integrations: IntegrationsTable;
   integration_jobs: IntegrationJobsTable;
   events: EventsTable;
+  event_relay: EventRelayTable;
   payments: PaymentsTable;
   visitor_days: VisitorDaysTable;
   visitor_recency: VisitorRecencyTable;

@@ -13,6 +13,7 @@ async function eventWriter(app: FastifyInstance): Promise<void> {
   const writer = new EventWriter(app.db.kysely, {
     alertCooldownSeconds: app.config.alertCooldownSeconds,
     mailEnabled: app.config.smtpUrl !== undefined,
+    eventsInClickHouse: app.config.clickhouseUrl !== undefined,
   });
   app.decorate('events', writer);
   app.addHook('preClose', async () => writer.flush());

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loggerOptions } from '../../src/http/logging.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import type { Engine } from '../../src/db/database.ts';
-import type { Database } from '../../src/db/schema.ts';
+import type { Database, EventsTable } from '../../src/db/schema.ts';
+import { type TestEngine, testClickHouseDatabase } from './clickhouse.ts';
 import { openTestDatabase } from './engines.ts';
 
 export interface ApiResponse {
@@ -31,6 +31,11 @@ export interface TestApp {
   /** Every log line the app wrote, for checks that no secret reaches a log. */
   logLines: string[];
   request(method: string, url: string, options?: RequestOptions): Promise<ApiResponse>;
+  /**
+   * The stored events (all columns, occurred_at as ISO), wherever this engine keeps them: the
+   * relational events table, or ClickHouse once the relay has shipped what was accepted.
+   */
+  storedEvents(websiteId?: string): Promise<Selectable<EventsTable>[]>;
 }
 
 export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -44,20 +49,39 @@ export const TEST_CONFIG_OVERRIDES: Partial<Config> = {
  * Builds the app on a fresh database for the enclosing describe block. The returned object is
  * filled in beforeAll, so use it inside tests only.
  */
-export function useTestApp(engine: Engine, overrides: Partial<Config> = {}): TestApp {
+export function useTestApp(engine: TestEngine, overrides: Partial<Config> = {}): TestApp {
   const ctx = { logLines: [] as string[] } as TestApp;
   let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const database = await openTestDatabase(engine);
-    drop = database.drop;
-    ctx.config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, ...overrides, databaseUrl: 'test' });
+    const database = await openTestDatabase(engine === 'clickhouse' ? 'sqlite' : engine);
+    const clickhouse = engine === 'clickhouse' ? testClickHouseDatabase() : null;
+    drop = async () => {
+      await database.drop();
+      await clickhouse?.drop();
+    };
+    ctx.config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, clickhouseUrl: clickhouse?.url, ...overrides, databaseUrl: 'test' });
     ctx.app = await buildApp({
       config: ctx.config,
       db: database.db,
       logger: loggerOptions('info', { write: (line: string) => ctx.logLines.push(line) }),
     });
     ctx.db = database.db.kysely;
+    ctx.storedEvents = async (websiteId) => {
+      const clickhouse = ctx.app.clickhouse;
+      if (!clickhouse) {
+        let query = ctx.db.selectFrom('events').selectAll();
+        if (websiteId !== undefined) query = query.where('website_id', '=', websiteId);
+        return query.orderBy('occurred_at').orderBy('id').execute();
+      }
+      await clickhouse.relay.settle();
+      const where = websiteId === undefined ? sql`1 = 1` : sql`website_id = ${websiteId}`;
+      const rows = await clickhouse.ch.rows<Record<string, unknown>>(sql`select * from events where ${where} order by occurred_ms, id`);
+      return rows.map(({ occurred_ms, ...row }) => ({
+        ...row,
+        occurred_at: new Date(Number(occurred_ms)).toISOString(),
+      })) as unknown as Selectable<EventsTable>[];
+    };
     ctx.request = async (method, url, options = {}) => {
       const headers: Record<string, string> = { ...options.headers };
       if (options.token) headers.authorization = `Bearer ${options.token}`;

@@ -72,6 +72,7 @@ export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
   };
 }
 
+// The website-API suites add a third run with the events in clickhouse: see ./clickhouse.ts (describeEachEventEngine).
 export const ENGINES: Engine[] = ['sqlite', 'postgres'];
 
 /** Registers the same suite once per engine; the PostgreSQL one says why when it is skipped. */

@@ -87,6 +87,7 @@ Examples:
 
         const deleted = await deleteWebsite(db.kysely, website.id);
         if (!deleted) fail(`the website ${domain} was deleted meanwhile; nothing more to do`, 1);
+        await deleteClickHouseEvents(website.id);
         if (options.json) {
           printJson({ ...deleted, ownerEmail: website.ownerEmail });
           return;
@@ -104,4 +105,20 @@ Examples:
         await db.close();
       }
     });
+}
+
+/** With CLICKHOUSE_URL set, the website's events live there too: deleted once its rows are. */
+async function deleteClickHouseEvents(websiteId: string): Promise<void> {
+  const url = configOrFail().clickhouseUrl;
+  if (url === undefined) return;
+  const { openClickHouse } = await import('../../db/clickhouse/clickhouse.ts');
+  const { migrateClickHouse } = await import('../../db/clickhouse/clickhouse-schema.ts');
+  const { deleteAndWait } = await import('../../modules/events/clickhouse-event-log.ts');
+  const { sql } = await import('kysely');
+  const ch = openClickHouse(url, migrateClickHouse);
+  try {
+    await deleteAndWait(ch, sql`website_id = ${websiteId}`);
+  } finally {
+    await ch.close();
+  }
 }

@@ -180,3 +180,13 @@ export interface DailySaltsTable {
   day: string;
   salt: string;
 }
+
+/** With ClickHouse: accepted events waiting to be shipped there (migration 0010). */
+export interface EventRelayTable {
+  seq: ColumnType<number, never, never>;
+  website_id: string;
+  /** The shipment the row was claimed for; null until claimed. */
+  batch: string | null;
+  /** The ClickHouse row, as JSON (src/db/clickhouse/clickhouse-schema.ts). */
+  row: string;
+}

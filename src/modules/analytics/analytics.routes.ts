@@ -3,14 +3,13 @@ import { withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import { Timeseries, TimeseriesQuery } from './analytics.schemas.ts';
 import * as service from './analytics.service.ts';
-import { sqlEventStore } from '../stats/sql/sql-event-store.ts';
 import { IGNORED_PARAMS_HEADER } from '../stats/stats.params.ts';
 
 const tags = ['Analytics'];
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Reads only: on SQLite they run in worker threads (src/db/sqlite-read-workers.ts).
-  const deps = { db: app.db.reads, store: sqlEventStore(app.db.reads) };
+  const deps = { db: app.db.reads, store: app.eventStore };
 
   app.get('/api/v1/analytics/timeseries', {
     config: { access: { scope: 'website', permission: 'analytics:read', action: 'read', apiKey: true, websiteIdIn: 'query' } },

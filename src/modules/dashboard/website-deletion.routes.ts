@@ -21,6 +21,6 @@ export const websiteDeletionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: withErrors({ 200: Envelope(Message) }),
     },
     handler: async (request) =>
-      ok([await deleteWebsiteFromDashboard(db, sessionOf(request), websiteOf(request).websiteId, request.body.confirmDomain)]),
+      ok([await deleteWebsiteFromDashboard(db, app.eventLog, sessionOf(request), websiteOf(request).websiteId, request.body.confirmDomain)]),
   });
 };

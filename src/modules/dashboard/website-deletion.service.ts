@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { EventLog } from '../events/event-log.ts';
 import type { SessionPrincipal } from '../../auth/principal.ts';
 import { RECENT_SIGN_IN_MS } from '../../auth/sessions.ts';
 import type { Database } from '../../db/schema.ts';
@@ -13,7 +14,7 @@ import { findWebsite } from '../websites/websites.repository.ts';
  * itself is the operator's (`sightline admin delete-website`): one transaction, everything the
  * website owns.
  */
-export async function deleteWebsiteFromDashboard(db: Kysely<Database>, caller: SessionPrincipal, websiteId: string, confirmDomain: string) {
+export async function deleteWebsiteFromDashboard(db: Kysely<Database>, events: EventLog, caller: SessionPrincipal, websiteId: string, confirmDomain: string) {
   if (Date.now() - new Date(caller.signedInAt).getTime() > RECENT_SIGN_IN_MS) {
     throw forbidden(
       `Deleting a website needs a sign-in within the last ${RECENT_SIGN_IN_MS / 60_000} minutes: re-authenticate (enter your password again) or sign in again, then retry`,
@@ -26,5 +27,6 @@ export async function deleteWebsiteFromDashboard(db: Kysely<Database>, caller: S
   }
   const deleted = await deleteWebsite(db, websiteId);
   if (!deleted) throw notFound('Website not found');
+  await events.deleteWebsiteEvents(websiteId);
   return { message: `Deleted the website ${deleted.domain} and everything it held` };
 }

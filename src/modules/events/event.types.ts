@@ -50,6 +50,8 @@ export interface EventEffectsConfig {
   alertCooldownSeconds: number;
   /** False when SMTP_URL is unset: alert deliveries are recorded as skipped. */
   mailEnabled: boolean;
+  /** CLICKHOUSE_URL is set: raw events are queued for ClickHouse instead of stored here. */
+  eventsInClickHouse?: boolean;
 }
 
 /** A goal completion: a custom event with a name (works on stored rows too). */

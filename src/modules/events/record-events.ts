@@ -63,13 +63,35 @@ const insertEvents = prepareListQuery(COLUMNS.length, (db, rows: EventRow[]) =>
   db.insertInto('events').values(rows.map((row) => Object.fromEntries(COLUMNS.map(([column], i) => [column, row[i]])) as never)),
 );
 
+/** With ClickHouse: the event as its ClickHouse row (src/db/clickhouse/clickhouse-schema.ts). */
+function clickHouseRow(e: RecordedEvent): string {
+  const row: Record<string, string | number | null> = Object.fromEntries(COLUMNS.map(([column, value]) => [column, value(e)]));
+  const ms = Date.parse(e.occurredAt);
+  row.occurred_at = Math.floor(ms / 1000);
+  row.occurred_ms = ms;
+  return JSON.stringify(row);
+}
+
+const RELAY_ROWS_PER_INSERT = 500;
+
+const queueForClickHouse = prepareListQuery(2, (db, rows: [websiteId: string, row: string][]) =>
+  db.insertInto('event_relay').values(rows.map(([websiteId, row]) => ({ website_id: websiteId, row }))),
+);
+
 export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], effects: EventEffectsConfig): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const recorded = events.map((event) => ({ ...event, id: newId() }));
-  const rows = recorded.map((e): EventRow => COLUMNS.map(([, value]) => value(e)));
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
-  await updateDailyRollups(trx, recorded);
-  await updateSessions(trx, recorded);
+  if (effects.eventsInClickHouse) {
+    // The raw events go to ClickHouse through the relay, which reads sessions and days from
+    // them; only what the relational side serves itself (goal statistics, alerts) is kept here.
+    const rows = recorded.map((e): [string, string] => [e.websiteId, clickHouseRow(e)]);
+    for (let i = 0; i < rows.length; i += RELAY_ROWS_PER_INSERT) await queueForClickHouse.all(trx, rows.slice(i, i + RELAY_ROWS_PER_INSERT));
+  } else {
+    const rows = recorded.map((e): EventRow => COLUMNS.map(([, value]) => value(e)));
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
+    await updateDailyRollups(trx, recorded);
+    await updateSessions(trx, recorded);
+  }
   await updateGoalStats(trx, recorded);
   await fireAlertsForGoals(trx, recorded, effects);
   return recorded;

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { AppError, invalidField, notFound } from '../../errors.ts';
-import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
-import { recountGoalStats } from '../goals/goal-stats.ts';
 import { type InstantRange, parseRange } from '../goals/tracked-goals.range.ts';
 import { findWebsiteTimezone } from '../websites/websites.repository.ts';
+import type { EventLog } from './event-log.ts';
 import * as repo from './server-deletes.repository.ts';
 import type { DeleteGoalsQueryInput, DeletePaymentsQueryInput, DeletedView } from './server-deletes.schemas.ts';
 import { normaliseGoalName } from './server-events.service.ts';
@@ -49,7 +48,7 @@ async function timezoneOf(db: Kysely<Database>, websiteId: string): Promise<stri
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
-export async function deleteServerGoals(db: Kysely<Database>, websiteId: string, query: DeleteGoalsQueryInput): Promise<DeletedView> {
+export async function deleteServerGoals(db: Kysely<Database>, events: EventLog, websiteId: string, query: DeleteGoalsQueryInput): Promise<DeletedView> {
   const name = either(query, 'name', 'goalName');
   const filters: repo.GoalFilters = {
     visitorId: query.datafast_visitor_id,
@@ -59,17 +58,7 @@ export async function deleteServerGoals(db: Kysely<Database>, websiteId: string,
   if (filters.visitorId === undefined && filters.name === undefined && filters.range === null) {
     throw invalidField('query', `${NO_FILTER}: datafast_visitor_id, name (or goalName), or startAt and endAt`);
   }
-  const deleted = await db.transaction().execute(async (trx) => {
-    const timezone = await repo.lockWebsiteTimezone(trx, websiteId);
-    if (timezone === undefined) throw notFound('Website not found');
-    const rows = await repo.deleteServerGoals(trx, websiteId, filters);
-    if (rows.length > 0) {
-      const visitorIds = rows.map((row) => row.visitor_id);
-      await repairRollupsAfterDelete(trx, websiteId, timezone, visitorIds);
-      await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
-    }
-    return rows.length;
-  });
+  const deleted = await events.deleteServerGoals(websiteId, filters);
   return { message: `Deleted ${plural(deleted, 'server-side goal', 'server-side goals')}`, deleted };
 }
 

@@ -24,7 +24,7 @@ export const serverEventsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: ServerGoalBody,
       response: withErrors({ 200: Envelope(GoalRecorded) }),
     },
-    handler: async (request) => ok([await service.recordServerGoal(db, app.events, websiteOf(request).websiteId, request.body)]),
+    handler: async (request) => ok([await service.recordServerGoal(db, app.events, app.eventLog, websiteOf(request).websiteId, request.body)]),
   });
 
   app.post('/api/v1/payments', {
@@ -51,7 +51,7 @@ export const serverEventsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: EmptyBody,
       response: withErrors({ 200: Envelope(Deleted) }),
     },
-    handler: async (request) => ok([await deletes.deleteServerGoals(db, websiteOf(request).websiteId, request.query)]),
+    handler: async (request) => ok([await deletes.deleteServerGoals(db, app.eventLog, websiteOf(request).websiteId, request.query)]),
   });
 
   app.delete('/api/v1/payments', {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { EventLog } from './event-log.ts';
 import type { Database } from '../../db/schema.ts';
 import { badRequest, invalidField, notFound } from '../../errors.ts';
 import { GoalName } from '../../http/schemas.ts';
@@ -60,13 +61,14 @@ export function normaliseGoalName(raw: string, field: string): string {
 export async function recordServerGoal(
   db: Kysely<Database>,
   events: EventWriter,
+  log: EventLog,
   websiteId: string,
   input: ServerGoalInput,
 ): Promise<{ message: string; eventId: string }> {
   const visitorId = visitorIdOf(input);
   const name = normaliseGoalName(input.name, 'body.name');
   const metadata = metadataOf(input);
-  const pageview = await repo.findLatestPageview(db, websiteId, visitorId);
+  const pageview = await log.findLatestPageview(websiteId, visitorId);
   if (!pageview) throw notFound('Visitor not found: this visitor has no pageview on this website');
   const event: NewEvent = {
     websiteId,

@@ -106,13 +106,17 @@ export async function updateGoalStats(trx: Kysely<Database>, events: RecordedEve
  * (events_website_goal_idx); a goal without completions left loses its row, and so leaves the
  * tracked-goals list.
  */
-export async function recountGoalStats(trx: Kysely<Database>, websiteId: string, goalNames: string[], visitorIds: string[]): Promise<void> {
+export async function recountGoalStats(
+  trx: Kysely<Database>,
+  websiteId: string,
+  goalNames: string[],
+  visitorIds: string[],
+  completions: GoalCompletions = relationalCompletions(trx),
+): Promise<void> {
   const visitorChunks = chunks([...new Set(visitorIds)].sort(), CHUNK);
   for (const names of chunks([...new Set(goalNames)].sort(), CHUNK)) {
-    const goalEvents = () =>
-      trx.selectFrom('events').where('website_id', '=', websiteId).where('type', '=', 'custom').where('name', 'in', names);
     for (const visitors of visitorChunks) {
-      const remaining = await goalEvents().select(['name', 'visitor_id']).distinct().where('visitor_id', 'in', visitors).execute();
+      const remaining = await completions.pairs(websiteId, names, visitors);
       const kept = new Set(remaining.map((row) => `${row.name}\u0000${row.visitor_id}`));
       const pairs = await trx
         .selectFrom('goal_visitors')
@@ -128,15 +132,7 @@ export async function recountGoalStats(trx: Kysely<Database>, websiteId: string,
       }
     }
 
-    const counted = await goalEvents()
-      .select((eb) => [
-        'name',
-        eb.fn.countAll().as('completions'),
-        eb.fn.count('visitor_id').distinct().as('visitors'),
-        eb.fn.max('occurred_at').as('last_completed_at'),
-      ])
-      .groupBy('name')
-      .execute();
+    const counted = await completions.totals(websiteId, names);
     await trx.deleteFrom('goal_stats').where('website_id', '=', websiteId).where('goal_name', 'in', names).execute();
     if (counted.length === 0) continue;
     await trx
@@ -144,12 +140,49 @@ export async function recountGoalStats(trx: Kysely<Database>, websiteId: string,
       .values(
         counted.map((row) => ({
           website_id: websiteId,
-          goal_name: row.name as string,
-          completions: Number(row.completions),
-          visitors: Number(row.visitors),
-          last_completed_at: new Date(row.last_completed_at).toISOString(),
+          goal_name: row.name,
+          completions: row.completions,
+          visitors: row.visitors,
+          last_completed_at: row.last_completed_at,
         })),
       )
       .execute();
   }
+}
+
+/** Where the remaining completions are counted from: the events table, wherever it lives. */
+export interface GoalCompletions {
+  /** The distinct (goal, visitor) pairs among `names` and `visitors` that still have a completion. */
+  pairs(websiteId: string, names: string[], visitors: string[]): Promise<{ name: string; visitor_id: string }[]>;
+  /** Completions, distinct visitors and the latest completion (ISO) per goal among `names`. */
+  totals(websiteId: string, names: string[]): Promise<{ name: string; completions: number; visitors: number; last_completed_at: string }[]>;
+}
+
+/** The relational events table (events_website_goal_idx), inside the caller's transaction. */
+function relationalCompletions(trx: Kysely<Database>): GoalCompletions {
+  const goalEvents = (websiteId: string, names: string[]) =>
+    trx.selectFrom('events').where('website_id', '=', websiteId).where('type', '=', 'custom').where('name', 'in', names);
+  return {
+    async pairs(websiteId, names, visitors) {
+      const rows = await goalEvents(websiteId, names).select(['name', 'visitor_id']).distinct().where('visitor_id', 'in', visitors).execute();
+      return rows.map((row) => ({ name: row.name as string, visitor_id: row.visitor_id }));
+    },
+    async totals(websiteId, names) {
+      const rows = await goalEvents(websiteId, names)
+        .select((eb) => [
+          'name',
+          eb.fn.countAll().as('completions'),
+          eb.fn.count('visitor_id').distinct().as('visitors'),
+          eb.fn.max('occurred_at').as('last_completed_at'),
+        ])
+        .groupBy('name')
+        .execute();
+      return rows.map((row) => ({
+        name: row.name as string,
+        completions: Number(row.completions),
+        visitors: Number(row.visitors),
+        last_completed_at: new Date(row.last_completed_at).toISOString(),
+      }));
+    },
+  };
 }

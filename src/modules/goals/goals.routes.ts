@@ -31,7 +31,7 @@ export const goalsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: TrackedGoalsQuery,
       response: withErrors({ 200: Envelope(TrackedGoal) }),
     },
-    handler: async (request) => ok(await listTrackedGoals(db, websiteOf(request).websiteId, request.query)),
+    handler: async (request) => ok(await listTrackedGoals(db, app.eventLog, websiteOf(request).websiteId, request.query)),
   });
 
   app.get('/websites/:websiteId/goals/customizations', {

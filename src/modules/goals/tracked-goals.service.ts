@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { EventLog } from '../events/event-log.ts';
 import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { customizationsByGoalName } from './goals.service.ts';
@@ -19,7 +20,7 @@ function byFrequency(a: repo.GoalStatsRow, b: repo.GoalStatsRow): number {
  * The goals the website has tracked, with their display customizations. All time from the
  * rollup; over a period (startAt/endAt) from the raw events.
  */
-export async function listTrackedGoals(db: Kysely<Database>, websiteId: string, query: TrackedGoalsQueryInput): Promise<TrackedGoalView[]> {
+export async function listTrackedGoals(db: Kysely<Database>, events: EventLog, websiteId: string, query: TrackedGoalsQueryInput): Promise<TrackedGoalView[]> {
   let rows: repo.GoalStatsRow[];
   if (query.startAt === undefined && query.endAt === undefined) {
     rows = await repo.listGoalStats(db, websiteId);
@@ -27,7 +28,7 @@ export async function listTrackedGoals(db: Kysely<Database>, websiteId: string, 
     const timezone = await findWebsiteTimezone(db, websiteId);
     if (timezone === undefined) throw notFound('Website not found');
     const range = parseRange(query, timezone)!;
-    rows = await repo.goalStatsBetween(db, websiteId, range.from, range.to);
+    rows = await events.goalStatsBetween(websiteId, range.from, range.to);
   }
   const customizations = await customizationsByGoalName(db, websiteId);
   return rows.sort(byFrequency).map((row) => presentTrackedGoal(row, customizations.get(row.goal_name)));

@@ -19,6 +19,6 @@ export const identifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: IdentifyBody,
       response: withErrors({ 200: IdentifiedEnvelope }),
     },
-    handler: async (request) => ({ status: 'success' as const, data: await identifyVisitor(db, websiteOf(request).websiteId, request.body) }),
+    handler: async (request) => ({ status: 'success' as const, data: await identifyVisitor(db, app.eventLog, websiteOf(request).websiteId, request.body) }),
   });
 };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { EventLog } from '../events/event-log.ts';
 import type { Database } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../errors.ts';
 import { safeFieldName } from '../../http/validation.ts';
@@ -37,10 +38,10 @@ function metadataOf(input: IdentifyInput): Record<string, string> | null {
   return count === 0 ? null : metadata;
 }
 
-export async function identifyVisitor(db: Kysely<Database>, websiteId: string, input: IdentifyInput): Promise<IdentifiedView> {
+export async function identifyVisitor(db: Kysely<Database>, events: EventLog, websiteId: string, input: IdentifyInput): Promise<IdentifiedView> {
   const metadata = metadataOf(input);
   const visitorId = input.datafast_visitor_id;
-  if (!(await repo.visitorHasEvent(db, websiteId, visitorId))) {
+  if (!(await events.visitorHasEvent(websiteId, visitorId))) {
     throw notFound('Visitor not found: this visitor has no event on this website');
   }
   await repo.upsertProfile(db, {

@@ -5,7 +5,6 @@ import { ErrorEnvelope, withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import type { WebsiteScopedAccess } from '../../plugins/route-access.ts';
 import { BREAKDOWNS } from './event-store.ts';
-import { sqlEventStore } from './sql/sql-event-store.ts';
 import { IGNORED_PARAMS_HEADER } from './stats.params.ts';
 import {
   BreakdownAnswers,
@@ -53,7 +52,7 @@ function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[] }):
 
 export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Reads only: on SQLite they run in worker threads (src/db/sqlite-read-workers.ts).
-  const deps = { db: app.db.reads, store: sqlEventStore(app.db.reads) };
+  const deps = { db: app.db.reads, store: app.eventStore };
   const site = (request: Parameters<typeof websiteOf>[0]) => websiteOf(request).websiteId;
 
   app.get('/api/v1/analytics/overview', {

@@ -32,8 +32,9 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   visitor_days: 16,
   daily_totals: 17,
   sessions: 18,
-  events: 19,
-  website_members: 20,
+  event_relay: 19,
+  events: 20,
+  website_members: 21,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

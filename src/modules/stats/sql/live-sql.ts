@@ -77,7 +77,7 @@ export async function liveMap(db: Kysely<Database>, websiteId: string, since: st
 }
 
 /** Visitors who paid, with the name they paid or identified under (null when none is known). */
-async function customerNames(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<Map<string, string | null>> {
+export async function customerNames(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<Map<string, string | null>> {
   if (visitorIds.length === 0) return new Map();
   const [paid, profiles] = await Promise.all([
     db

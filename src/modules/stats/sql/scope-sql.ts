@@ -2,39 +2,12 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { type Dimension, type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
+import { type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
+import { EVENT_COLUMN, SESSION_COLUMN, isNegated } from '../stats.dimensions.ts';
 
 // The WHERE clause of a scope over the events table (alias `e`): website, range and filters.
 // Every value is a bound parameter; column names come from the fixed table below, never from
 // the request.
-
-/** Dimensions of the event itself. */
-const EVENT_COLUMN: Partial<Record<Dimension, string>> = {
-  country: 'country',
-  region: 'region',
-  city: 'city',
-  device: 'device',
-  browser: 'browser',
-  os: 'os',
-  page: 'path',
-  hostname: 'hostname',
-};
-
-/**
- * Dimensions of the session the event belongs to: where it came from and where it entered. An
- * internal navigation carries the site's own referrer, so these are the session's first event's.
- */
-const SESSION_COLUMN: Partial<Record<Dimension, string>> = {
-  entry_page: 'entry_path',
-  ref: 'ref_param',
-  source: 'source_param',
-  via: 'via_param',
-  utm_source: 'utm_source',
-  utm_medium: 'utm_medium',
-  utm_campaign: 'utm_campaign',
-  utm_term: 'utm_term',
-  utm_content: 'utm_content',
-};
 
 /** A path pattern as LIKE: `*` is any run of characters, everything else literal. */
 function likePattern(value: string, contains: boolean): string {
@@ -53,14 +26,10 @@ export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder
   return sql`(${sql.join(tests, sql` or `)})`;
 }
 
-function negated(filter: Filter): boolean {
-  return filter.operator === 'is_not' || filter.operator === 'does_not_contain';
-}
-
 /** A filter on a column of `e`; a negated one keeps rows whose value is unknown. */
 function columnCondition(column: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
   const test = matches(column, filter);
-  return negated(filter) ? sql`(${column} is null or not ${test})` : test;
+  return isNegated(filter) ? sql`(${column} is null or not ${test})` : test;
 }
 
 export function rangeCondition(scope: StatsScope, column: RawBuilder<unknown> = sql.ref('e.occurred_at')): RawBuilder<unknown> {
@@ -75,7 +44,7 @@ export function rangeCondition(scope: StatsScope, column: RawBuilder<unknown> = 
 function sessionCondition(test: RawBuilder<unknown>, filter: Filter, scope: StatsScope): RawBuilder<unknown> {
   const overlapping = scope.range ? sql` and s.started_at < ${scope.range.to} and s.ended_at >= ${scope.range.from}` : sql``;
   const inSessions = sql`e.session_id in (select s.session_id from sessions s where s.website_id = ${scope.websiteId}${overlapping} and ${test})`;
-  return negated(filter) ? sql`(e.session_id is null or not ${inSessions})` : inSessions;
+  return isNegated(filter) ? sql`(e.session_id is null or not ${inSessions})` : inSessions;
 }
 
 function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown> {
@@ -86,7 +55,7 @@ function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown>
   if (filter.dimension === 'goal') {
     // Visitors who completed one of the goals in the range.
     const completed = sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = ${scope.websiteId} and g.type = 'custom' and ${matches(sql.ref('g.name'), filter)} and ${rangeCondition(scope, sql.ref('g.occurred_at'))})`;
-    return negated(filter) ? sql`not ${completed}` : completed;
+    return isNegated(filter) ? sql`not ${completed}` : completed;
   }
   const sessionColumn = SESSION_COLUMN[filter.dimension];
   if (sessionColumn) return sessionCondition(matches(sql.ref(`s.${sessionColumn}`), filter), filter, scope);

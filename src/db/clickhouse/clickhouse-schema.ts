@@ -1,0 +1,67 @@
+import { sql } from 'kysely';
+import type { ClickHouse } from './clickhouse.ts';
+
+// The tables Sightline keeps in ClickHouse: the raw events, one row each, as the relational
+// `events` table holds them (src/db/schema/event-tables.ts), with the instant twice: `occurred_at`
+// (DateTime, seconds) for the partitions and time zones, and `occurred_ms` (epoch milliseconds)
+// for exact order and durations. Sessions, days and visitors are aggregated from these rows at
+// read time; payments, visitor profiles, notes and goal statistics stay in the relational engine.
+//
+// Written for the oldest release these machines run (18.16) and the current one alike, so it
+// avoids: DateTime64 (20.1), LowCardinality (stable in 19.x), data-skipping indexes, TTL,
+// window functions, CTEs over subqueries, {name:Type} parameters, insert deduplication tokens and
+// the non-replicated deduplication window (20.x); exactly-once comes from the relay
+// (src/modules/events/clickhouse-relay.ts) instead.
+
+/** Every column, in order, with its ClickHouse type. */
+export const EVENT_COLUMNS = [
+  ['id', 'String'],
+  ['website_id', 'String'],
+  ['type', 'String'],
+  ['name', 'Nullable(String)'],
+  ['visitor_id', 'String'],
+  ['session_id', 'Nullable(String)'],
+  ['hostname', 'Nullable(String)'],
+  ['path', 'Nullable(String)'],
+  ['referrer', 'Nullable(String)'],
+  ['country', 'Nullable(String)'],
+  ['browser', 'Nullable(String)'],
+  ['os', 'Nullable(String)'],
+  ['device', 'Nullable(String)'],
+  ['metadata', 'Nullable(String)'],
+  ['source', 'String'],
+  ['occurred_at', 'DateTime'],
+  ['occurred_ms', 'UInt64'],
+  ['region', 'Nullable(String)'],
+  ['city', 'Nullable(String)'],
+  ['browser_version', 'Nullable(String)'],
+  ['os_version', 'Nullable(String)'],
+  ['viewport_width', 'Nullable(UInt32)'],
+  ['viewport_height', 'Nullable(UInt32)'],
+  ['referrer_host', 'Nullable(String)'],
+  ['referrer_source', 'Nullable(String)'],
+  ['utm_source', 'Nullable(String)'],
+  ['utm_medium', 'Nullable(String)'],
+  ['utm_campaign', 'Nullable(String)'],
+  ['utm_term', 'Nullable(String)'],
+  ['utm_content', 'Nullable(String)'],
+  ['ref_param', 'Nullable(String)'],
+  ['source_param', 'Nullable(String)'],
+  ['via_param', 'Nullable(String)'],
+  ['link_url', 'Nullable(String)'],
+  ['description', 'Nullable(String)'],
+] as const;
+
+export type ClickHouseEventColumn = (typeof EVENT_COLUMNS)[number][0];
+export type ClickHouseEventRow = Record<ClickHouseEventColumn, string | number | null>;
+
+const EVENTS_TABLE = sql.raw(`CREATE TABLE IF NOT EXISTS events (
+  ${EVENT_COLUMNS.map(([name, type]) => `${name} ${type}`).join(',\n  ')}
+) ENGINE = MergeTree()
+PARTITION BY toYYYYMM(occurred_at)
+ORDER BY (website_id, occurred_at, visitor_id)`);
+
+/** Creates what is missing; safe to run at every start and from several instances at once. */
+export async function migrateClickHouse(ch: ClickHouse): Promise<void> {
+  await ch.command(EVENTS_TABLE);
+}

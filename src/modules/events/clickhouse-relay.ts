@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import { type Kysely, sql } from 'kysely';
+import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
+import type { ClickHouseEventRow } from '../../db/clickhouse/clickhouse-schema.ts';
+import { isPostgres } from '../../db/engine.ts';
+import { describeFault } from '../../db/faults.ts';
+import type { Database } from '../../db/schema.ts';
+
+// Ships accepted events from the relational event_relay table to ClickHouse, exactly once.
+//
+// An event is acknowledged once its relay row is committed (durable on the relational engine).
+// The relay then claims up to BATCH_SIZE rows under a new batch name (one UPDATE, committed),
+// inserts them into ClickHouse, and deletes them. A crash (of Sightline or ClickHouse) can cut
+// this anywhere:
+// - before the claim commits: the rows are unclaimed and shipped later;
+// - after the claim, before or during the insert, or after it but before the delete: the rows
+//   are still here under their batch name. Such a batch is shipped again, but only the rows
+//   ClickHouse does not hold yet, looked up by id (an INSERT spanning two months writes two
+//   parts, so it can be half done). An INSERT whose answer was lost may still be running on the
+//   server: every INSERT carries its batch name as query id, and the lookup waits until no query
+//   of that id runs (and at least SETTLE_AFTER_FAILURE_MS after the failure, for a request still
+//   on its way to the server), so it sees the outcome. test/clickhouse-relay.test.ts cuts each of
+//   these windows.
+// So no acknowledged event is lost and none is stored twice, without the deduplication
+// features this ClickHouse release lacks. On PostgreSQL an advisory lock makes one instance at a
+// time the shipper, so two never ship the same batch.
+
+/** Rows per shipment: one INSERT, and an id lookup that fits ClickHouse's 256 KiB query limit. */
+const BATCH_SIZE = 2000;
+const POLL_INTERVAL_MS = 1000;
+/** After a failed INSERT, how long before its outcome is looked up. */
+const SETTLE_AFTER_FAILURE_MS = 1000;
+/** How long the lookup waits for an INSERT of the batch that still runs. */
+const RUNNING_INSERT_WAIT_MS = 60_000;
+/** pg_try_advisory_lock key: "sl-relay". */
+const RELAY_LOCK = 0x736c72656c6179n;
+
+export class ClickHouseRelay {
+  private running: Promise<void> | null = null;
+  private dirty = true;
+  private timer: NodeJS.Timeout | null = null;
+  private failing = false;
+  private failedAt = 0;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly ch: ClickHouse,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** New rows were committed: ship them soon. */
+  wake(): void {
+    this.dirty = true;
+    void this.run().catch(() => {});
+  }
+
+  /**
+   * Resolves once what this process committed before the call is in ClickHouse (reads call it,
+   * so a client reads its own events). Rejects when ClickHouse cannot take them now.
+   */
+  async settle(): Promise<void> {
+    if (this.running) await this.running.catch(() => {});
+    if (this.dirty) await this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.running) await this.running.catch(() => {});
+  }
+
+  private run(): Promise<void> {
+    this.running ??= this.shipAll().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async shipAll(): Promise<void> {
+    this.dirty = false;
+    try {
+      await this.withShipperLock(async (db) => {
+        let leftover = await this.leftoverBatch(db);
+        while (leftover !== null) {
+          await this.ship(db, leftover, true);
+          leftover = await this.leftoverBatch(db);
+        }
+        for (;;) {
+          const batch = randomBytes(12).toString('hex');
+          const claimed = await db
+            .updateTable('event_relay')
+            .set({ batch })
+            .where('seq', 'in', db.selectFrom('event_relay').select('seq').where('batch', 'is', null).orderBy('seq').limit(BATCH_SIZE))
+            .executeTakeFirst();
+          if (Number(claimed.numUpdatedRows) === 0) break;
+          await this.ship(db, batch, false);
+        }
+      });
+      if (this.failing) this.log.info('event relay: ClickHouse takes events again');
+      this.failing = false;
+    } catch (error) {
+      this.dirty = true;
+      this.failedAt = Date.now();
+      if (!this.failing) this.log.warn({ fault: describeFault(error) }, 'event relay: cannot ship events to ClickHouse; retrying every second');
+      this.failing = true;
+      throw error;
+    }
+  }
+
+  /** On PostgreSQL, one shipper among the instances (the others find nothing to do until it ends). */
+  private async withShipperLock(work: (db: Kysely<Database>) => Promise<void>): Promise<void> {
+    if (!isPostgres(this.db)) return work(this.db);
+    await this.db.connection().execute(async (db) => {
+      const locked = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${RELAY_LOCK.toString()}::bigint) as locked`.execute(db);
+      if (!locked.rows[0]?.locked) return;
+      try {
+        await work(db);
+      } finally {
+        await sql`select pg_advisory_unlock(${RELAY_LOCK.toString()}::bigint)`.execute(db);
+      }
+    });
+  }
+
+  private async leftoverBatch(db: Kysely<Database>): Promise<string | null> {
+    const row = await db.selectFrom('event_relay').select('batch').where('batch', 'is not', null).limit(1).executeTakeFirst();
+    return row?.batch ?? null;
+  }
+
+  private async ship(db: Kysely<Database>, batch: string, mayBeShipped: boolean): Promise<void> {
+    const rows = await db.selectFrom('event_relay').select('row').where('batch', '=', batch).orderBy('seq').execute();
+    let events = rows.map((r) => JSON.parse(r.row) as ClickHouseEventRow);
+    if (mayBeShipped) {
+      await this.untilNoInsertRuns(batch);
+      const present = await this.idsInClickHouse(events);
+      events = events.filter((event) => !present.has(event.id as string));
+    }
+    await this.ch.insert('events', events, batch);
+    await db.deleteFrom('event_relay').where('batch', '=', batch).execute();
+  }
+
+  /** Waits until an earlier INSERT of the batch, if any, has ended on the server. */
+  private async untilNoInsertRuns(batch: string): Promise<void> {
+    const sinceFailure = Date.now() - this.failedAt;
+    if (sinceFailure < SETTLE_AFTER_FAILURE_MS) await sleep(SETTLE_AFTER_FAILURE_MS - sinceFailure);
+    const deadline = Date.now() + RUNNING_INSERT_WAIT_MS;
+    for (;;) {
+      const [row] = await this.ch.rows<{ running: string }>(sql`select count() as running from system.processes where query_id = ${batch}`);
+      if (Number(row?.running ?? 0) === 0) return;
+      if (Date.now() > deadline) throw new Error('an earlier INSERT of the batch is still running on ClickHouse');
+      await sleep(100);
+    }
+  }
+
+  /** Which of the events ClickHouse already holds (by id, within their websites and instants). */
+  private async idsInClickHouse(events: ClickHouseEventRow[]): Promise<Set<string>> {
+    if (events.length === 0) return new Set();
+    const instants = events.map((e) => Number(e.occurred_ms));
+    const from = Math.min(...instants);
+    const to = Math.max(...instants);
+    const websites = [...new Set(events.map((e) => e.website_id as string))];
+    const found = await this.ch.rows<{ id: string }>(sql`select id from events
+      where website_id in (${sql.join(websites)})
+        and occurred_at >= toDateTime(${Math.floor(from / 1000)}) and occurred_at <= toDateTime(${Math.ceil(to / 1000)})
+        and occurred_ms >= ${from} and occurred_ms <= ${to}
+        and id in (${sql.join(events.map((e) => e.id))})`);
+    return new Set(found.map((row) => row.id));
+  }
+}

@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
+import { recountGoalStats } from '../goals/goal-stats.ts';
+import { type GoalStatsRow, goalStatsBetween } from '../goals/tracked-goals.repository.ts';
+import { visitorHasEvent } from '../identify/identify.repository.ts';
+import { notFound } from '../../errors.ts';
+import * as deletes from './server-deletes.repository.ts';
+import { type PageviewContext, findLatestPageview } from './server-events.repository.ts';
+
+// What the rest of the server asks of the raw events besides the website API's reads
+// (src/modules/stats/event-store.ts): a few lookups, and the deletes that must leave every count
+// consistent. One implementation per place the events live: here for the relational database,
+// ./clickhouse-event-log.ts for ClickHouse.
+
+export interface EventLog {
+  /** Whether the visitor has any event on the website. */
+  visitorHasEvent(websiteId: string, visitorId: string): Promise<boolean>;
+  /** The visitor's latest pageview on the website, or undefined. */
+  findLatestPageview(websiteId: string, visitorId: string): Promise<PageviewContext | undefined>;
+  /** Goal statistics over from <= occurred_at < to. */
+  goalStatsBetween(websiteId: string, from: string, to: string): Promise<GoalStatsRow[]>;
+  /** Deletes the server-recorded goal completions that match, with every count that includes them; how many went. */
+  deleteServerGoals(websiteId: string, filters: deletes.GoalFilters): Promise<number>;
+  /** After the website's relational rows are deleted: its events where they live apart from them. */
+  deleteWebsiteEvents(websiteId: string): Promise<void>;
+}
+
+export function sqlEventLog(db: Kysely<Database>): EventLog {
+  return {
+    visitorHasEvent: (websiteId, visitorId) => visitorHasEvent(db, websiteId, visitorId),
+    findLatestPageview: (websiteId, visitorId) => findLatestPageview(db, websiteId, visitorId),
+    goalStatsBetween: (websiteId, from, to) => goalStatsBetween(db, websiteId, from, to),
+    deleteServerGoals: (websiteId, filters) =>
+      db.transaction().execute(async (trx) => {
+        const timezone = await deletes.lockWebsiteTimezone(trx, websiteId);
+        if (timezone === undefined) throw notFound('Website not found');
+        const rows = await deletes.deleteServerGoals(trx, websiteId, filters);
+        if (rows.length > 0) {
+          const visitorIds = rows.map((row) => row.visitor_id);
+          await repairRollupsAfterDelete(trx, websiteId, timezone, visitorIds);
+          await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
+        }
+        return rows.length;
+      }),
+    // The website's transaction deleted its events with everything else.
+    deleteWebsiteEvents: async () => {},
+  };
+}

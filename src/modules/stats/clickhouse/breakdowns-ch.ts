@@ -1,0 +1,154 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
+import type { PageRequest, StatsScope } from '../stats.params.ts';
+import { paymentScope } from '../sql/overview-sql.ts';
+import { sessionsInScope } from './overview-ch.ts';
+import { num, scopeCondition } from './scope-ch.ts';
+
+// Breakdowns, as ../sql/breakdowns-sql.ts: rows of distinct visitors per key, sorted by visitors.
+// Event breakdowns group the events in scope; session breakdowns (entry and exit pages,
+// referrers, campaigns) group the sessions in scope, since where a session came from is its first
+// event's. Each row's revenue is what its visitors paid in the range, each payment counted once
+// per row; payments are relational, so the paying visitors are read there and their amounts
+// summed per key here.
+
+interface Spec {
+  from: 'events' | 'sessions';
+  /** Output name -> column of the events or of the sessions table. */
+  keys: Record<string, string>;
+  /** Extra condition on the events. */
+  where?: RawBuilder<unknown>;
+  /** What `count` counts besides visitors (completions, clicks). */
+  counts?: boolean;
+}
+
+const SPECS: Record<Breakdown, Spec> = {
+  pages: { from: 'events', keys: { hostname: 'hostname', path: 'path' }, where: sql`type = 'pageview'` },
+  'entry-pages': { from: 'sessions', keys: { hostname: 'entry_hostname', path: 'entry_path' } },
+  'exit-pages': { from: 'sessions', keys: { hostname: 'entry_hostname', path: 'exit_path' } },
+  referrers: { from: 'sessions', keys: { referrer: 'referrer_source' } },
+  campaigns: {
+    from: 'sessions',
+    keys: {
+      utm_source: 'utm_source',
+      utm_medium: 'utm_medium',
+      utm_campaign: 'utm_campaign',
+      utm_term: 'utm_term',
+      utm_content: 'utm_content',
+      ref: 'ref_param',
+      source: 'source_param',
+      via: 'via_param',
+    },
+  },
+  countries: { from: 'events', keys: { countryCode: 'country' } },
+  regions: { from: 'events', keys: { region: 'region', countryCode: 'country' } },
+  cities: { from: 'events', keys: { city: 'city', countryCode: 'country' } },
+  devices: { from: 'events', keys: { device: 'device' } },
+  browsers: { from: 'events', keys: { browser: 'browser' } },
+  'operating-systems': { from: 'events', keys: { operating_system: 'os' } },
+  hostnames: { from: 'events', keys: { hostname: 'hostname' } },
+  goals: { from: 'events', keys: { goal: 'name' }, where: sql`type = 'custom' and isNotNull(name)`, counts: true },
+  'exit-clicks': { from: 'events', keys: { url: 'link_url' }, where: sql`type = 'external_link' and isNotNull(link_url)`, counts: true },
+};
+
+/**
+ * A session's entry and exit pages are those of its pageviews: a session without one has none
+ * (the derived sessions table may give '' there, which is no real hostname or path).
+ */
+const PAGE_COLUMNS = ['entry_hostname', 'entry_path', 'exit_path'];
+
+/** Visitor ids per ClickHouse query when summing their payments per key. */
+const IDS_PER_QUERY = 2000;
+
+const keyNames = (spec: Spec) => Object.keys(spec.keys);
+const keyColumns = (spec: Spec) =>
+  keyNames(spec).map((name) => {
+    const column = spec.keys[name]!;
+    return spec.from === 'sessions' && PAGE_COLUMNS.includes(column) ? sql`nullIf(${sql.ref(column)}, '')` : sql.ref(column);
+  });
+const keyOf = (row: Record<string, unknown>, names: string[]) => JSON.stringify(names.map((name) => row[`k_${name}`] ?? null));
+
+/** `from ... where ...` of the rows the breakdown groups (and that pass `extra`). */
+function rowsOf(spec: Spec, scope: StatsScope, extra: RawBuilder<unknown> = sql`1 = 1`): RawBuilder<unknown> {
+  if (spec.from === 'sessions') return sql`from ${sessionsInScope(scope)} where ${extra}`;
+  const condition = spec.where ? sql`${scopeCondition(scope)} and ${spec.where}` : scopeCondition(scope);
+  return sql`from events where ${condition} and ${extra}`;
+}
+
+export async function breakdown(
+  ch: ClickHouse,
+  db: Kysely<Database>,
+  kind: Breakdown,
+  scope: StatsScope,
+  page: PageRequest,
+  money: MoneyRules,
+): Promise<RowsPage<BreakdownRow>> {
+  const spec = SPECS[kind];
+  const names = keyNames(spec);
+  const columns = keyColumns(spec);
+  const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
+  const groupBy = sql.join(names.map((name) => sql.ref(`k_${name}`)));
+  // Unknown (null) keys sort after known ones, as on the relational engines.
+  const tieBreak = sql.join(names.map((name) => sql`isNull(${sql.ref(`k_${name}`)}), ${sql.ref(`k_${name}`)}`));
+  const pageviews = sql.raw(spec.from === 'events' ? "countIf(type = 'pageview')" : 'sum(pageviews)');
+  const from = rowsOf(spec, scope);
+
+  const [found, revenue] = await Promise.all([
+    ch.rows<Record<string, unknown>>(sql`
+      select ${selected}, uniqExact(visitor_id) as visitor_count, ${pageviews} as pageview_count, count() as n
+      ${from}
+      group by ${groupBy}
+      order by visitor_count desc, n desc, ${tieBreak}
+      limit ${page.limit} offset ${page.offset}`),
+    revenueByKey(ch, db, spec, scope, money),
+  ]);
+  // The total needs its own count only when this page does not show where the rows end.
+  const ended = found.length < page.limit && (found.length > 0 || page.offset === 0);
+  const total = ended
+    ? page.offset + found.length
+    : num((await ch.rows<{ n: unknown }>(sql`select count() as n from (select ${selected} ${from} group by ${groupBy})`))[0]?.n);
+  return {
+    rows: found.map((row) => ({
+      keys: Object.fromEntries(names.map((name) => [name, (row[`k_${name}`] as string | null) ?? null])),
+      visitors: num(row.visitor_count),
+      pageviews: num(row.pageview_count),
+      count: spec.counts ? num(row.n) : 0,
+      revenueMinor: revenue.get(keyOf(row, names)) ?? 0,
+    })),
+    total,
+  };
+}
+
+/**
+ * What each key's visitors paid: the paying visitors of the range (relational), then, per key,
+ * the sum of what its paying visitors in scope paid (each visitor, hence each payment, once).
+ */
+async function revenueByKey(ch: ClickHouse, db: Kysely<Database>, spec: Spec, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
+  const paying = await sql<{ visitor_id: string; minor: unknown }>`
+    select p.visitor_id, sum(p.amount_minor) as minor from payments p
+    where ${paymentScope({ ...scope, filters: [] }, money)} and p.visitor_id is not null
+    group by p.visitor_id`.execute(db);
+  const byKey = new Map<string, number>();
+  if (paying.rows.length === 0) return byKey;
+  const names = keyNames(spec);
+  const columns = keyColumns(spec);
+  const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
+  const groupBy = sql.join(names.map((name) => sql.ref(`k_${name}`)));
+  for (let i = 0; i < paying.rows.length; i += IDS_PER_QUERY) {
+    const chunk = paying.rows.slice(i, i + IDS_PER_QUERY);
+    const ids = chunk.map((row) => row.visitor_id);
+    // Amounts as text, whatever their size and sign.
+    const amounts = chunk.map((row) => String(num(row.minor)));
+    const rows = await ch.rows<Record<string, unknown>>(sql`
+      select ${groupBy}, sum(toInt64(transform(visitor_id, ${ids}, ${amounts}, '0'))) as minor
+      from (select distinct ${selected}, visitor_id ${rowsOf(spec, scope, sql`visitor_id in (${sql.join(ids)})`)})
+      group by ${groupBy}`);
+    for (const row of rows) {
+      const key = keyOf(row, names);
+      byKey.set(key, (byKey.get(key) ?? 0) + num(row.minor));
+    }
+  }
+  return byKey;
+}

@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { EventStore } from '../event-store.ts';
+import { breakdown } from './breakdowns-ch.ts';
+import { funnel } from './funnel-ch.ts';
+import { liveMap, liveVisitors } from './live-ch.ts';
+import { overview } from './overview-ch.ts';
+import { goalProperties } from './properties-ch.ts';
+import * as series from './series-ch.ts';
+import { visitor, visitors } from './visitors-ch.ts';
+
+/**
+ * The event store on ClickHouse: raw events there, payments and visitor profiles on the
+ * relational side (`db`). `settle` resolves once this process's accepted events have reached
+ * ClickHouse (the relay), so every read sees what was acknowledged before it.
+ */
+export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settle: () => Promise<void>): EventStore {
+  const settled =
+    <A extends unknown[], R>(read: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await settle();
+      return read(...args);
+    };
+  return {
+    spanTraffic: settled((scope, spans) => series.eventTraffic(ch, scope, spans)),
+    dailyTotals: settled((websiteId, firstDay, lastDay) => series.dailyTotals(ch, db, websiteId, firstDay, lastDay)),
+    spanDistinctVisitors: settled((websiteId, spans) => series.distinctVisitors(ch, db, websiteId, spans)),
+    spanPayments: settled((scope, spans, money) => series.paymentTotals(ch, db, scope, spans, money)),
+    overview: settled((scope, money) => overview(ch, db, scope, money)),
+    breakdown: settled((kind, scope, page, money) => breakdown(ch, db, kind, scope, page, money)),
+    goalProperties: settled((scope, eventName, propertyName, page) => goalProperties(ch, scope, eventName, propertyName, page)),
+    funnel: settled((scope, steps, money) => funnel(ch, db, scope, steps, money)),
+    liveVisitors: settled((websiteId, since) => liveVisitors(ch, websiteId, since)),
+    liveMap: settled((websiteId, since) => liveMap(ch, db, websiteId, since)),
+    visitor: settled((websiteId, visitorId) => visitor(ch, db, websiteId, visitorId)),
+    visitors: settled((scope, options, page) => visitors(ch, db, scope, options, page)),
+  };
+}

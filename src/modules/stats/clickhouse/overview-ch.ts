@@ -1,0 +1,53 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { MoneyRules, OverviewCounts } from '../event-store.ts';
+import type { StatsScope } from '../stats.params.ts';
+import { paymentCondition } from './payments-ch.ts';
+import { num, scopeCondition, sessionsTable } from './scope-ch.ts';
+
+// Overview counts, as ../sql/overview-sql.ts: visitors, pageviews and converted visitors from the
+// events in scope; sessions, bounces and duration from the sessions that started in the range
+// (and, when filtered, hold an event in scope); revenue from the payments in the range (when
+// filtered, of the visitors in scope), which stay in the relational database.
+
+/** A session bounces when it has at most one pageview and no goal. */
+export const BOUNCE = sql`(pageviews <= 1 and goals = 0)`;
+
+/**
+ * The sessions in scope, as a table (`from ${sessionsInScope(scope)}`): those that started in the
+ * range and, when the scope filters, hold an event in scope.
+ */
+export function sessionsInScope(scope: StatsScope): RawBuilder<unknown> {
+  const started = sessionsTable(scope.websiteId, scope.range, 'started');
+  if (scope.filters.length === 0) return started;
+  return sql`(select * from ${started} where session_id in (select session_id from events where ${scopeCondition(scope)} and isNotNull(session_id)))`;
+}
+
+export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
+  const [traffic, sessions, payments] = await Promise.all([
+    ch.rows<Record<string, unknown>>(sql`
+      select uniqExact(visitor_id) as visitors, countIf(type = 'pageview') as pageview_count,
+        uniqExactIf(visitor_id, type = 'custom' and isNotNull(name)) as converted
+      from events where ${scopeCondition(scope)}`),
+    ch.rows<Record<string, unknown>>(sql`
+      select count() as session_count, countIf(${BOUNCE}) as bounces, sum(ended_ms - started_ms) as millis
+      from ${sessionsInScope(scope)}`),
+    paymentCondition(ch, db, scope, money).then((where) =>
+      sql<Record<string, unknown>>`select sum(p.amount_minor) as minor, count(*) as payments from payments p where ${where}`.execute(db),
+    ),
+  ]);
+  const t = traffic[0] ?? {};
+  const s = sessions[0] ?? {};
+  const p = payments.rows[0] ?? {};
+  return {
+    visitors: num(t.visitors),
+    pageviews: num(t.pageview_count),
+    convertedVisitors: num(t.converted),
+    sessions: num(s.session_count),
+    bounces: num(s.bounces),
+    sessionMillis: num(s.millis),
+    revenueMinor: num(p.minor),
+    payments: num(p.payments),
+  };
+}

@@ -1,0 +1,128 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { InstantRange } from '../../goals/tracked-goals.range.ts';
+import { type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
+import type { StatsScope } from '../stats.params.ts';
+import { EVENT_COLUMN, SESSION_COLUMN, isNegated } from '../stats.dimensions.ts';
+
+// The WHERE clause of a scope over ClickHouse's events table: website, range and filters, with
+// the same meaning as the relational store's (../sql/scope-sql.ts). Queries name columns without
+// a table alias (each level of a ClickHouse query reads one table). Values are written as vetted
+// literals by the compiler (src/db/clickhouse/clickhouse.ts); column names come from fixed tables.
+
+/** Epoch milliseconds of an ISO instant. */
+export const msOf = (iso: string): number => Date.parse(iso);
+
+/** ISO instant of epoch milliseconds as ClickHouse returns them (UInt64 as text). */
+export const isoOf = (ms: unknown): string => new Date(Number(ms)).toISOString();
+
+/** Counts come back as text (64-bit integers are quoted in JSON) and as null over no rows. */
+export function num(value: unknown): number {
+  return Number(value ?? 0);
+}
+
+/**
+ * Events with from <= occurred < to (epoch ms): the DateTime bounds let the primary key and the
+ * monthly partitions skip what is outside, the millisecond bounds are exact.
+ */
+export function msRange(fromMs: number, toMs: number): RawBuilder<unknown> {
+  return sql`occurred_at >= toDateTime(${Math.floor(fromMs / 1000)}) and occurred_at <= toDateTime(${Math.ceil(toMs / 1000)}) and occurred_ms >= ${fromMs} and occurred_ms < ${toMs}`;
+}
+
+export function rangeCondition(range: InstantRange | null): RawBuilder<unknown> {
+  return range ? msRange(msOf(range.from), msOf(range.to)) : sql`1 = 1`;
+}
+
+/**
+ * How far before and after the range a session's events are looked for. A session's start, end,
+ * entry page and source are computed from its events; SDK sessions end after 30 minutes without
+ * an event, so a day is far beyond any real one (a session longer than a day is cut there).
+ */
+export const SESSION_REACH_MS = 24 * 60 * 60 * 1000;
+
+function sessionWindow(range: InstantRange | null): RawBuilder<unknown> {
+  return range ? msRange(msOf(range.from) - SESSION_REACH_MS, msOf(range.to) + SESSION_REACH_MS) : sql`1 = 1`;
+}
+
+/** A column's value on the session's first event, null kept (aggregates would skip nulls). */
+export function firstOf(column: string): RawBuilder<unknown> {
+  return sql`nullIf(argMin(ifNull(${sql.ref(column)}, '\\0'), occurred_ms), '\\0')`;
+}
+
+/** The session columns, with the relational `sessions` table's names and meaning. */
+const SESSION_SELECT = sql.raw(`session_id,
+  argMin(visitor_id, occurred_ms) as visitor_id,
+  min(occurred_ms) as started_ms,
+  max(occurred_ms) as ended_ms,
+  countIf(type = 'pageview') as pageviews,
+  count() as events,
+  countIf(type = 'custom' and isNotNull(name)) as goals,
+  argMinIf(hostname, occurred_ms, type = 'pageview') as entry_hostname,
+  argMinIf(path, occurred_ms, type = 'pageview') as entry_path,
+  argMaxIf(path, occurred_ms, type = 'pageview') as exit_path`);
+
+const SOURCE_NAMES = ['referrer_host', 'referrer_source', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref_param', 'source_param', 'via_param'];
+
+/**
+ * A table of the website's sessions (use as `from ${sessionsTable(...)}`), one row each, with the
+ * columns of the relational sessions table (started_ms and ended_ms in epoch ms instead of
+ * started_at and ended_at): those that started in the range (`started`) or overlap it
+ * (`overlapping`), or every one when the range is null.
+ */
+export function sessionsTable(websiteId: string, range: InstantRange | null, which: 'started' | 'overlapping'): RawBuilder<unknown> {
+  const sources = sql.join(SOURCE_NAMES.map((name) => sql`${firstOf(name)} as ${sql.ref(name)}`));
+  let kept = sql`1 = 1`;
+  if (range) {
+    const from = msOf(range.from);
+    const to = msOf(range.to);
+    kept = which === 'started' ? sql`started_ms >= ${from} and started_ms < ${to}` : sql`started_ms < ${to} and ended_ms >= ${from}`;
+  }
+  return sql`(select * from (select ${SESSION_SELECT}, ${sources} from events
+    where website_id = ${websiteId} and isNotNull(session_id) and ${sessionWindow(range)}
+    group by session_id) where ${kept})`;
+}
+
+/** A path pattern as LIKE: `*` is any run of characters, everything else literal (\ escapes). */
+function likePattern(value: string, contains: boolean): string {
+  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+  return contains ? `%${escaped}%` : escaped;
+}
+
+/** One value test on a column: exact, or a case-insensitive LIKE for wildcards and substrings. */
+export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
+  const contains = filter.operator === 'contains' || filter.operator === 'does_not_contain';
+  const tests = filter.values.map((value) =>
+    contains || (PATH_DIMENSIONS.includes(filter.dimension) && value.includes('*'))
+      ? sql`lowerUTF8(${column}) like lowerUTF8(${likePattern(value, contains)})`
+      : sql`${column} = ${value}`,
+  );
+  return sql`(${sql.join(tests, sql` or `)})`;
+}
+
+/** The events of the sessions (overlapping the range) whose first event passes `test`. */
+function sessionCondition(test: RawBuilder<unknown>, filter: Filter, scope: StatsScope): RawBuilder<unknown> {
+  const inSessions = sql`session_id in (select session_id from ${sessionsTable(scope.websiteId, scope.range, 'overlapping')} where ${test})`;
+  return isNegated(filter) ? sql`(isNull(session_id) or not ${inSessions})` : inSessions;
+}
+
+function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown> {
+  if (filter.dimension === 'referrer') {
+    return sessionCondition(sql`(${matches(sql.ref('referrer_source'), filter)} or ${matches(sql.ref('referrer_host'), filter)})`, filter, scope);
+  }
+  if (filter.dimension === 'goal') {
+    const completed = sql`visitor_id in (select visitor_id from events where website_id = ${scope.websiteId} and type = 'custom' and ${matches(sql.ref('name'), filter)} and ${rangeCondition(scope.range)})`;
+    return isNegated(filter) ? sql`not ${completed}` : completed;
+  }
+  const sessionColumn = SESSION_COLUMN[filter.dimension];
+  if (sessionColumn) return sessionCondition(matches(sql.ref(sessionColumn), filter), filter, scope);
+  const column = sql.ref(EVENT_COLUMN[filter.dimension]!);
+  const test = matches(column, filter);
+  return isNegated(filter) ? sql`(isNull(${column}) or not ${test})` : test;
+}
+
+/** `website_id = ? and <range> and <filters>` over the events table. */
+export function scopeCondition(scope: StatsScope, options: { range?: boolean } = {}): RawBuilder<unknown> {
+  const parts = [sql`website_id = ${scope.websiteId}`];
+  if (options.range !== false) parts.push(rangeCondition(scope.range));
+  for (const filter of scope.filters) parts.push(filterCondition(filter, scope));
+  return sql.join(parts, sql` and `);
+}

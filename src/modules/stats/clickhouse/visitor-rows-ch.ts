@@ -1,0 +1,42 @@
+import { sql } from 'kysely';
+import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
+import type { EventRow } from '../sql/visitor-rows.ts';
+import { num } from './scope-ch.ts';
+
+// What the visitor reads share over ClickHouse (the meaning of ../sql/visitor-rows.ts): each
+// visitor's latest event that names a page, and their number of sessions. The campaign
+// parameters and URL of an event are read with ../sql/visitor-rows.ts's paramsOf and urlOf.
+
+/** An event row as ClickHouse returns it: `occurred_at` is DateTime text; use `occurred_ms`. */
+export type ChEventRow = EventRow & { occurred_ms: string | number };
+
+/** The latest event with a path of each visitor (one row each; ties by the greatest id). */
+export async function latestEvents(ch: ClickHouse, websiteId: string, visitorIds: string[]): Promise<Map<string, ChEventRow>> {
+  if (visitorIds.length === 0) return new Map();
+  const rows = await ch.rows<ChEventRow>(sql`
+    select * from events
+    where website_id = ${websiteId} and visitor_id in (${sql.join(visitorIds)}) and isNotNull(path)
+    order by visitor_id, occurred_ms desc, id desc
+    limit 1 by visitor_id`);
+  return new Map(rows.map((row) => [row.visitor_id, row]));
+}
+
+/**
+ * Sessions per visitor (a visitor's visit count). The relational sessions table gives a session
+ * the visitor of its first event; here the sessions are those of the visitors' events, each
+ * counted for the visitor of its first event.
+ */
+export async function sessionCounts(ch: ClickHouse, websiteId: string, visitorIds: string[]): Promise<Map<string, number>> {
+  if (visitorIds.length === 0) return new Map();
+  const ids = sql.join(visitorIds);
+  const rows = await ch.rows<{ visitor_id: string; n: unknown }>(sql`
+    select visitor_id, count() as n from (
+      select session_id, argMin(visitor_id, occurred_ms) as visitor_id from events
+      where website_id = ${websiteId} and isNotNull(session_id)
+        and session_id in (select session_id from events where website_id = ${websiteId} and visitor_id in (${ids}) and isNotNull(session_id))
+      group by session_id
+    )
+    where visitor_id in (${ids})
+    group by visitor_id`);
+  return new Map(rows.map((row) => [row.visitor_id, num(row.n)]));
+}

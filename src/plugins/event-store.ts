@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { type ClickHouse, openClickHouse } from '../db/clickhouse/clickhouse.ts';
+import { migrateClickHouse } from '../db/clickhouse/clickhouse-schema.ts';
+import { clickhouseEventLog } from '../modules/events/clickhouse-event-log.ts';
+import { ClickHouseRelay } from '../modules/events/clickhouse-relay.ts';
+import { type EventLog, sqlEventLog } from '../modules/events/event-log.ts';
+import type { EventStore } from '../modules/stats/event-store.ts';
+import { clickhouseEventStore } from '../modules/stats/clickhouse/clickhouse-event-store.ts';
+import { sqlEventStore } from '../modules/stats/sql/sql-event-store.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Where the website API reads events: the relational database, or ClickHouse. */
+    eventStore: EventStore;
+    /** The other questions and deletes on the raw events, wherever they live. */
+    eventLog: EventLog;
+    /** With CLICKHOUSE_URL: the connection and the relay that ships accepted events to it. */
+    clickhouse: { ch: ClickHouse; relay: ClickHouseRelay } | null;
+  }
+}
+
+/** The event store of the configuration; with ClickHouse, its relay runs beside the server. */
+async function eventStore(app: FastifyInstance): Promise<void> {
+  const url = app.config.clickhouseUrl;
+  if (url === undefined) {
+    app.decorate('eventStore', sqlEventStore(app.db.reads));
+    app.decorate('eventLog', sqlEventLog(app.db.kysely));
+    app.decorate('clickhouse', null);
+    return;
+  }
+  const ch = openClickHouse(url, migrateClickHouse);
+  const relay = new ClickHouseRelay(app.db.kysely, ch, app.log);
+  app.events.onCommitted(() => relay.wake());
+  app.decorate('eventStore', clickhouseEventStore(ch, app.db.reads, () => relay.settle()));
+  app.decorate('eventLog', clickhouseEventLog(ch, app.db.kysely, () => relay.settle()));
+  app.decorate('clickhouse', { ch, relay });
+  app.addHook('onReady', async () => relay.start());
+  // After the event writer's last commit (preClose), ship what is left, then let go.
+  app.addHook('onClose', async () => {
+    await relay.settle().catch(() => {});
+    await relay.stop();
+    await ch.close();
+  });
+}
+
+export default fp(eventStore, { name: 'event-store', dependencies: ['database', 'event-writer'] });

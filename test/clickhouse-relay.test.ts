@@ -1,0 +1,241 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ClickHouse, openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
+import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
+import { createDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { createAccountWithToken } from '../src/modules/account/account.service.ts';
+import { CLICKHOUSE_URL, clickhouseProblem, testClickHouseDatabase } from './helpers/clickhouse.ts';
+import { type Site, Sightline, call } from './helpers/listening-sightline.ts';
+import { Processes, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
+import { startTcpProxy } from './helpers/tcp-proxy.ts';
+
+// Events reach ClickHouse through the relay (src/modules/events/clickhouse-relay.ts): an event is
+// acknowledged once it is committed to the relational event_relay table, then shipped. These
+// tests cut the way at each point where a crash can: ClickHouse unreachable, ClickHouse storing
+// an INSERT whose answer never comes back, a shipment half stored, and Sightline killed with
+// SIGKILL while clients send events. Each time every acknowledged event ends up in ClickHouse
+// exactly once.
+
+const describeWithClickHouse = clickhouseProblem
+  ? (name: string, fn: () => void) => describe.skip(`${name} (skipped: ClickHouse unreachable at ${CLICKHOUSE_URL}: ${clickhouseProblem})`, fn)
+  : describe;
+
+const scratch = mkdtempSync(join(tmpdir(), 'sightline-relay-'));
+const dropped: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const drop of dropped) await drop().catch(() => {});
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A pageview on a path of its own, so each event can be found (and counted) in ClickHouse. */
+function sendPageview(site: Site, path: string) {
+  return call(site.baseUrl, 'POST', '/api/events', {
+    body: { websiteId: site.website.trackingId, domain: site.website.domain, href: `https://${site.website.domain}${path}`, visitorId: randomUUID(), type: 'pageview' },
+  });
+}
+
+/** How many times each path is stored for the website. */
+async function storedPaths(ch: ClickHouse, websiteId: string): Promise<Map<string, number>> {
+  const rows = await ch.rows<{ path: string; stored: string }>(sql`select path, count() as stored from events where website_id = ${websiteId} group by path`);
+  return new Map(rows.map((row) => [row.path, Number(row.stored)]));
+}
+
+function expectEachOnce(stored: Map<string, number>, acknowledged: string[]) {
+  const twice = [...stored].filter(([, count]) => count > 1);
+  expect(twice, 'events stored more than once').toEqual([]);
+  const missing = acknowledged.filter((path) => !stored.has(path));
+  expect(missing, 'acknowledged events missing from ClickHouse').toEqual([]);
+}
+
+async function overviewPageviews(site: Site) {
+  return call(site.baseUrl, 'GET', `/api/v1/analytics/overview?websiteId=${site.website.id}`, { token: site.token });
+}
+
+describeWithClickHouse('the ClickHouse relay in one process', () => {
+  it('acknowledges events while ClickHouse is unreachable, answers reads 503, and ships each event once when it is back', async () => {
+    const target = new URL(CLICKHOUSE_URL);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 8123));
+    const database = testClickHouseDatabase();
+    dropped.push(database.drop);
+    const viaProxy = `http://127.0.0.1:${proxy.port}/${new URL(database.url).pathname.slice(1)}`;
+    const sightline = await new Sightline().start(`sqlite:${join(scratch, `unreachable-${randomBytes(3).toString('hex')}.db`)}`, undefined, { clickhouseUrl: viaProxy });
+    const ch = openClickHouse(database.url, migrateClickHouse);
+    try {
+      const site = sightline.site;
+      const before = Array.from({ length: 10 }, (_, i) => `/before-${i}`);
+      for (const path of before) expect((await sendPageview(site, path)).status).toBe(200);
+      expect((await overviewPageviews(site)).body.data[0].pageviews).toBe(10);
+
+      await proxy.cut();
+      const during = Array.from({ length: 10 }, (_, i) => `/during-${i}`);
+      for (const path of during) expect((await sendPageview(site, path)).status).toBe(200);
+      const read = await overviewPageviews(site);
+      expect(read.status, JSON.stringify(read.body)).toBe(503);
+      expect(JSON.stringify(read.body)).not.toMatch(/127\.0\.0\.1|8123|ECONNREFUSED/);
+
+      await proxy.restore();
+      let answer = await overviewPageviews(site);
+      for (let i = 0; i < 50 && answer.status !== 200; i++) {
+        await sleep(200);
+        answer = await overviewPageviews(site);
+      }
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.data[0].pageviews).toBe(20);
+      expectEachOnce(await storedPaths(ch, site.website.id), [...before, ...during]);
+      expect(await sightline.db.kysely.selectFrom('event_relay').select('seq').execute()).toEqual([]);
+    } finally {
+      await sightline.stop();
+      await proxy.close();
+      await ch.close();
+    }
+  });
+
+  it('does not store twice an INSERT that ClickHouse took but whose answer was lost', async () => {
+    const target = new URL(CLICKHOUSE_URL);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 8123));
+    const database = testClickHouseDatabase();
+    dropped.push(database.drop);
+    const viaProxy = `http://127.0.0.1:${proxy.port}/${new URL(database.url).pathname.slice(1)}`;
+    const sightline = await new Sightline().start(`sqlite:${join(scratch, `lost-${randomBytes(3).toString('hex')}.db`)}`, undefined, { clickhouseUrl: viaProxy });
+    const ch = openClickHouse(database.url, migrateClickHouse);
+    try {
+      const site = sightline.site;
+      expect((await sendPageview(site, '/warm-up')).status).toBe(200);
+      expect((await overviewPageviews(site)).status).toBe(200);
+      // The next INSERT reaches ClickHouse; its answer does not reach Sightline.
+      proxy.dropAfterSending('/marked-for-loss');
+      expect((await sendPageview(site, '/marked-for-loss')).status).toBe(200);
+      let answer = await overviewPageviews(site);
+      for (let i = 0; i < 50 && answer.status !== 200; i++) {
+        await sleep(200);
+        answer = await overviewPageviews(site);
+      }
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.data[0].pageviews).toBe(2);
+      expectEachOnce(await storedPaths(ch, site.website.id), ['/warm-up', '/marked-for-loss']);
+    } finally {
+      await sightline.stop();
+      await proxy.close();
+      await ch.close();
+    }
+  });
+
+  it('finishes a shipment that a crash cut in half, storing only the rows ClickHouse lacks', async () => {
+    const database = testClickHouseDatabase();
+    dropped.push(database.drop);
+    const target = new URL(CLICKHOUSE_URL);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 8123));
+    const viaProxy = `http://127.0.0.1:${proxy.port}/${new URL(database.url).pathname.slice(1)}`;
+    const sightline = await new Sightline().start(`sqlite:${join(scratch, `half-${randomBytes(3).toString('hex')}.db`)}`, undefined, { clickhouseUrl: viaProxy });
+    const ch = openClickHouse(database.url, migrateClickHouse);
+    try {
+      const site = sightline.site;
+      await proxy.cut();
+      const paths = Array.from({ length: 12 }, (_, i) => `/half-${i}`);
+      for (const path of paths) expect((await sendPageview(site, path)).status).toBe(200);
+      // What a crash leaves: the rows claimed under a batch name, half of them already inserted.
+      const db = sightline.db.kysely;
+      await db.updateTable('event_relay').set({ batch: 'cut-short' }).execute();
+      const rows = await db.selectFrom('event_relay').select('row').orderBy('seq').execute();
+      await ch.insert('events', rows.slice(0, 6).map((r) => JSON.parse(r.row) as object));
+      await proxy.restore();
+
+      let answer = await overviewPageviews(site);
+      for (let i = 0; i < 50 && answer.status !== 200; i++) {
+        await sleep(200);
+        answer = await overviewPageviews(site);
+      }
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.data[0].pageviews).toBe(12);
+      const stored = await storedPaths(ch, site.website.id);
+      expectEachOnce(stored, paths);
+      expect([...stored.values()].reduce((a, b) => a + b, 0)).toBe(12);
+    } finally {
+      await sightline.stop();
+      await proxy.close();
+      await ch.close();
+    }
+  });
+});
+
+describeWithClickHouse('the ClickHouse relay across kill -9', () => {
+  const processes = new Processes();
+  afterAll(() => processes.killAll());
+
+  it('keeps every acknowledged event, once, when Sightline is killed while clients send events', { timeout: 180_000 }, async () => {
+    const database = testClickHouseDatabase();
+    dropped.push(database.drop);
+    const file = join(scratch, 'killed.db');
+    const db = createDatabase(`sqlite:${file}`);
+    await migrateToLatest(db);
+    const { token } = await createAccountWithToken(db.kysely, `relay-${randomBytes(4).toString('hex')}@example.com`, 'Relay');
+    await db.close();
+
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const env = {
+      DATABASE_URL: `sqlite:${file}`,
+      CLICKHOUSE_URL: database.url,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PUBLIC_PER_ADDRESS: '1000000',
+      RATE_LIMIT_PER_CREDENTIAL: '1000000',
+    };
+    const start = async () => {
+      const server = processes.spawn(['serve'], env);
+      await waitForHealthy(baseUrl, server, 60_000);
+      const { pid } = await server.waitForLog((line) => String(line.msg).startsWith('Server listening'));
+      return pid as number;
+    };
+
+    let pid = await start();
+    const created = await call(baseUrl, 'POST', '/api/v1/admin/websites', {
+      token,
+      body: { domain: `killed-${randomBytes(3).toString('hex')}.example.com`, timezone: 'UTC', name: 'Killed' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const site: Site = { baseUrl, token, website: created.body.data[0] };
+
+    const acknowledged: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      let running = true;
+      const client = async (worker: number) => {
+        for (let n = 0; running; n++) {
+          const path = `/r${round}-w${worker}-${n}`;
+          try {
+            const answer = await sendPageview(site, path);
+            if (answer.status === 200) acknowledged.push(path);
+          } catch {
+            return; // The server died under this request: not acknowledged.
+          }
+        }
+      };
+      const clients = Array.from({ length: 6 }, (_, worker) => client(worker));
+      await sleep(700 + round * 400);
+      process.kill(pid, 'SIGKILL');
+      running = false;
+      await Promise.all(clients);
+      pid = await start();
+    }
+
+    const ch = openClickHouse(database.url, migrateClickHouse);
+    try {
+      // The restarted server ships what was left; a read settles the relay first.
+      const answer = await call(baseUrl, 'GET', `/api/v1/analytics/overview?websiteId=${site.website.id}`, { token });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const stored = await storedPaths(ch, site.website.id);
+      expect(acknowledged.length).toBeGreaterThan(50);
+      expectEachOnce(stored, acknowledged);
+      // Unacknowledged events may be stored (their commit can land before the kill), once at most.
+      expect(answer.body.data[0].pageviews).toBe([...stored.values()].reduce((a, b) => a + b, 0));
+    } finally {
+      await ch.close();
+    }
+  });
+});

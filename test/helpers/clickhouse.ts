@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { createClient } from '@clickhouse/client';
+import { describe } from 'vitest';
+import type { Engine } from '../../src/db/database.ts';
+import { postgresProblem, POSTGRES_URL } from './engines.ts';
+
+// The website-API suites run a third time with the events in ClickHouse (accounts and websites
+// on SQLite). Where no ClickHouse answers that run is reported as skipped with the reason, unless
+// SIGHTLINE_REQUIRE_CLICKHOUSE=1 (CI sets it), in which case the run fails instead.
+
+export const CLICKHOUSE_URL = process.env.SIGHTLINE_TEST_CLICKHOUSE_URL || 'http://127.0.0.1:8123';
+const REQUIRE_CLICKHOUSE = process.env.SIGHTLINE_REQUIRE_CLICKHOUSE === '1';
+
+async function probeClickHouse(): Promise<string | null> {
+  const client = createClient({ url: CLICKHOUSE_URL, request_timeout: 2000 });
+  try {
+    const result = await client.ping();
+    return result.success ? null : (result.error as Error).message;
+  } finally {
+    await client.close();
+  }
+}
+
+/** Why ClickHouse cannot be used here, or null when it can. */
+export const clickhouseProblem = await probeClickHouse();
+if (clickhouseProblem && REQUIRE_CLICKHOUSE) {
+  throw new Error(`SIGHTLINE_REQUIRE_CLICKHOUSE=1 but ClickHouse at ${CLICKHOUSE_URL} does not answer: ${clickhouseProblem}`);
+}
+
+/** The relational engines, and `clickhouse`: SQLite for the records, ClickHouse for the events. */
+export type TestEngine = Engine | 'clickhouse';
+
+/** A ClickHouse database of the suite's own (CLICKHOUSE_URL for the app) and how to drop it. */
+export function testClickHouseDatabase(): { url: string; drop: () => Promise<void> } {
+  const database = `sl_test_${randomBytes(6).toString('hex')}`;
+  return {
+    url: `${CLICKHOUSE_URL}/${database}`,
+    drop: async () => {
+      const client = createClient({ url: CLICKHOUSE_URL });
+      try {
+        await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}
+
+/** Registers the suite on SQLite, PostgreSQL and ClickHouse; a run that cannot happen says why. */
+export function describeEachEventEngine(name: string, suite: (engine: TestEngine) => void): void {
+  describe(`${name} [sqlite]`, () => suite('sqlite'));
+  if (postgresProblem) {
+    describe.skip(`${name} [postgres] (skipped: PostgreSQL unreachable at ${POSTGRES_URL}: ${postgresProblem})`, () => suite('postgres'));
+  } else {
+    describe(`${name} [postgres]`, () => suite('postgres'));
+  }
+  if (clickhouseProblem) {
+    describe.skip(`${name} [clickhouse] (skipped: ClickHouse unreachable at ${CLICKHOUSE_URL}: ${clickhouseProblem})`, () => suite('clickhouse'));
+  } else {
+    describe(`${name} [clickhouse]`, () => suite('clickhouse'));
+  }
+}
