@@ -7,6 +7,7 @@ import { benchIngestion } from './ingestion.ts';
 import { failures, load } from './load.ts';
 import { type BenchDatabase, postgresProblem, prepareDatabase } from './prepare.ts';
 import { type EngineResult, type Report, TARGETS, printReport, writeReport } from './report.ts';
+import { benchClickHouse } from './clickhouse.ts';
 import { benchTimeseries } from './timeseries.ts';
 
 // `npm run bench`: the real Sightline server against a bare node:http server answering the same
@@ -19,6 +20,8 @@ import { benchTimeseries } from './timeseries.ts';
 // series' website, each for BENCH_READ_SECONDS, default 3), BENCH_SERIES_EVENTS (default 1000000),
 // BENCH_SERIES_CONNECTIONS (default 1: latency of one request at a time),
 // BENCH_CPU_PROF=1 (write a .cpuprofile of each Sightline child into bench/results/profiles/).
+// BENCH_PARTS=clickhouse (not in the default): the same reads with the events on ClickHouse
+// (bench/clickhouse.ts), over BENCH_CLICKHOUSE_EVENTS (default 100000000).
 
 const PATH = '/api/v1/admin/websites/{id}';
 const RESULTS = resolve('bench/results/latest.json');
@@ -38,6 +41,7 @@ const settings = {
   readSeconds: setting('BENCH_READ_SECONDS', 3),
   seriesEvents: setting('BENCH_SERIES_EVENTS', 1_000_000),
   seriesConnections: setting('BENCH_SERIES_CONNECTIONS', 1),
+  clickhouseEvents: setting('BENCH_CLICKHOUSE_EVENTS', 100_000_000),
 };
 const profile = process.env.BENCH_CPU_PROF === '1';
 const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve('bench/results/profiles')}`] : [];
@@ -147,7 +151,12 @@ try {
     timeseries: [],
     skipped: [],
   };
-  if (engines.includes('sqlite')) await benchEngine('sqlite', report);
+  if (settings.parts.includes('clickhouse')) {
+    const database = await prepareDatabase('sqlite', tempDir, (drop) => drops.push(drop));
+    const timing = { seconds: settings.readSeconds, warmupSeconds: settings.warmupSeconds };
+    report.clickhouse = await benchClickHouse(database, { ...timing, events: settings.clickhouseEvents, nodeArgs, call });
+  }
+  if (engines.includes('sqlite') && settings.parts.some((part) => part !== 'clickhouse')) await benchEngine('sqlite', report);
   const problem = engines.includes('postgres') ? await postgresProblem() : 'not in BENCH_ENGINES';
   if (problem) report.skipped.push({ engine: 'postgres', reason: problem });
   else await benchEngine('postgres', report);

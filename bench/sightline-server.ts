@@ -4,7 +4,8 @@ import { loadConfig } from '../src/config.ts';
 import { createDatabase } from '../src/db/database.ts';
 
 // The real Sightline app in its own process, on an already migrated database.
-// Input: BENCH_DATABASE_URL, BENCH_PG_SCHEMA (optional), BENCH_LOGGER=off (optional).
+// Input: BENCH_DATABASE_URL, BENCH_PG_SCHEMA (optional), BENCH_CLICKHOUSE_URL (optional: the
+// events on ClickHouse), BENCH_LOGGER=off (optional).
 // Output: "LISTENING <port>" on stdout.
 
 const url = process.env.BENCH_DATABASE_URL;
@@ -20,6 +21,7 @@ const config = loadConfig({}, {
   logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
   secretKey: randomBytes(32).toString('base64'), // required on PostgreSQL; nothing here is encrypted
   rateLimit: { perCredential: NEVER, perAddress: NEVER, perPublicAddress: NEVER, windowMs: 60_000 },
+  clickhouseUrl: process.env.BENCH_CLICKHOUSE_URL || undefined,
 });
 
 const db = createDatabase(url, pgSchema ? { pgSchema } : {});

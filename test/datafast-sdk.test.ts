@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { initDataFast } from 'datafast';
 import { Window } from 'happy-dom';
 import { beforeAll, expect, it } from 'vitest';
-import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { useTestApp } from './helpers/app.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { createAccount, createWebsite } from './helpers/factories.ts';
 
 // The public `datafast` web SDK (v3), unmodified, in a happy-dom page, sending to a real
@@ -44,10 +44,7 @@ function openPage(url: string) {
   };
 }
 
-const eventsOf = (t: TestApp, websiteId: string) =>
-  t.db.selectFrom('events').selectAll().where('website_id', '=', websiteId).orderBy('occurred_at').orderBy('id').execute();
-
-describeEachEngine('the datafast SDK against Sightline', (engine) => {
+describeEachEventEngine('the datafast SDK against Sightline', (engine) => {
   const t = useTestApp(engine);
   let apiUrl: string;
 
@@ -74,7 +71,7 @@ describeEachEngine('the datafast SDK against Sightline', (engine) => {
       await page.close();
     }
 
-    const rows = await eventsOf(t, website.id);
+    const rows = await t.storedEvents(website.id);
     expect(rows.map((r) => [r.type, r.name, r.path])).toEqual([
       ['pageview', null, '/pricing'],
       ['custom', 'signup', '/pricing'],
@@ -104,7 +101,7 @@ describeEachEngine('the datafast SDK against Sightline', (engine) => {
       await page.close();
     }
 
-    const rows = await eventsOf(t, website.id);
+    const rows = await t.storedEvents(website.id);
     expect(rows.map((r) => r.type)).toEqual(['pageview', 'custom']);
     // The SDK sends a fresh random id with every cookieless event; the server's id is stable.
     expect(rows[0]!.visitor_id).toBe(rows[1]!.visitor_id);

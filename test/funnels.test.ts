@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import {
   UNKNOWN_ID,
   addMember,
@@ -47,7 +47,7 @@ async function listFunnels(t: TestApp, token: string, websiteId: string) {
   return response.body.data;
 }
 
-describeEachEngine('funnels', (engine) => {
+describeEachEventEngine('funnels', (engine) => {
   const t = useTestApp(engine);
 
   describe('create and list', () => {

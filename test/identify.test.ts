@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../src/auth/permissions.ts';
 import { findVisitorProfile } from '../src/modules/identify/identify.repository.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError, newEvent } from './helpers/factories.ts';
 
 const IDENTIFY = '/api/v1/identify';
@@ -12,7 +12,7 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const allBut = (permission: string) => PERMISSIONS.filter((p) => p !== permission);
 const visitor = () => `visitor-${randomBytes(6).toString('hex')}`;
 
-describeEachEngine('POST /api/v1/identify', (engine) => {
+describeEachEventEngine('POST /api/v1/identify', (engine) => {
   const t: TestApp = useTestApp(engine);
 
   /** An owner's website whose visitor has a pageview, and a df_ key of the website. */

@@ -5,12 +5,9 @@ import { generateCredential } from '../src/auth/tokens.ts';
 import { describeRequestWithoutAddress } from '../src/http/logging.ts';
 import { DailySalts, cookielessVisitorId } from '../src/modules/events/ingest.visitor-id.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { type TestAccount, UNKNOWN_ID, createAccount, createWebsite, expectError } from './helpers/factories.ts';
 import { CHROME, CLIENT_IP, GOOGLEBOT, IPHONE, type Website, goal, pageview, send } from './helpers/browser-events.ts';
-
-const eventsOf = (t: TestApp, websiteId: string) =>
-  t.db.selectFrom('events').selectAll().where('website_id', '=', websiteId).orderBy('occurred_at').orderBy('id').execute();
 
 async function configure(t: TestApp, account: TestAccount, website: Website, settings: Record<string, unknown>) {
   const response = await t.request('PUT', `/api/v1/admin/websites/${website.id}`, { token: account.token, body: settings });
@@ -36,7 +33,7 @@ function expectStored(response: Awaited<ReturnType<typeof send>>) {
   expect(response.body).toMatchObject({ status: 'success', eventId: expect.any(String), visitorId: expect.any(String) });
 }
 
-describeEachEngine('browser ingestion', (engine) => {
+describeEachEventEngine('browser ingestion', (engine) => {
   const t = useTestApp(engine);
 
   describe('accepted events', () => {
@@ -46,7 +43,7 @@ describeEachEngine('browser ingestion', (engine) => {
       const response = await send(t, event);
       expectStored(response);
       expect(response.headers['access-control-allow-origin']).toBe('*');
-      const rows = await eventsOf(t, website.id);
+      const rows = await t.storedEvents(website.id);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({
         id: response.body.eventId,
@@ -83,7 +80,7 @@ describeEachEngine('browser ingestion', (engine) => {
         [null, null],
       ];
       for (const [referrer] of referrers) expectStored(await send(t, pageview(website, { referrer })));
-      const rows = await eventsOf(t, website.id);
+      const rows = await t.storedEvents(website.id);
       expect(rows.map((row) => row.referrer)).toEqual(referrers.map(([, stored]) => stored));
       // Values only: the column names include utm_source, which the referrer's query must not fill.
       const stored = JSON.stringify(rows.map((row) => Object.values(row)));
@@ -93,14 +90,14 @@ describeEachEngine('browser ingestion', (engine) => {
     it('accepts the website id in place of the tracking id, and reads a phone as mobile', async () => {
       const { website } = await newWebsite(t);
       expectStored(await send(t, pageview(website, { websiteId: website.id }), { userAgent: IPHONE }));
-      const [row] = await eventsOf(t, website.id);
+      const [row] = await t.storedEvents(website.id);
       expect(row).toMatchObject({ browser: 'Safari', os: 'iOS', device: 'mobile' });
     });
 
     it('stores a custom goal with its string properties, names lower-cased as the SDK does', async () => {
       const { website } = await newWebsite(t);
       expectStored(await send(t, goal(website, 'signup', { plan: 'pro', Source: 'homepage' })));
-      const [row] = await eventsOf(t, website.id);
+      const [row] = await t.storedEvents(website.id);
       expect(row).toMatchObject({ type: 'custom', name: 'signup', referrer: null });
       expect(JSON.parse(row!.metadata!)).toEqual({ plan: 'pro', source: 'homepage' });
     });
@@ -108,7 +105,7 @@ describeEachEngine('browser ingestion', (engine) => {
     it('stores a goal without properties with null metadata', async () => {
       const { website } = await newWebsite(t);
       expectStored(await send(t, goal(website, 'checkout:started')));
-      const [row] = await eventsOf(t, website.id);
+      const [row] = await t.storedEvents(website.id);
       expect(row).toMatchObject({ name: 'checkout:started', metadata: null });
     });
 
@@ -117,7 +114,7 @@ describeEachEngine('browser ingestion', (engine) => {
       expectStored(await send(t, pageview(website, { type: 'identify', extraData: { user_id: 'user_123', name: 'Ann', image: '' } })));
       expectStored(await send(t, pageview(website, { type: 'payment', extraData: { email: 'ann@example.com', amount: 99, currency: 'USD' } })));
       expectStored(await send(t, pageview(website, { type: 'external_link', extraData: { url: 'https://other.example.org/', text: 'Docs' } })));
-      const rows = await eventsOf(t, website.id);
+      const rows = await t.storedEvents(website.id);
       expect(rows.map((r) => [r.type, r.name, JSON.parse(r.metadata!)])).toEqual([
         ['identify', null, { user_id: 'user_123', name: 'Ann', image: '' }],
         ['payment', null, { email: 'ann@example.com', amount: '99', currency: 'USD' }],
@@ -128,13 +125,13 @@ describeEachEngine('browser ingestion', (engine) => {
     it('accepts a text/plain body, as navigator.sendBeacon sends it', async () => {
       const { website } = await newWebsite(t);
       expectStored(await send(t, pageview(website), { contentType: 'text/plain;charset=UTF-8' }));
-      expect(await eventsOf(t, website.id)).toHaveLength(1);
+      expect(await t.storedEvents(website.id)).toHaveLength(1);
     });
 
     it('ignores fields it does not model, so a newer SDK still gets through', async () => {
       const { website } = await newWebsite(t);
       expectStored(await send(t, pageview(website, { adClickIds: { gclid: 'abc' }, someFutureField: { nested: [1, 2] } })));
-      const [row] = await eventsOf(t, website.id);
+      const [row] = await t.storedEvents(website.id);
       expect(JSON.stringify(row)).not.toContain('someFutureField');
     });
   });
@@ -166,7 +163,7 @@ describeEachEngine('browser ingestion', (engine) => {
       for (const [body, pattern] of cases) expectError(await send(t, body), 400, pattern);
       expectError(await send(t, null, { payload: '{"websiteId": ' }), 400, /not valid JSON/);
       expectError(await send(t, null, { payload: '' }), 400, /body\.websiteId: is required/);
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
     });
 
     it('answers 404 for an unknown website, by tracking id or by id', async () => {
@@ -181,14 +178,14 @@ describeEachEngine('browser ingestion', (engine) => {
       const response = await send(t, pageview(website, { padding: 'x'.repeat(16 * 1024 - base + 1) }));
       expectError(response, 413, /too large/);
       expect(response.headers['access-control-allow-origin']).toBe('*');
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
       expectStored(await send(t, pageview(website, { padding: 'x'.repeat(16 * 1024 - base) })));
     });
 
     it('answers 415 for a body that is neither JSON nor text', async () => {
       const { website } = await newWebsite(t);
       expectError(await send(t, null, { contentType: 'application/x-www-form-urlencoded', payload: 'websiteId=x' }), 415);
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
     });
   });
 
@@ -235,7 +232,7 @@ describeEachEngine('browser ingestion', (engine) => {
       expectDropped(await send(t, pageview(website), { userAgent: 'python-requests/2.31.0' }), 'bot');
       expectDropped(await send(t, pageview(website), { userAgent: 'Mozilla/5.0 HeadlessChrome/120.0.0.0' }), 'bot');
       expectDropped(await send(t, pageview(website), { userAgent: null }), 'bot');
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
     });
 
     it('drops excluded addresses and CIDR ranges, IPv4 and IPv6', async () => {
@@ -244,10 +241,10 @@ describeEachEngine('browser ingestion', (engine) => {
       expectDropped(await send(t, pageview(website), { ip: '::ffff:198.51.100.9' }), 'excluded-ip');
       expectDropped(await send(t, pageview(website), { ip: '2001:db8::1' }), 'excluded-ip');
       expectDropped(await send(t, pageview(website), { ip: '2001:db8:ff:1::5' }), 'excluded-ip');
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
       expectStored(await send(t, pageview(website), { ip: '203.0.113.5' }));
       expectStored(await send(t, pageview(website), { ip: '2001:db8::2' }));
-      expect(await eventsOf(t, website.id)).toHaveLength(2);
+      expect(await t.storedEvents(website.id)).toHaveLength(2);
     });
 
     it('ignores X-Forwarded-For when TRUST_PROXY is off', async () => {
@@ -260,11 +257,11 @@ describeEachEngine('browser ingestion', (engine) => {
       const { website } = await newWebsite(t, { excludedCountries: ['DE'] });
       expectDropped(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'DE' } }), 'excluded-country');
       expectDropped(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'de' } }), 'excluded-country');
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
       expectStored(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'fr' } }));
       expectStored(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'XX' } }));
       expectStored(await send(t, pageview(website)));
-      expect((await eventsOf(t, website.id)).map((r) => r.country)).toEqual(['FR', null, null]);
+      expect((await t.storedEvents(website.id)).map((r) => r.country)).toEqual(['FR', null, null]);
     });
 
     it('accepts only the domain, its www. form and the allowed host names', async () => {
@@ -272,11 +269,11 @@ describeEachEngine('browser ingestion', (engine) => {
       for (const host of ['evil.example.net', `app.${website.domain}`, 'shop.example.org', `${website.domain}.evil.net`]) {
         expectDropped(await send(t, pageview(website, { href: `https://${host}/` })), 'hostname-not-allowed');
       }
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
       for (const host of [website.domain, `www.${website.domain}`, 'a.shop.example.org', 'a.b.shop.example.org', 'partner.example.net']) {
         expectStored(await send(t, pageview(website, { href: `https://${host.toUpperCase()}:8443/` })));
       }
-      const hosts = (await eventsOf(t, website.id)).map((r) => r.hostname);
+      const hosts = (await t.storedEvents(website.id)).map((r) => r.hostname);
       expect(hosts).toEqual([website.domain, `www.${website.domain}`, 'a.shop.example.org', 'a.b.shop.example.org', 'partner.example.net']);
     });
 
@@ -288,10 +285,10 @@ describeEachEngine('browser ingestion', (engine) => {
       });
       expectDropped(await send(t, pageview(website, { href: `https://staging.${website.domain}/` })), 'excluded-hostname');
       expectDropped(await send(t, pageview(website, { href: 'https://pr-1.preview.example.org/' })), 'excluded-hostname');
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
       expectStored(await send(t, pageview(website, { href: `https://app.${website.domain}/` })));
       expectStored(await send(t, pageview(website, { href: 'https://preview.example.org/' })));
-      expect(await eventsOf(t, website.id)).toHaveLength(2);
+      expect(await t.storedEvents(website.id)).toHaveLength(2);
     });
 
     it('drops excluded paths, where * matches any run of characters', async () => {
@@ -299,17 +296,17 @@ describeEachEngine('browser ingestion', (engine) => {
       for (const path of ['/admin/users', '/admin/users/42', '/preview', '/posts/draft', '/a/b/draft']) {
         expectDropped(await send(t, pageview(website, { href: `https://${website.domain}${path}?x=1` })), 'excluded-path');
       }
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
       for (const path of ['/admin', '/previews', '/posts/draft-2']) {
         expectStored(await send(t, pageview(website, { href: `https://${website.domain}${path}` })));
       }
-      expect((await eventsOf(t, website.id)).map((r) => r.path)).toEqual(['/admin', '/previews', '/posts/draft-2']);
+      expect((await t.storedEvents(website.id)).map((r) => r.path)).toEqual(['/admin', '/previews', '/posts/draft-2']);
     });
 
     it('drops a goal on an excluded path like any other event', async () => {
       const { website } = await newWebsite(t, { excludedPaths: ['/internal/*'] });
       expectDropped(await send(t, goal(website, 'signup', {}, { href: `https://${website.domain}/internal/x` })), 'excluded-path');
-      expect(await eventsOf(t, website.id)).toHaveLength(0);
+      expect(await t.storedEvents(website.id)).toHaveLength(0);
     });
 
     it('applies a settings change to the very next event', async () => {
@@ -321,7 +318,7 @@ describeEachEngine('browser ingestion', (engine) => {
       expectDropped(await send(t, pageview(website, { href: `https://${website.domain}/beta` })), 'excluded-ip');
       await configure(t, account, website, { excludedIps: [] });
       expectStored(await send(t, pageview(website, { href: `https://${website.domain}/beta` })));
-      expect(await eventsOf(t, website.id)).toHaveLength(2);
+      expect(await t.storedEvents(website.id)).toHaveLength(2);
     });
   });
 
@@ -336,7 +333,7 @@ describeEachEngine('browser ingestion', (engine) => {
       const otherWebsite = await send(t, pageview(other), { ip: '203.0.113.77' });
       for (const response of [first, second, otherBrowser, otherAddress, otherWebsite]) expectStored(response);
 
-      const ids = (await eventsOf(t, website.id)).map((r) => r.visitor_id);
+      const ids = (await t.storedEvents(website.id)).map((r) => r.visitor_id);
       expect(ids).toEqual([first.body.visitorId, second.body.visitorId, otherBrowser.body.visitorId, otherAddress.body.visitorId]);
       expect(ids[0]).toBe(ids[1]);
       expect(new Set([ids[0], ids[2], ids[3], otherWebsite.body.visitorId]).size).toBe(4);
@@ -368,8 +365,8 @@ describeEachEngine('browser ingestion', (engine) => {
       const { website: plain } = await newWebsite(t);
       expectStored(await send(t, pageview(plain), { ip: address }));
       const stored = JSON.stringify([
-        await eventsOf(t, website.id),
-        await eventsOf(t, plain.id),
+        await t.storedEvents(website.id),
+        await t.storedEvents(plain.id),
         await t.db.selectFrom('daily_salts').selectAll().execute(),
         await t.db.selectFrom('visitor_days').selectAll().execute(),
         await t.db.selectFrom('goal_visitors').selectAll().execute(),
@@ -414,7 +411,7 @@ describeEachEngine('browser ingestion', (engine) => {
   });
 });
 
-describeEachEngine('browser ingestion behind a proxy', (engine) => {
+describeEachEventEngine('browser ingestion behind a proxy', (engine) => {
   const t = useTestApp(engine, { trustProxy: true, countryHeader: 'x-country' });
 
   it('reads the client address from X-Forwarded-For when TRUST_PROXY is set', async () => {
@@ -428,6 +425,6 @@ describeEachEngine('browser ingestion behind a proxy', (engine) => {
     expectDropped(await send(t, pageview(website), { headers: { 'x-country': 'US' } }), 'excluded-country');
     expectStored(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'US', 'x-country': 'CA' } }));
     expectStored(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'US' } }));
-    expect((await eventsOf(t, website.id)).map((r) => r.country)).toEqual(['CA', null]);
+    expect((await t.storedEvents(website.id)).map((r) => r.country)).toEqual(['CA', null]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../src/auth/permissions.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError } from './helpers/factories.ts';
 
 const ID = /^[0-9a-f]{24}$/;
@@ -10,7 +10,7 @@ const NOTE_KEYS = ['_id', 'author', 'createdAt', 'id', 'text', 'timestamp', 'upd
 const allBut = (permission: string) => PERMISSIONS.filter((p) => p !== permission);
 const notesUrl = (websiteId: string, noteId?: string) => `/api/v1/admin/websites/${websiteId}/notes${noteId ? `/${noteId}` : ''}`;
 
-describeEachEngine('notes', (engine) => {
+describeEachEventEngine('notes', (engine) => {
   const t: TestApp = useTestApp(engine);
 
   async function ownerWithWebsite(name = 'Note Owner') {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../src/auth/permissions.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import {
   UNKNOWN_ID,
   addMember,
@@ -38,7 +38,7 @@ function pageview(websiteId: string, visitorId: string, overrides: Partial<NewEv
   });
 }
 
-describeEachEngine('server-side goals and payments', (engine) => {
+describeEachEventEngine('server-side goals and payments', (engine) => {
   const t: TestApp = useTestApp(engine);
 
   /** An owner's website whose visitor has a pageview, and a df_ key of the website. */
@@ -51,8 +51,7 @@ describeEachEngine('server-side goals and payments', (engine) => {
     return { owner, website, key: apiKey.key, visitorId };
   }
 
-  const goalsOf = (websiteId: string) =>
-    t.db.selectFrom('events').selectAll().where('website_id', '=', websiteId).where('type', '=', 'custom').execute();
+  const goalsOf = async (websiteId: string) => (await t.storedEvents(websiteId)).filter((event) => event.type === 'custom');
   const paymentsOf = (websiteId: string) => t.db.selectFrom('payments').selectAll().where('website_id', '=', websiteId).execute();
 
   describe('POST /api/v1/goals', () => {
@@ -306,7 +305,7 @@ describeEachEngine('server-side goals and payments', (engine) => {
       expect(Boolean(row.renewal)).toBe(true);
       expect(Boolean(row.refunded)).toBe(false);
       // The payments table is the one record of a payment: no event is written for it.
-      expect(await t.db.selectFrom('events').select('id').where('website_id', '=', website.id).where('type', '=', 'payment').execute()).toEqual([]);
+      expect((await t.storedEvents(website.id)).filter((event) => event.type === 'payment')).toEqual([]);
     });
 
     it('records a payment that names no visitor, dated now, with an account token and ?websiteId=', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicaliseStoredTimeZones } from '../src/db/migrations/0005-canonical-time-zones.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { createAccount, createWebsite, expectError } from './helpers/factories.ts';
 
 // Contract section 4: a time zone is stored and answered in its canonical IANA spelling,
@@ -34,7 +34,7 @@ const SPELLINGS: Array<[string, string]> = [
   ['UTC', 'UTC'],
 ];
 
-describeEachEngine('time zones', (engine) => {
+describeEachEventEngine('time zones', (engine) => {
   const t: TestApp = useTestApp(engine);
 
   async function websiteTimezoneEverywhere(token: string, id: string) {

@@ -3,7 +3,7 @@ import { newId } from '../src/lib/ids.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import {
   UNKNOWN_ID,
   addMember,
@@ -97,7 +97,7 @@ function mondayOf(day: string): string {
   return date.toISOString().slice(0, 10);
 }
 
-describeEachEngine('time series', (engine) => {
+describeEachEventEngine('time series', (engine) => {
   const t = useTestApp(engine);
 
   describe('buckets', () => {
@@ -560,7 +560,8 @@ describeEachEngine('time series', (engine) => {
       await expectMatchesOracle(token, website.id, events, 'Pacific/Honolulu');
     });
 
-    it('written batch by batch equal a rebuild from the raw events', async () => {
+    // ClickHouse keeps no day rollups to compare: it derives them from the raw events at read time.
+    it.skipIf(engine === 'clickhouse')('written batch by batch equal a rebuild from the raw events', async () => {
       const { website } = await site(t, 'Europe/Paris');
       await writeInBatches(randomEvents(website.id, 99, 'Europe/Paris'), 13);
       const snapshot = async () => ({

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../src/auth/permissions.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import {
   UNKNOWN_ID,
   addMember,
@@ -29,7 +29,7 @@ function event(websiteId: string, type: NewEvent['type'], name: string | null, v
 const goal = (websiteId: string, name: string, visitorId: string, occurredAt = new Date().toISOString()) =>
   event(websiteId, 'custom', name, visitorId, occurredAt);
 
-describeEachEngine('tracked goals', (engine) => {
+describeEachEventEngine('tracked goals', (engine) => {
   const t: TestApp = useTestApp(engine);
 
   async function ownerWithWebsite() {
@@ -129,7 +129,7 @@ describeEachEngine('tracked goals', (engine) => {
         const batch = Array.from({ length: 7 }, (_, i) => goal(website.id, names[(round + i) % 3]!, visitors[(round * i) % 4]!, new Date(Date.UTC(2026, 3, 1, round, i)).toISOString()));
         await Promise.all([t.app.events.write(batch.slice(0, 3)), t.app.events.write(batch.slice(3))]);
       }
-      const raw = await t.db.selectFrom('events').select(['name', 'visitor_id', 'occurred_at']).where('website_id', '=', website.id).execute();
+      const raw = await t.storedEvents(website.id);
       const expected = names
         .map((name) => {
           const rows = raw.filter((row) => row.name === name);

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { type Fixture, MARCH, analyticsFixture } from './helpers/analytics-fixture.ts';
 import { useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError } from './helpers/factories.ts';
 
 // Who may read the website API, for which website, and what bad input gets (website-api.md
@@ -30,7 +30,7 @@ const READS = [
   '/api/v1/visitors/v1',
 ];
 
-describeEachEngine('website API access', (engine) => {
+describeEachEventEngine('website API access', (engine) => {
   const t = useTestApp(engine);
   let f: Fixture;
   it('sets up the fixture', async () => {

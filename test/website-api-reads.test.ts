@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { type Fixture, MARCH, analyticsFixture } from './helpers/analytics-fixture.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 
 // The website API's analytics reads over a known dataset: shapes, numbers, filters, pagination.
 
@@ -11,7 +11,7 @@ async function read(t: TestApp, f: Fixture, path: string, query: Record<string, 
   return response.body;
 }
 
-describeEachEngine('website API reads', (engine) => {
+describeEachEventEngine('website API reads', (engine) => {
   const t = useTestApp(engine);
   let f: Fixture;
   it('sets up the fixture', async () => {
@@ -225,7 +225,7 @@ describeEachEngine('website API reads', (engine) => {
   });
 });
 
-describeEachEngine('website API time series additions', (engine) => {
+describeEachEventEngine('website API time series additions', (engine) => {
   const t = useTestApp(engine);
   let f: Fixture;
   it('sets up the fixture', async () => {
@@ -259,7 +259,7 @@ describeEachEngine('website API time series additions', (engine) => {
   });
 });
 
-describeEachEngine('website API reads after a server goal is deleted', (engine) => {
+describeEachEventEngine('website API reads after a server goal is deleted', (engine) => {
   const t = useTestApp(engine);
 
   it('shows a server goal everywhere, then nowhere once it is deleted', async () => {

@@ -18,7 +18,9 @@ const MUTATION_TIMEOUT_MS = 60_000;
 const MUTATION_POLL_MS = 50;
 
 export async function deleteAndWait(ch: ClickHouse, condition: RawBuilder<unknown>): Promise<void> {
-  await ch.command(sql`alter table events delete where ${condition}`);
+  // A mutation deletes the rows where its condition is NULL too (18.16: `0 and NULL` is NULL, so
+  // `type = 'custom' and name = 'x'` would take every event without a name): only a true one counts.
+  await ch.command(sql`alter table events delete where ifNull((${condition}), 0) = 1`);
   const deadline = Date.now() + MUTATION_TIMEOUT_MS;
   for (;;) {
     const [pending] = await ch.rows<{ pending: string }>(

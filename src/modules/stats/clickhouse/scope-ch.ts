@@ -48,35 +48,49 @@ export function firstOf(column: string): RawBuilder<unknown> {
   return sql`nullIf(argMin(ifNull(${sql.ref(column)}, '\\0'), occurred_ms), '\\0')`;
 }
 
-/** The session columns, with the relational `sessions` table's names and meaning. */
-const SESSION_SELECT = sql.raw(`session_id,
-  argMin(visitor_id, occurred_ms) as visitor_id,
-  min(occurred_ms) as started_ms,
-  max(occurred_ms) as ended_ms,
-  countIf(type = 'pageview') as pageviews,
-  count() as events,
-  countIf(type = 'custom' and isNotNull(name)) as goals,
-  argMinIf(hostname, occurred_ms, type = 'pageview') as entry_hostname,
-  argMinIf(path, occurred_ms, type = 'pageview') as entry_path,
-  argMaxIf(path, occurred_ms, type = 'pageview') as exit_path`);
+/** The session columns beyond its id, start and end, with the relational `sessions` table's names and meaning. */
+const SESSION_COLUMNS = {
+  visitor_id: 'argMin(visitor_id, occurred_ms)',
+  pageviews: "countIf(type = 'pageview')",
+  events: 'count()',
+  goals: "countIf(type = 'custom' and isNotNull(name))",
+  entry_hostname: "argMinIf(hostname, occurred_ms, type = 'pageview')",
+  entry_path: "argMinIf(path, occurred_ms, type = 'pageview')",
+  exit_path: "argMaxIf(path, occurred_ms, type = 'pageview')",
+} as const;
 
-const SOURCE_NAMES = ['referrer_host', 'referrer_source', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref_param', 'source_param', 'via_param'];
+/** Where the session came from: its first event's referrer and campaign parameters. */
+const SOURCE_NAMES = ['referrer_host', 'referrer_source', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref_param', 'source_param', 'via_param'] as const;
+
+export type SessionColumn = keyof typeof SESSION_COLUMNS | (typeof SOURCE_NAMES)[number];
+const ALL_SESSION_COLUMNS = [...Object.keys(SESSION_COLUMNS), ...SOURCE_NAMES] as SessionColumn[];
+
+function sessionColumn(name: SessionColumn): RawBuilder<unknown> {
+  const aggregate = (SESSION_COLUMNS as Record<string, string>)[name];
+  return aggregate ? sql`${sql.raw(aggregate)} as ${sql.ref(name)}` : sql`${firstOf(name)} as ${sql.ref(name)}`;
+}
 
 /**
- * A table of the website's sessions (use as `from ${sessionsTable(...)}`), one row each, with the
- * columns of the relational sessions table (started_ms and ended_ms in epoch ms instead of
- * started_at and ended_at): those that started in the range (`started`) or overlap it
+ * A table of the website's sessions (use as `from ${sessionsTable(...)}`), one row each, with
+ * session_id, started_ms and ended_ms (epoch ms, for the relational started_at and ended_at) and
+ * the `columns` asked for (each one costs an aggregate over every event of the range, so ask for
+ * what the query reads): those that started in the range (`started`) or overlap it
  * (`overlapping`), or every one when the range is null.
  */
-export function sessionsTable(websiteId: string, range: InstantRange | null, which: 'started' | 'overlapping'): RawBuilder<unknown> {
-  const sources = sql.join(SOURCE_NAMES.map((name) => sql`${firstOf(name)} as ${sql.ref(name)}`));
+export function sessionsTable(
+  websiteId: string,
+  range: InstantRange | null,
+  which: 'started' | 'overlapping',
+  columns: readonly SessionColumn[] = ALL_SESSION_COLUMNS,
+): RawBuilder<unknown> {
+  const selected = sql.join([sql`session_id, min(occurred_ms) as started_ms, max(occurred_ms) as ended_ms`, ...columns.map(sessionColumn)]);
   let kept = sql`1 = 1`;
   if (range) {
     const from = msOf(range.from);
     const to = msOf(range.to);
     kept = which === 'started' ? sql`started_ms >= ${from} and started_ms < ${to}` : sql`started_ms < ${to} and ended_ms >= ${from}`;
   }
-  return sql`(select * from (select ${SESSION_SELECT}, ${sources} from events
+  return sql`(select * from (select ${selected} from events
     where website_id = ${websiteId} and isNotNull(session_id) and ${sessionWindow(range)}
     group by session_id) where ${kept})`;
 }
@@ -99,21 +113,21 @@ export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder
 }
 
 /** The events of the sessions (overlapping the range) whose first event passes `test`. */
-function sessionCondition(test: RawBuilder<unknown>, filter: Filter, scope: StatsScope): RawBuilder<unknown> {
-  const inSessions = sql`session_id in (select session_id from ${sessionsTable(scope.websiteId, scope.range, 'overlapping')} where ${test})`;
+function sessionCondition(test: RawBuilder<unknown>, columns: SessionColumn[], filter: Filter, scope: StatsScope): RawBuilder<unknown> {
+  const inSessions = sql`session_id in (select session_id from ${sessionsTable(scope.websiteId, scope.range, 'overlapping', columns)} where ${test})`;
   return isNegated(filter) ? sql`(isNull(session_id) or not ${inSessions})` : inSessions;
 }
 
 function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown> {
   if (filter.dimension === 'referrer') {
-    return sessionCondition(sql`(${matches(sql.ref('referrer_source'), filter)} or ${matches(sql.ref('referrer_host'), filter)})`, filter, scope);
+    return sessionCondition(sql`(${matches(sql.ref('referrer_source'), filter)} or ${matches(sql.ref('referrer_host'), filter)})`, ['referrer_source', 'referrer_host'], filter, scope);
   }
   if (filter.dimension === 'goal') {
     const completed = sql`visitor_id in (select visitor_id from events where website_id = ${scope.websiteId} and type = 'custom' and ${matches(sql.ref('name'), filter)} and ${rangeCondition(scope.range)})`;
     return isNegated(filter) ? sql`not ${completed}` : completed;
   }
   const sessionColumn = SESSION_COLUMN[filter.dimension];
-  if (sessionColumn) return sessionCondition(matches(sql.ref(sessionColumn), filter), filter, scope);
+  if (sessionColumn) return sessionCondition(matches(sql.ref(sessionColumn), filter), [sessionColumn as SessionColumn], filter, scope);
   const column = sql.ref(EVENT_COLUMN[filter.dimension]!);
   const test = matches(column, filter);
   return isNegated(filter) ? sql`(isNull(${column}) or not ${test})` : test;

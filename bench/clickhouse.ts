@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
+import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
+import { startChild } from './children.ts';
+import type { BenchDatabase } from './prepare.ts';
+import { type WebsiteApiResult, benchWebsiteApi } from './website-api.ts';
+
+// The website API's reads with the events on ClickHouse (BENCH_PARTS=clickhouse): accounts and
+// websites on SQLite, BENCH_CLICKHOUSE_EVENTS events (default 100 million) over 30 days written
+// by ClickHouse itself (INSERT ... SELECT over system.numbers: generating them in Node would take
+// longer than the reads), then the same reads as the relational engines' website-API part.
+// BENCH_CLICKHOUSE_URL (default http://127.0.0.1:8123) names the server; the database is the
+// bench's own and is dropped at the end.
+
+export interface ClickHouseBenchResult {
+  events: number;
+  seedSeconds: number;
+  /** Bytes the events take on disk, compressed. */
+  bytesOnDisk: number;
+  websiteApi: WebsiteApiResult;
+}
+
+export interface ClickHouseBenchOptions {
+  events: number;
+  seconds: number;
+  warmupSeconds: number;
+  nodeArgs: string[];
+  call: (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ bytes: Buffer }>;
+}
+
+const TIMEZONE = 'America/New_York';
+const DAYS = 30;
+/** Consecutive events of one session (so a session's events are minutes apart). */
+const EVENTS_PER_SESSION = 4;
+
+/**
+ * Synthetic traffic of the same shape as bench/synthetic-events.ts: sessions of four events,
+ * visitors returning across sessions, places, devices and sources per session, a goal on one
+ * event in twenty. Every value is a function of the row number, so a run is reproducible.
+ */
+function seedQuery(websiteId: string, domain: string, events: number, nowMs: number) {
+  const spanMs = DAYS * 86_400_000;
+  const session = sql`intDiv(number, ${EVENTS_PER_SESSION})`;
+  const pick = (values: string[], hash: ReturnType<typeof sql>) => sql`arrayElement([${sql.join(values)}], (${hash} % ${values.length}) + 1)`;
+  const sessionHash = sql`intHash32(${session})`;
+  const ms = sql`(${nowMs - spanMs} + intDiv(number * ${spanMs}, ${events}))`;
+  return sql`insert into events
+    select
+      concat('e', toString(number)) as id,
+      ${websiteId} as website_id,
+      if(number % 20 = 3, 'custom', 'pageview') as type,
+      if(number % 20 = 3, 'signup', NULL) as name,
+      concat('v', toString(intHash32(${session} + 7) % 3000000)) as visitor_id,
+      concat('s', toString(${session})) as session_id,
+      ${domain} as hostname,
+      ${pick(['/', '/pricing', '/docs', '/blog', '/about', '/docs/install', '/changelog'], sql`intHash32(number)`)} as path,
+      NULL as referrer,
+      ${pick(['US', 'US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA'], sessionHash)} as country,
+      ${pick(['Chrome', 'Chrome', 'Safari', 'Firefox', 'Microsoft Edge'], sql`intHash32(${session} + 1)`)} as browser,
+      ${pick(['Windows', 'macOS', 'iOS', 'Android', 'Linux'], sql`intHash32(${session} + 2)`)} as os,
+      ${pick(['desktop', 'desktop', 'mobile', 'tablet'], sql`intHash32(${session} + 3)`)} as device,
+      NULL as metadata,
+      'browser' as source,
+      toDateTime(intDiv(${ms}, 1000)) as occurred_at,
+      toUInt64(${ms}) as occurred_ms,
+      NULL as region, NULL as city, NULL as browser_version, NULL as os_version, NULL as viewport_width, NULL as viewport_height,
+      ${pick(['google.com', 'news.ycombinator.com', 'twitter.com', 'github.com'], sql`intHash32(${session} + 4)`)} as referrer_host,
+      ${pick(['Direct/None', 'Direct/None', 'Google', 'Google', 'Hacker News', 'Twitter', 'GitHub'], sql`intHash32(${session} + 4)`)} as referrer_source,
+      NULL as utm_source, NULL as utm_medium,
+      if(intHash32(${session} + 5) % 10 = 0, ${pick(['spring', 'launch', 'newsletter'], sql`intHash32(${session} + 6)`)}, NULL) as utm_campaign,
+      NULL as utm_term, NULL as utm_content, NULL as ref_param, NULL as source_param, NULL as via_param, NULL as link_url, NULL as description
+    from system.numbers limit ${events}`;
+}
+
+export async function benchClickHouse(database: BenchDatabase, options: ClickHouseBenchOptions): Promise<ClickHouseBenchResult> {
+  const server = process.env.BENCH_CLICKHOUSE_URL || 'http://127.0.0.1:8123';
+  const clickhouseUrl = `${server}/sl_bench_${randomBytes(6).toString('hex')}`;
+  const ch = openClickHouse(clickhouseUrl, migrateClickHouse);
+  const headers = { authorization: `Bearer ${database.token}` };
+  const sightline = await startChild('bench/sightline-server.ts', { BENCH_DATABASE_URL: database.url, BENCH_CLICKHOUSE_URL: clickhouseUrl }, options.nodeArgs);
+  try {
+    const base = `http://127.0.0.1:${sightline.port}`;
+    const domain = 'clickhouse.bench.example.com';
+    const created = await options.call('POST', `${base}/api/v1/admin/websites`, headers, { domain, timezone: TIMEZONE, name: 'ClickHouse' });
+    const websiteId = (JSON.parse(created.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
+    const funnel = await options.call('POST', `${base}/api/v1/admin/websites/${websiteId}/funnels`, headers, {
+      name: 'Signup',
+      steps: [
+        { type: 'pageview', url: '/pricing' },
+        { type: 'goal', goalName: 'signup' },
+      ],
+    });
+    const funnelId = (JSON.parse(funnel.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
+
+    console.error(`clickhouse: writing ${options.events} synthetic events`);
+    const started = performance.now();
+    await ch.command(seedQuery(websiteId, domain, options.events, Date.now()));
+    const seedSeconds = (performance.now() - started) / 1000;
+    const [size] = await ch.rows<{ bytes: string }>(
+      sql`select sum(bytes) as bytes from system.parts where database = currentDatabase() and table = 'events' and active`,
+    );
+    console.error(`clickhouse: seeded in ${seedSeconds.toFixed(1)} s; the website API's reads`);
+    const websiteApi = await benchWebsiteApi({
+      base,
+      headers,
+      websiteId,
+      funnelId,
+      serverPid: sightline.child.pid,
+      seconds: options.seconds,
+      warmupSeconds: options.warmupSeconds,
+    });
+    return { events: options.events, seedSeconds, bytesOnDisk: Number(size?.bytes ?? 0), websiteApi };
+  } finally {
+    await sightline.stop();
+    await ch.command(sql.raw(`drop database if exists ${new URL(clickhouseUrl).pathname.slice(1)}`)).catch(() => {});
+    await ch.close();
+  }
+}
