@@ -77,6 +77,7 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       const read = await overviewPageviews(site);
       expect(read.status, JSON.stringify(read.body)).toBe(503);
       expect(JSON.stringify(read.body)).not.toMatch(/127\.0\.0\.1|8123|ECONNREFUSED/);
+      expect((await call(site.baseUrl, 'GET', '/readyz')).status).toBe(503);
 
       await proxy.restore();
       let answer = await overviewPageviews(site);
@@ -86,6 +87,7 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       }
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       expect(answer.body.data[0].pageviews).toBe(20);
+      expect((await call(site.baseUrl, 'GET', '/readyz')).status).toBe(200);
       expectEachOnce(await storedPaths(ch, site.website.id), [...before, ...during]);
       expect(await sightline.db.kysely.selectFrom('event_relay').select('seq').execute()).toEqual([]);
     } finally {

@@ -7,7 +7,8 @@ import { sendError } from './error-handler.ts';
 // Probes for a process manager, a container healthcheck or a load balancer:
 // - /healthz (liveness): 200 while the process runs and serves HTTP. It never asks the database,
 //   so an outage of the database does not get a healthy Sightline restarted (it recovers by itself).
-// - /readyz (readiness): 200 when the database answers within READY_TIMEOUT_MS, otherwise 503 with
+// - /readyz (readiness): 200 when the database (and ClickHouse, with CLICKHOUSE_URL) answers within
+//   READY_TIMEOUT_MS, otherwise 503 with
 //   Retry-After, so traffic can be routed elsewhere meanwhile.
 // Both are polled every few seconds: they stay out of the OpenAPI document and log at warn only.
 // Lost database connections are logged here too, once each, as a warning.
@@ -24,7 +25,7 @@ async function health(app: FastifyInstance): Promise<void> {
 
   app.get('/readyz', probe, async (request, reply) => {
     try {
-      await withDeadline(app.db.ping(), READY_TIMEOUT_MS);
+      await withDeadline(Promise.all([app.db.ping(), app.clickhouse?.ch.ping()]), READY_TIMEOUT_MS);
     } catch {
       return sendError(reply, request, {
         statusCode: 503,
@@ -36,4 +37,4 @@ async function health(app: FastifyInstance): Promise<void> {
   });
 }
 
-export default fp(health, { name: 'health', dependencies: ['database', 'error-handler'] });
+export default fp(health, { name: 'health', dependencies: ['database', 'error-handler', 'event-store'] });

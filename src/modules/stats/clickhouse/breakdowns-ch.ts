@@ -5,7 +5,7 @@ import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-sto
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { paymentScope } from '../sql/overview-sql.ts';
 import { sessionsInScope } from './overview-ch.ts';
-import { num, scopeCondition } from './scope-ch.ts';
+import { type SessionColumn, num, scopeCondition } from './scope-ch.ts';
 
 // Breakdowns, as ../sql/breakdowns-sql.ts: rows of distinct visitors per key, sorted by visitors.
 // Event breakdowns group the events in scope; session breakdowns (entry and exit pages,
@@ -53,26 +53,19 @@ const SPECS: Record<Breakdown, Spec> = {
   'exit-clicks': { from: 'events', keys: { url: 'link_url' }, where: sql`type = 'external_link' and isNotNull(link_url)`, counts: true },
 };
 
-/**
- * A session's entry and exit pages are those of its pageviews: a session without one has none
- * (the derived sessions table may give '' there, which is no real hostname or path).
- */
-const PAGE_COLUMNS = ['entry_hostname', 'entry_path', 'exit_path'];
-
 /** Visitor ids per ClickHouse query when summing their payments per key. */
 const IDS_PER_QUERY = 2000;
 
 const keyNames = (spec: Spec) => Object.keys(spec.keys);
-const keyColumns = (spec: Spec) =>
-  keyNames(spec).map((name) => {
-    const column = spec.keys[name]!;
-    return spec.from === 'sessions' && PAGE_COLUMNS.includes(column) ? sql`nullIf(${sql.ref(column)}, '')` : sql.ref(column);
-  });
+const keyColumns = (spec: Spec) => keyNames(spec).map((name) => sql.ref(spec.keys[name]!));
 const keyOf = (row: Record<string, unknown>, names: string[]) => JSON.stringify(names.map((name) => row[`k_${name}`] ?? null));
 
 /** `from ... where ...` of the rows the breakdown groups (and that pass `extra`). */
 function rowsOf(spec: Spec, scope: StatsScope, extra: RawBuilder<unknown> = sql`1 = 1`): RawBuilder<unknown> {
-  if (spec.from === 'sessions') return sql`from ${sessionsInScope(scope)} where ${extra}`;
+  if (spec.from === 'sessions') {
+    const columns = ['visitor_id', 'pageviews', ...Object.values(spec.keys)] as SessionColumn[];
+    return sql`from ${sessionsInScope(scope, columns)} where ${extra}`;
+  }
   const condition = spec.where ? sql`${scopeCondition(scope)} and ${spec.where}` : scopeCondition(scope);
   return sql`from events where ${condition} and ${extra}`;
 }

@@ -4,7 +4,7 @@ import type { Database } from '../../../db/schema.ts';
 import type { MoneyRules, OverviewCounts } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { paymentCondition } from './payments-ch.ts';
-import { num, scopeCondition, sessionsTable } from './scope-ch.ts';
+import { type SessionColumn, num, scopeCondition, sessionsTable } from './scope-ch.ts';
 
 // Overview counts, as ../sql/overview-sql.ts: visitors, pageviews and converted visitors from the
 // events in scope; sessions, bounces and duration from the sessions that started in the range
@@ -18,8 +18,8 @@ export const BOUNCE = sql`(pageviews <= 1 and goals = 0)`;
  * The sessions in scope, as a table (`from ${sessionsInScope(scope)}`): those that started in the
  * range and, when the scope filters, hold an event in scope.
  */
-export function sessionsInScope(scope: StatsScope): RawBuilder<unknown> {
-  const started = sessionsTable(scope.websiteId, scope.range, 'started');
+export function sessionsInScope(scope: StatsScope, columns: readonly SessionColumn[]): RawBuilder<unknown> {
+  const started = sessionsTable(scope.websiteId, scope.range, 'started', columns);
   if (scope.filters.length === 0) return started;
   return sql`(select * from ${started} where session_id in (select session_id from events where ${scopeCondition(scope)} and isNotNull(session_id)))`;
 }
@@ -32,7 +32,7 @@ export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: Stat
       from events where ${scopeCondition(scope)}`),
     ch.rows<Record<string, unknown>>(sql`
       select count() as session_count, countIf(${BOUNCE}) as bounces, sum(ended_ms - started_ms) as millis
-      from ${sessionsInScope(scope)}`),
+      from ${sessionsInScope(scope, ['pageviews', 'goals'])}`),
     paymentCondition(ch, db, scope, money).then((where) =>
       sql<Record<string, unknown>>`select sum(p.amount_minor) as minor, count(*) as payments from payments p where ${where}`.execute(db),
     ),

@@ -48,15 +48,23 @@ export function firstOf(column: string): RawBuilder<unknown> {
   return sql`nullIf(argMin(ifNull(${sql.ref(column)}, '\\0'), occurred_ms), '\\0')`;
 }
 
+/**
+ * A column of the session's first (argMinIf) or last (argMaxIf) pageview, null kept, and null for
+ * a session without one (18.16's argMinIf answers '' there).
+ */
+function onFirstPageview(pick: 'argMinIf' | 'argMaxIf', column: string): string {
+  return `if(countIf(type = 'pageview') = 0, NULL, nullIf(${pick}(ifNull(${column}, '\\0'), occurred_ms, type = 'pageview'), '\\0'))`;
+}
+
 /** The session columns beyond its id, start and end, with the relational `sessions` table's names and meaning. */
 const SESSION_COLUMNS = {
   visitor_id: 'argMin(visitor_id, occurred_ms)',
   pageviews: "countIf(type = 'pageview')",
   events: 'count()',
   goals: "countIf(type = 'custom' and isNotNull(name))",
-  entry_hostname: "argMinIf(hostname, occurred_ms, type = 'pageview')",
-  entry_path: "argMinIf(path, occurred_ms, type = 'pageview')",
-  exit_path: "argMaxIf(path, occurred_ms, type = 'pageview')",
+  entry_hostname: onFirstPageview('argMinIf', 'hostname'),
+  entry_path: onFirstPageview('argMinIf', 'path'),
+  exit_path: onFirstPageview('argMaxIf', 'path'),
 } as const;
 
 /** Where the session came from: its first event's referrer and campaign parameters. */
