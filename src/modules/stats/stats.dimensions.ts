@@ -36,3 +36,13 @@ export const SESSION_COLUMN: Partial<Record<Dimension, string>> = {
 export function isNegated(filter: Filter): boolean {
   return filter.operator === 'is_not' || filter.operator === 'does_not_contain';
 }
+
+/**
+ * A path pattern or substring as LIKE: `*` is any run of characters, everything else literal
+ * (backslash escapes, the default escape character of ClickHouse and the one the relational
+ * queries name).
+ */
+export function likePattern(value: string, contains: boolean): string {
+  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+  return contains ? `%${escaped}%` : escaped;
+}

@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
+import { type BreakdownSpec, BREAKDOWN_SPECS, type EventKind } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { paymentScope } from '../sql/overview-sql.ts';
 import { sessionsInScope } from './overview-ch.ts';
@@ -14,43 +15,14 @@ import { type SessionColumn, num, scopeCondition } from './scope-ch.ts';
 // per row; payments are relational, so the paying visitors are read there and their amounts
 // summed per key here.
 
-interface Spec {
-  from: 'events' | 'sessions';
-  /** Output name -> column of the events or of the sessions table. */
-  keys: Record<string, string>;
-  /** Extra condition on the events. */
-  where?: RawBuilder<unknown>;
-  /** What `count` counts besides visitors (completions, clicks). */
-  counts?: boolean;
-}
+type Spec = BreakdownSpec;
+const SPECS = BREAKDOWN_SPECS;
 
-const SPECS: Record<Breakdown, Spec> = {
-  pages: { from: 'events', keys: { hostname: 'hostname', path: 'path' }, where: sql`type = 'pageview'` },
-  'entry-pages': { from: 'sessions', keys: { hostname: 'entry_hostname', path: 'entry_path' } },
-  'exit-pages': { from: 'sessions', keys: { hostname: 'entry_hostname', path: 'exit_path' } },
-  referrers: { from: 'sessions', keys: { referrer: 'referrer_source' } },
-  campaigns: {
-    from: 'sessions',
-    keys: {
-      utm_source: 'utm_source',
-      utm_medium: 'utm_medium',
-      utm_campaign: 'utm_campaign',
-      utm_term: 'utm_term',
-      utm_content: 'utm_content',
-      ref: 'ref_param',
-      source: 'source_param',
-      via: 'via_param',
-    },
-  },
-  countries: { from: 'events', keys: { countryCode: 'country' } },
-  regions: { from: 'events', keys: { region: 'region', countryCode: 'country' } },
-  cities: { from: 'events', keys: { city: 'city', countryCode: 'country' } },
-  devices: { from: 'events', keys: { device: 'device' } },
-  browsers: { from: 'events', keys: { browser: 'browser' } },
-  'operating-systems': { from: 'events', keys: { operating_system: 'os' } },
-  hostnames: { from: 'events', keys: { hostname: 'hostname' } },
-  goals: { from: 'events', keys: { goal: 'name' }, where: sql`type = 'custom' and isNotNull(name)`, counts: true },
-  'exit-clicks': { from: 'events', keys: { url: 'link_url' }, where: sql`type = 'external_link' and isNotNull(link_url)`, counts: true },
+/** The events each kind keeps. */
+const ONLY: Record<EventKind, RawBuilder<unknown>> = {
+  pageviews: sql`type = 'pageview'`,
+  goals: sql`type = 'custom' and isNotNull(name)`,
+  'link-clicks': sql`type = 'external_link' and isNotNull(link_url)`,
 };
 
 /** Visitor ids per ClickHouse query when summing their payments per key. */
@@ -66,7 +38,7 @@ function rowsOf(spec: Spec, scope: StatsScope, extra: RawBuilder<unknown> = sql`
     const columns = ['visitor_id', 'pageviews', ...Object.values(spec.keys)] as SessionColumn[];
     return sql`from ${sessionsInScope(scope, columns)} where ${extra}`;
   }
-  const condition = spec.where ? sql`${scopeCondition(scope)} and ${spec.where}` : scopeCondition(scope);
+  const condition = spec.only ? sql`${scopeCondition(scope)} and ${ONLY[spec.only]}` : scopeCondition(scope);
   return sql`from events where ${condition} and ${extra}`;
 }
 

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { InstantRange } from '../../goals/tracked-goals.range.ts';
 import { type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
 import type { StatsScope } from '../stats.params.ts';
-import { EVENT_COLUMN, SESSION_COLUMN, isNegated } from '../stats.dimensions.ts';
+import { EVENT_COLUMN, SESSION_COLUMN, isNegated, likePattern } from '../stats.dimensions.ts';
 
 // The WHERE clause of a scope over ClickHouse's events table: website, range and filters, with
 // the same meaning as the relational store's (../sql/scope-sql.ts). Queries name columns without
@@ -101,12 +101,6 @@ export function sessionsTable(
   return sql`(select * from (select ${selected} from events
     where website_id = ${websiteId} and isNotNull(session_id) and ${sessionWindow(range)}
     group by session_id) where ${kept})`;
-}
-
-/** A path pattern as LIKE: `*` is any run of characters, everything else literal (\ escapes). */
-function likePattern(value: string, contains: boolean): string {
-  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
-  return contains ? `%${escaped}%` : escaped;
 }
 
 /** One value test on a column: exact, or a case-insensitive LIKE for wildcards and substrings. */

@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
+import { type BreakdownSpec, BREAKDOWN_SPECS, type EventKind } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
 import { num, pageTotal, scopeCondition } from './scope-sql.ts';
@@ -11,43 +12,14 @@ import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 // sessions in scope, since where a session came from is its first event's. Each row's revenue
 // is what its visitors paid in the range, each payment counted once per row.
 
-interface Spec {
-  from: 'events' | 'sessions';
-  /** Output name -> column of `e` (events) or `s` (sessions). */
-  keys: Record<string, string>;
-  /** Extra condition on the events. */
-  where?: RawBuilder<unknown>;
-  /** What `count` counts besides visitors (completions, clicks). */
-  counts?: boolean;
-}
+type Spec = BreakdownSpec;
+const SPECS = BREAKDOWN_SPECS;
 
-const SPECS: Record<Breakdown, Spec> = {
-  pages: { from: 'events', keys: { hostname: 'hostname', path: 'path' }, where: sql`e.type = 'pageview'` },
-  'entry-pages': { from: 'sessions', keys: { hostname: 'entry_hostname', path: 'entry_path' } },
-  'exit-pages': { from: 'sessions', keys: { hostname: 'entry_hostname', path: 'exit_path' } },
-  referrers: { from: 'sessions', keys: { referrer: 'referrer_source' } },
-  campaigns: {
-    from: 'sessions',
-    keys: {
-      utm_source: 'utm_source',
-      utm_medium: 'utm_medium',
-      utm_campaign: 'utm_campaign',
-      utm_term: 'utm_term',
-      utm_content: 'utm_content',
-      ref: 'ref_param',
-      source: 'source_param',
-      via: 'via_param',
-    },
-  },
-  countries: { from: 'events', keys: { countryCode: 'country' } },
-  regions: { from: 'events', keys: { region: 'region', countryCode: 'country' } },
-  cities: { from: 'events', keys: { city: 'city', countryCode: 'country' } },
-  devices: { from: 'events', keys: { device: 'device' } },
-  browsers: { from: 'events', keys: { browser: 'browser' } },
-  'operating-systems': { from: 'events', keys: { operating_system: 'os' } },
-  hostnames: { from: 'events', keys: { hostname: 'hostname' } },
-  goals: { from: 'events', keys: { goal: 'name' }, where: sql`e.type = 'custom' and e.name is not null`, counts: true },
-  'exit-clicks': { from: 'events', keys: { url: 'link_url' }, where: sql`e.type = 'external_link' and e.link_url is not null`, counts: true },
+/** The events each kind keeps, over the events table `e`. */
+const ONLY: Record<EventKind, RawBuilder<unknown>> = {
+  pageviews: sql`e.type = 'pageview'`,
+  goals: sql`e.type = 'custom' and e.name is not null`,
+  'link-clicks': sql`e.type = 'external_link' and e.link_url is not null`,
 };
 
 const keyNames = (spec: Spec) => Object.keys(spec.keys);
@@ -58,7 +30,7 @@ const keyOf = (row: Record<string, unknown>, names: string[]) => JSON.stringify(
 function whereOf(spec: Spec, scope: StatsScope, byVisitor = false): RawBuilder<unknown> {
   if (spec.from === 'sessions') return sessionScope(scope, { byVisitor });
   const condition = scopeCondition(scope, { byVisitor });
-  return spec.where ? sql`${condition} and ${spec.where}` : condition;
+  return spec.only ? sql`${condition} and ${ONLY[spec.only]}` : condition;
 }
 
 export async function breakdown(

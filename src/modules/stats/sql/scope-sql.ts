@@ -3,17 +3,11 @@ import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
-import { EVENT_COLUMN, SESSION_COLUMN, isNegated } from '../stats.dimensions.ts';
+import { EVENT_COLUMN, SESSION_COLUMN, isNegated, likePattern } from '../stats.dimensions.ts';
 
 // The WHERE clause of a scope over the events table (alias `e`): website, range and filters.
 // Every value is a bound parameter; column names come from the fixed table below, never from
 // the request.
-
-/** A path pattern as LIKE: `*` is any run of characters, everything else literal. */
-function likePattern(value: string, contains: boolean): string {
-  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
-  return contains ? `%${escaped}%` : escaped;
-}
 
 /** One value test on a column: exact, or a case-insensitive LIKE for wildcards and substrings. */
 export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
