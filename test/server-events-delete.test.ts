@@ -7,7 +7,7 @@ import { rebuildVisitorRollups } from '../src/modules/analytics/visitor-rollup-r
 import { recountGoalStats } from '../src/modules/goals/goal-stats.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
-import { describeEachEventEngine } from './helpers/clickhouse.ts';
+import { describeEachEventEngine, itWithRelationalRollups } from './helpers/clickhouse.ts';
 import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError, newEvent } from './helpers/factories.ts';
 
 // DELETE /api/v1/goals and DELETE /api/v1/payments: only server-recorded rows go, at least one
@@ -259,7 +259,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
     });
 
     // The relational rollup repair only: ClickHouse keeps no rollups (it derives them from the raw events at read time).
-    it.skipIf(engine === 'clickhouse')('repairs the rollups visitor by visitor exactly as a full rebuild would, for several visitors at once', async () => {
+    itWithRelationalRollups(engine)('repairs the rollups visitor by visitor exactly as a full rebuild would, for several visitors at once', async () => {
       // The route rebuilds the whole website when a third or more of its visitors are touched;
       // the per-visitor repair is checked here on its own, with most visitors touched.
       const { website, v1, v2, v3 } = await seeded();
