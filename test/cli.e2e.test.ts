@@ -322,7 +322,8 @@ function newUserSuite(databases: () => Databases, extraEnv: Record<string, strin
     });
 
     it('says in its log the exact command that creates the first account, and that command works', async () => {
-      const hint = server.logLines().find((line) => String(line.msg).includes('create-account'));
+      // Logged right after the server starts listening, so it may come just after /healthz answers.
+      const hint = await server.waitForLog((line) => String(line.msg).includes('create-account'), 15_000);
       expect(hint, server.describe()).toBeDefined();
       const command = /(npx sightline admin create-account .*)$/.exec(String(hint!.msg))?.[1];
       expect(command).toMatch(/^npx sightline admin create-account --email \S+@\S+ --name ("[^"]+"|\S+)$/);
