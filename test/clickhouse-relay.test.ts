@@ -56,15 +56,40 @@ async function overviewPageviews(site: Site) {
   return call(site.baseUrl, 'GET', `/api/v1/analytics/overview?websiteId=${site.website.id}`, { token: site.token });
 }
 
+/**
+ * Sightline on a SQLite file of its own, reaching a fresh ClickHouse database through a proxy the
+ * test can cut; `ch` reaches the same database directly.
+ */
+async function startBehindProxy(name: string) {
+  const target = new URL(CLICKHOUSE_URL);
+  const proxy = await startTcpProxy(target.hostname, Number(target.port || 8123));
+  const database = testClickHouseDatabase();
+  dropped.push(database.drop);
+  const viaProxy = `http://127.0.0.1:${proxy.port}/${new URL(database.url).pathname.slice(1)}`;
+  const sightline = await new Sightline().start(`sqlite:${join(scratch, `${name}-${randomBytes(3).toString('hex')}.db`)}`, undefined, { clickhouseUrl: viaProxy });
+  const ch = openClickHouse(database.url, migrateClickHouse);
+  const stop = async () => {
+    await sightline.stop();
+    await proxy.close();
+    await ch.close();
+  };
+  return { proxy, sightline, ch, stop };
+}
+
+/** Reads the overview until ClickHouse answers again (the relay ships what waited). */
+async function overviewOnceBack(site: Site) {
+  let answer = await overviewPageviews(site);
+  for (let i = 0; i < 50 && answer.status !== 200; i++) {
+    await sleep(200);
+    answer = await overviewPageviews(site);
+  }
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer;
+}
+
 describeWithClickHouse('the ClickHouse relay in one process', () => {
   it('acknowledges events while ClickHouse is unreachable, answers reads 503, and ships each event once when it is back', async () => {
-    const target = new URL(CLICKHOUSE_URL);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 8123));
-    const database = testClickHouseDatabase();
-    dropped.push(database.drop);
-    const viaProxy = `http://127.0.0.1:${proxy.port}/${new URL(database.url).pathname.slice(1)}`;
-    const sightline = await new Sightline().start(`sqlite:${join(scratch, `unreachable-${randomBytes(3).toString('hex')}.db`)}`, undefined, { clickhouseUrl: viaProxy });
-    const ch = openClickHouse(database.url, migrateClickHouse);
+    const { proxy, sightline, ch, stop } = await startBehindProxy('unreachable');
     try {
       const site = sightline.site;
       const before = Array.from({ length: 10 }, (_, i) => `/before-${i}`);
@@ -80,31 +105,18 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       expect((await call(site.baseUrl, 'GET', '/readyz')).status).toBe(503);
 
       await proxy.restore();
-      let answer = await overviewPageviews(site);
-      for (let i = 0; i < 50 && answer.status !== 200; i++) {
-        await sleep(200);
-        answer = await overviewPageviews(site);
-      }
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const answer = await overviewOnceBack(site);
       expect(answer.body.data[0].pageviews).toBe(20);
       expect((await call(site.baseUrl, 'GET', '/readyz')).status).toBe(200);
       expectEachOnce(await storedPaths(ch, site.website.id), [...before, ...during]);
       expect(await sightline.db.kysely.selectFrom('event_relay').select('seq').execute()).toEqual([]);
     } finally {
-      await sightline.stop();
-      await proxy.close();
-      await ch.close();
+      await stop();
     }
   });
 
   it('does not store twice an INSERT that ClickHouse took but whose answer was lost', async () => {
-    const target = new URL(CLICKHOUSE_URL);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 8123));
-    const database = testClickHouseDatabase();
-    dropped.push(database.drop);
-    const viaProxy = `http://127.0.0.1:${proxy.port}/${new URL(database.url).pathname.slice(1)}`;
-    const sightline = await new Sightline().start(`sqlite:${join(scratch, `lost-${randomBytes(3).toString('hex')}.db`)}`, undefined, { clickhouseUrl: viaProxy });
-    const ch = openClickHouse(database.url, migrateClickHouse);
+    const { proxy, sightline, ch, stop } = await startBehindProxy('lost');
     try {
       const site = sightline.site;
       expect((await sendPageview(site, '/warm-up')).status).toBe(200);
@@ -112,29 +124,16 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       // The next INSERT reaches ClickHouse; its answer does not reach Sightline.
       proxy.dropAfterSending('/marked-for-loss');
       expect((await sendPageview(site, '/marked-for-loss')).status).toBe(200);
-      let answer = await overviewPageviews(site);
-      for (let i = 0; i < 50 && answer.status !== 200; i++) {
-        await sleep(200);
-        answer = await overviewPageviews(site);
-      }
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const answer = await overviewOnceBack(site);
       expect(answer.body.data[0].pageviews).toBe(2);
       expectEachOnce(await storedPaths(ch, site.website.id), ['/warm-up', '/marked-for-loss']);
     } finally {
-      await sightline.stop();
-      await proxy.close();
-      await ch.close();
+      await stop();
     }
   });
 
   it('finishes a shipment that a crash cut in half, storing only the rows ClickHouse lacks', async () => {
-    const database = testClickHouseDatabase();
-    dropped.push(database.drop);
-    const target = new URL(CLICKHOUSE_URL);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 8123));
-    const viaProxy = `http://127.0.0.1:${proxy.port}/${new URL(database.url).pathname.slice(1)}`;
-    const sightline = await new Sightline().start(`sqlite:${join(scratch, `half-${randomBytes(3).toString('hex')}.db`)}`, undefined, { clickhouseUrl: viaProxy });
-    const ch = openClickHouse(database.url, migrateClickHouse);
+    const { proxy, sightline, ch, stop } = await startBehindProxy('half');
     try {
       const site = sightline.site;
       await proxy.cut();
@@ -147,20 +146,13 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       await ch.insert('events', rows.slice(0, 6).map((r) => JSON.parse(r.row) as object));
       await proxy.restore();
 
-      let answer = await overviewPageviews(site);
-      for (let i = 0; i < 50 && answer.status !== 200; i++) {
-        await sleep(200);
-        answer = await overviewPageviews(site);
-      }
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const answer = await overviewOnceBack(site);
       expect(answer.body.data[0].pageviews).toBe(12);
       const stored = await storedPaths(ch, site.website.id);
       expectEachOnce(stored, paths);
       expect([...stored.values()].reduce((a, b) => a + b, 0)).toBe(12);
     } finally {
-      await sightline.stop();
-      await proxy.close();
-      await ch.close();
+      await stop();
     }
   });
 });

@@ -15,8 +15,6 @@ import { type SessionColumn, num, scopeCondition } from './scope-ch.ts';
 // per row; payments are relational, so the paying visitors are read there and their amounts
 // summed per key here.
 
-type Spec = BreakdownSpec;
-const SPECS = BREAKDOWN_SPECS;
 
 /** The events each kind keeps. */
 const ONLY: Record<EventKind, RawBuilder<unknown>> = {
@@ -28,12 +26,12 @@ const ONLY: Record<EventKind, RawBuilder<unknown>> = {
 /** Visitor ids per ClickHouse query when summing their payments per key. */
 const IDS_PER_QUERY = 2000;
 
-const keyNames = (spec: Spec) => Object.keys(spec.keys);
-const keyColumns = (spec: Spec) => keyNames(spec).map((name) => sql.ref(spec.keys[name]!));
+const keyNames = (spec: BreakdownSpec) => Object.keys(spec.keys);
+const keyColumns = (spec: BreakdownSpec) => keyNames(spec).map((name) => sql.ref(spec.keys[name]!));
 const keyOf = (row: Record<string, unknown>, names: string[]) => JSON.stringify(names.map((name) => row[`k_${name}`] ?? null));
 
 /** `from ... where ...` of the rows the breakdown groups (and that pass `extra`). */
-function rowsOf(spec: Spec, scope: StatsScope, extra: RawBuilder<unknown> = sql`1 = 1`): RawBuilder<unknown> {
+function rowsOf(spec: BreakdownSpec, scope: StatsScope, extra: RawBuilder<unknown> = sql`1 = 1`): RawBuilder<unknown> {
   if (spec.from === 'sessions') {
     const columns = ['visitor_id', 'pageviews', ...Object.values(spec.keys)] as SessionColumn[];
     return sql`from ${sessionsInScope(scope, columns)} where ${extra}`;
@@ -50,7 +48,7 @@ export async function breakdown(
   page: PageRequest,
   money: MoneyRules,
 ): Promise<RowsPage<BreakdownRow>> {
-  const spec = SPECS[kind];
+  const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
@@ -90,7 +88,7 @@ export async function breakdown(
  * What each key's visitors paid: the paying visitors of the range (relational), then, per key,
  * the sum of what its paying visitors in scope paid (each visitor, hence each payment, once).
  */
-async function revenueByKey(ch: ClickHouse, db: Kysely<Database>, spec: Spec, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
+async function revenueByKey(ch: ClickHouse, db: Kysely<Database>, spec: BreakdownSpec, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
   const paying = await sql<{ visitor_id: string; minor: unknown }>`
     select p.visitor_id, sum(p.amount_minor) as minor from payments p
     where ${paymentScope({ ...scope, filters: [] }, money)} and p.visitor_id is not null

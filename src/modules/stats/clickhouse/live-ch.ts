@@ -2,7 +2,8 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { LiveEvent, LivePayment, LiveVisitor } from '../event-store.ts';
-import { iso, paramsOf, urlOf } from '../sql/visitor-rows.ts';
+import { iso } from '../sql/visitor-rows.ts';
+import { liveVisitor } from '../visitor-shapes.ts';
 import { customerNames } from '../sql/live-sql.ts';
 import { isoOf, msOf, num } from './scope-ch.ts';
 import { type ChEventRow, latestEvents, sessionCounts } from './visitor-rows-ch.ts';
@@ -56,23 +57,7 @@ export async function liveMap(
     sessionCounts(ch, websiteId, ids),
     customerNames(db, websiteId, ids),
   ]);
-  const visitors: LiveVisitor[] = ids.map((visitorId) => {
-    const row = latest.get(visitorId);
-    return {
-      visitorId,
-      countryCode: row?.country ?? null,
-      region: row?.region ?? null,
-      city: row?.city ?? null,
-      browser: row?.browser ?? null,
-      os: row?.os ?? null,
-      device: row?.device ?? null,
-      currentUrl: urlOf(row),
-      referrer: row?.referrer_source ?? null,
-      params: paramsOf(row),
-      visitCount: visits.get(visitorId) ?? 0,
-      customer: customers.get(visitorId),
-    };
-  });
+  const visitors = ids.map((visitorId) => liveVisitor(visitorId, latest.get(visitorId), visits.get(visitorId) ?? 0, customers.get(visitorId)));
   const events: LiveEvent[] = recent.map((row) => ({
     id: row.id,
     type: row.type,

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
-import type { EventRow } from '../sql/visitor-rows.ts';
+import type { EventRow } from '../visitor-shapes.ts';
 import { num } from './scope-ch.ts';
 
 // What the visitor reads share over ClickHouse (the meaning of ../sql/visitor-rows.ts): each
 // visitor's latest event that names a page, and their number of sessions. The campaign
-// parameters and URL of an event are read with ../sql/visitor-rows.ts's paramsOf and urlOf.
+// parameters, URL and the shapes built from them are ../visitor-shapes.ts's.
 
 /** An event row as ClickHouse returns it: `occurred_at` is DateTime text; use `occurred_ms`. */
 export type ChEventRow = EventRow & { occurred_ms: string | number };

@@ -4,7 +4,7 @@ import type { Database } from '../../../db/schema.ts';
 import type { RowsPage, VisitorActivity, VisitorListOptions, VisitorSummary } from '../event-store.ts';
 import { pathOf } from '../stats.filters.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { paramsOf, urlOf } from '../sql/visitor-rows.ts';
+import { urlOf, visitorSummary } from '../visitor-shapes.ts';
 import { isoOf, matches, num, scopeCondition } from './scope-ch.ts';
 import { type ChEventRow, latestEvents, sessionCounts } from './visitor-rows-ch.ts';
 
@@ -25,25 +25,8 @@ interface VisitorTotals {
 const TOTALS = sql.raw(`visitor_id, min(occurred_ms) as first_ms, max(occurred_ms) as last_ms, countIf(type = 'pageview') as pageviews`);
 
 function summary(totals: VisitorTotals, latest: ChEventRow | undefined, first: ChEventRow | undefined, visits: number): VisitorSummary {
-  return {
-    visitorId: totals.visitor_id,
-    countryCode: latest?.country ?? null,
-    region: latest?.region ?? null,
-    city: latest?.city ?? null,
-    browser: latest?.browser ?? null,
-    browserVersion: latest?.browser_version ?? null,
-    os: latest?.os ?? null,
-    osVersion: latest?.os_version ?? null,
-    device: latest?.device ?? null,
-    viewportWidth: latest?.viewport_width ?? null,
-    viewportHeight: latest?.viewport_height ?? null,
-    params: paramsOf(first),
-    visitCount: visits,
-    pageViewCount: num(totals.pageviews),
-    firstVisitAt: isoOf(totals.first_ms),
-    lastVisitAt: isoOf(totals.last_ms),
-    currentUrl: urlOf(latest),
-  };
+  const { visitor_id: visitorId, pageviews, first_ms: firstMs, last_ms: lastMs } = totals;
+  return visitorSummary({ visitorId, pageViewCount: num(pageviews), firstVisitAt: isoOf(firstMs), lastVisitAt: isoOf(lastMs) }, latest, first, visits);
 }
 
 export async function visitor(

@@ -12,8 +12,6 @@ import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 // sessions in scope, since where a session came from is its first event's. Each row's revenue
 // is what its visitors paid in the range, each payment counted once per row.
 
-type Spec = BreakdownSpec;
-const SPECS = BREAKDOWN_SPECS;
 
 /** The events each kind keeps, over the events table `e`. */
 const ONLY: Record<EventKind, RawBuilder<unknown>> = {
@@ -22,12 +20,12 @@ const ONLY: Record<EventKind, RawBuilder<unknown>> = {
   'link-clicks': sql`e.type = 'external_link' and e.link_url is not null`,
 };
 
-const keyNames = (spec: Spec) => Object.keys(spec.keys);
-const alias = (spec: Spec) => (spec.from === 'events' ? 'e' : 's');
-const keyColumns = (spec: Spec) => keyNames(spec).map((name) => sql.ref(`${alias(spec)}.${spec.keys[name]}`));
+const keyNames = (spec: BreakdownSpec) => Object.keys(spec.keys);
+const alias = (spec: BreakdownSpec) => (spec.from === 'events' ? 'e' : 's');
+const keyColumns = (spec: BreakdownSpec) => keyNames(spec).map((name) => sql.ref(`${alias(spec)}.${spec.keys[name]}`));
 const keyOf = (row: Record<string, unknown>, names: string[]) => JSON.stringify(names.map((name) => row[`k_${name}`] ?? null));
 
-function whereOf(spec: Spec, scope: StatsScope, byVisitor = false): RawBuilder<unknown> {
+function whereOf(spec: BreakdownSpec, scope: StatsScope, byVisitor = false): RawBuilder<unknown> {
   if (spec.from === 'sessions') return sessionScope(scope, { byVisitor });
   const condition = scopeCondition(scope, { byVisitor });
   return spec.only ? sql`${condition} and ${ONLY[spec.only]}` : condition;
@@ -40,7 +38,7 @@ export async function breakdown(
   page: PageRequest,
   money: MoneyRules,
 ): Promise<RowsPage<BreakdownRow>> {
-  const spec = SPECS[kind];
+  const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
@@ -81,7 +79,7 @@ export async function breakdown(
  * planner otherwise walks the events and probes payments per event); the visitor indexes of
  * events and sessions serve the probe.
  */
-async function revenueByKey(db: Kysely<Database>, spec: Spec, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
+async function revenueByKey(db: Kysely<Database>, spec: BreakdownSpec, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
   const names = keyNames(spec);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));

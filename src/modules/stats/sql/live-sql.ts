@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
-import type { LiveEvent, LivePayment, LiveVisitor } from '../event-store.ts';
+import type { LiveEvent, LivePayment } from '../event-store.ts';
 import { num } from './scope-sql.ts';
-import { type EventRow, iso, latestEvents, paramsOf, sessionCounts, urlOf } from './visitor-rows.ts';
+import { type EventRow, liveVisitor } from '../visitor-shapes.ts';
+import { iso, latestEvents, sessionCounts } from './visitor-rows.ts';
 
 // Realtime: who has had an event since a moment, and what happened.
 
@@ -40,23 +41,7 @@ export async function liveMap(db: Kysely<Database>, websiteId: string, since: st
   ]);
   const ids = active.rows.map((row) => row.visitor_id);
   const [latest, visits, customers] = await Promise.all([latestEvents(db, websiteId, ids), sessionCounts(db, websiteId, ids), customerNames(db, websiteId, ids)]);
-  const visitors: LiveVisitor[] = ids.map((visitorId) => {
-    const row = latest.get(visitorId);
-    return {
-      visitorId,
-      countryCode: row?.country ?? null,
-      region: row?.region ?? null,
-      city: row?.city ?? null,
-      browser: row?.browser ?? null,
-      os: row?.os ?? null,
-      device: row?.device ?? null,
-      currentUrl: urlOf(row),
-      referrer: row?.referrer_source ?? null,
-      params: paramsOf(row),
-      visitCount: visits.get(visitorId) ?? 0,
-      customer: customers.get(visitorId),
-    };
-  });
+  const visitors = ids.map((visitorId) => liveVisitor(visitorId, latest.get(visitorId), visits.get(visitorId) ?? 0, customers.get(visitorId)));
   const events: LiveEvent[] = recent.map((row: EventRow) => ({
     id: row.id,
     type: row.type,

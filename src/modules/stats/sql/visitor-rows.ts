@@ -1,11 +1,10 @@
 import { type Kysely, sql } from 'kysely';
-import type { Database, EventsTable } from '../../../db/schema.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { EventRow } from '../visitor-shapes.ts';
 import { num } from './scope-sql.ts';
 
-// What the visitor reads share: each visitor's latest event that names a page, their number of
-// sessions, and the campaign parameters of an event.
-
-export type EventRow = EventsTable;
+// What the visitor reads share: each visitor's latest event that names a page and their number
+// of sessions (the shapes built from them: ../visitor-shapes.ts).
 
 /** The latest event with a path of each visitor (one row each). */
 export async function latestEvents(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<Map<string, EventRow>> {
@@ -29,31 +28,6 @@ export async function sessionCounts(db: Kysely<Database>, websiteId: string, vis
     .groupBy('visitor_id')
     .execute();
   return new Map(rows.map((row) => [row.visitor_id, num(row.n)]));
-}
-
-const PARAMS: [keyof EventRow, string][] = [
-  ['utm_source', 'utm_source'],
-  ['utm_medium', 'utm_medium'],
-  ['utm_campaign', 'utm_campaign'],
-  ['utm_term', 'utm_term'],
-  ['utm_content', 'utm_content'],
-  ['ref_param', 'ref'],
-  ['source_param', 'source'],
-  ['via_param', 'via'],
-];
-
-/** The campaign parameters an event carried, by their URL names. */
-export function paramsOf(row: EventRow | undefined): Record<string, string> {
-  const params: Record<string, string> = {};
-  for (const [column, name] of PARAMS) {
-    const value = row?.[column];
-    if (typeof value === 'string') params[name] = value;
-  }
-  return params;
-}
-
-export function urlOf(row: Pick<EventRow, 'hostname' | 'path'> | undefined): string | null {
-  return row?.hostname && row.path ? `https://${row.hostname}${row.path}` : null;
 }
 
 export const iso = (value: string | Date): string => new Date(value).toISOString();

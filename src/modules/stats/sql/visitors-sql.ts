@@ -4,7 +4,8 @@ import type { RowsPage, VisitorActivity, VisitorListOptions, VisitorSummary } fr
 import { pathOf } from '../stats.filters.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { matches, num, pageTotal, scopeCondition } from './scope-sql.ts';
-import { type EventRow, iso, latestEvents, paramsOf, sessionCounts, urlOf } from './visitor-rows.ts';
+import { type EventRow, urlOf, visitorSummary } from '../visitor-shapes.ts';
+import { iso, latestEvents, sessionCounts } from './visitor-rows.ts';
 
 // One visitor's page, and the list of a website's visitors, newest activity first.
 
@@ -19,25 +20,8 @@ interface VisitorTotals {
 }
 
 function summary(totals: VisitorTotals, latest: EventRow | undefined, first: EventRow | undefined, visits: number): VisitorSummary {
-  return {
-    visitorId: totals.visitor_id,
-    countryCode: latest?.country ?? null,
-    region: latest?.region ?? null,
-    city: latest?.city ?? null,
-    browser: latest?.browser ?? null,
-    browserVersion: latest?.browser_version ?? null,
-    os: latest?.os ?? null,
-    osVersion: latest?.os_version ?? null,
-    device: latest?.device ?? null,
-    viewportWidth: latest?.viewport_width ?? null,
-    viewportHeight: latest?.viewport_height ?? null,
-    params: paramsOf(first),
-    visitCount: visits,
-    pageViewCount: num(totals.pageviews),
-    firstVisitAt: iso(totals.first_at),
-    lastVisitAt: iso(totals.last_at),
-    currentUrl: urlOf(latest),
-  };
+  const { visitor_id: visitorId, pageviews, first_at: firstAt, last_at: lastAt } = totals;
+  return visitorSummary({ visitorId, pageViewCount: num(pageviews), firstVisitAt: iso(firstAt), lastVisitAt: iso(lastAt) }, latest, first, visits);
 }
 
 export async function visitor(db: Kysely<Database>, websiteId: string, visitorId: string): Promise<(VisitorSummary & VisitorActivity) | null> {
