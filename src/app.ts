@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { type Db, createDatabase } from './db/database.ts';
 import { answerClientError } from './http/client-errors.ts';
-import { loggerOptions } from './http/logging.ts';
+import { lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { configureGeoDatabase } from './modules/events/ingest.geo.ts';
 import { adminModules, dashboardModules, websiteApiModules } from './modules/index.ts';
@@ -39,6 +39,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLogger,
     // Router-level failures (a malformed %-escape, an over-long path parameter) answer in the
     // same envelope as everything else.
     frameworkErrors: (error, request, reply) => sendError(reply, request, toErrorResponse(error)),

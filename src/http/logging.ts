@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { ChildLoggerOptions } from 'fastify/types/logger.js';
 import { redactText, redactUrl } from './redaction.ts';
 
 // Secrets never reach a log line: the credential headers are redacted, a URL is logged without
@@ -55,4 +56,82 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
     },
     ...(stream ? { stream } : {}),
   };
+}
+
+type Bindings = Record<string, unknown>;
+type LevelName = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+type Logger = FastifyBaseLogger & { isLevelEnabled?(level: string): boolean; levels?: { values: Record<string, number> } };
+
+/**
+ * Fastify's per-request logger, made only when the request logs something. Fastify makes a pino
+ * child (bindings: the request id) for every request, and with redaction and serializers that
+ * cost about a quarter of a fast route's time (35 us of 140 us on an admin read); most requests
+ * log nothing at the default level.
+ */
+export function lazyChildLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  const logger = parent as Logger;
+  if (typeof logger.isLevelEnabled !== 'function' || !logger.levels) return parent.child(bindings, options);
+  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+}
+
+class LazyChildLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  get level(): string {
+    return this.made?.level ?? (this.options.level as string | undefined) ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.real().level = level;
+  }
+
+  private real(): FastifyBaseLogger {
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
+  }
+
+  private enabled(level: LevelName): boolean {
+    const values = this.parent.levels!.values;
+    return values[level]! >= (values[this.level] ?? 0);
+  }
+
+  isLevelEnabled(level: LevelName): boolean {
+    return this.enabled(level);
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.real().child(bindings, options);
+  }
+
+  silent(): void {}
+
+  trace(...args: unknown[]): void {
+    if (this.enabled('trace')) (this.real().trace as (...a: unknown[]) => void)(...args);
+  }
+
+  debug(...args: unknown[]): void {
+    if (this.enabled('debug')) (this.real().debug as (...a: unknown[]) => void)(...args);
+  }
+
+  info(...args: unknown[]): void {
+    if (this.enabled('info')) (this.real().info as (...a: unknown[]) => void)(...args);
+  }
+
+  warn(...args: unknown[]): void {
+    if (this.enabled('warn')) (this.real().warn as (...a: unknown[]) => void)(...args);
+  }
+
+  error(...args: unknown[]): void {
+    if (this.enabled('error')) (this.real().error as (...a: unknown[]) => void)(...args);
+  }
+
+  fatal(...args: unknown[]): void {
+    if (this.enabled('fatal')) (this.real().fatal as (...a: unknown[]) => void)(...args);
+  }
 }

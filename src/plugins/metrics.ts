@@ -50,7 +50,11 @@ function countRequest(metrics: AppMetrics, request: FastifyRequest, reply: Fasti
 async function metrics(app: FastifyInstance): Promise<void> {
   const appMetrics = new AppMetrics(app.db);
   app.decorate('metrics', appMetrics);
-  app.addHook('onResponse', async (request, reply) => countRequest(appMetrics, request, reply));
+  // A callback hook, not an async one: it runs on every answer and has nothing to wait for.
+  app.addHook('onResponse', (request, reply, done) => {
+    countRequest(appMetrics, request, reply);
+    done();
+  });
 
   const token = app.config.metricsToken;
   app.get(METRICS_PATH, { schema: { hide: true }, logLevel: 'warn' }, async (request, reply) => {
