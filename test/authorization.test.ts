@@ -2,6 +2,7 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/database.ts';
+import { WriteWatch } from '../src/db/write-watch.ts';
 import database from '../src/plugins/database.ts';
 import routeGuard from '../src/plugins/route-guard.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
@@ -279,7 +280,9 @@ describe('the route guard at boot', () => {
   /** A bare Fastify with the route guard and its dependencies, and nothing else. */
   async function guardedApp() {
     const app = Fastify({ logger: false });
-    await app.register(database, { db: {} as Db, config: loadConfig({}, { databaseUrl: 'test' }), ownsDb: false });
+    // No database is read at boot: only the credential-change counters the guard's cache starts with.
+    const db = { credentialWrites: new WriteWatch(() => false), watchOtherWriters: () => ({ upToDate: () => true, close: async () => {} }) };
+    await app.register(database, { db: db as unknown as Db, config: loadConfig({}, { databaseUrl: 'test' }), ownsDb: false });
     await app.register(routeGuard);
     return app;
   }

@@ -187,6 +187,29 @@ describeUnless(postgresSkip, 'two instances on one PostgreSQL', () => {
     expect(sentBy[0]! + sentBy[1]!).toBe(rows.length);
   });
 
+  it('refuses a token revoked on one instance on the other too, within a bound it measures', async () => {
+    const [first, second] = installation.instances;
+    const owner = await installation.newToken();
+    const bounds: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const created = await call(first!.baseUrl, 'POST', `${ADMIN}/access-tokens`, { token: owner, body: { name: `revoked ${round}` } });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const { id, token } = created.body.data[0] as { id: string; token: string };
+      // Both instances read it and keep it (src/auth/principal-cache.ts).
+      for (const { baseUrl } of [first!, second!, second!]) expect((await call(baseUrl, 'GET', `${ADMIN}/account`, { token })).status).toBe(200);
+
+      expect((await call(first!.baseUrl, 'DELETE', `${ADMIN}/access-tokens/${id}`, { token: owner })).status).toBe(200);
+      // The instance that revoked it refuses it at once; the other once PostgreSQL's notification arrives.
+      expect((await call(first!.baseUrl, 'GET', `${ADMIN}/account`, { token })).status).toBe(401);
+      const started = performance.now();
+      while ((await call(second!.baseUrl, 'GET', `${ADMIN}/account`, { token })).status !== 401) {
+        expect(performance.now() - started, 'the other instance still accepts the revoked token').toBeLessThan(1_000);
+      }
+      bounds.push(performance.now() - started);
+    }
+    console.log(`multi-instance: a revoked token was refused by the other instance after ${bounds.map((ms) => ms.toFixed(1)).join(', ')} ms`);
+  });
+
   it('holds an alert cooldown across instances: goal events on both within it queue one mail', async () => {
     const token = await installation.newToken();
     const [first] = installation.instances;

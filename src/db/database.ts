@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type ConnectionLostListener, resilientPool } from './pg-pool.ts';
@@ -7,6 +8,9 @@ import { databaseUrlKind, sqlitePathFromUrl } from './database-url.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite-driver.ts';
 import { sqliteReadWorkers } from './sqlite-read-workers.ts';
+import { CREDENTIALS_CHANNEL, isCredentialWrite } from './credential-tables.ts';
+import { subscribe } from './pg-notifications.ts';
+import { WriteWatch } from './write-watch.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -30,6 +34,20 @@ export interface Db {
    * timeout). The pool has already dropped it and opens a new one on demand; this is for the log.
    */
   onConnectionLost(listener: ConnectionLostListener): void;
+  /** Counts this process's writes to the credential tables (src/db/credential-tables.ts). */
+  credentialWrites: WriteWatch;
+  /**
+   * Starts counting other writers' changes to the credential tables into `credentialWrites`:
+   * on SQLite, other processes (the file's data_version, read at each `upToDate()`); on
+   * PostgreSQL, other instances and operators (the triggers' notifications). `upToDate()` is
+   * false while such changes could go unseen (the notification connection is down).
+   */
+  watchOtherWriters(log?: FastifyBaseLogger): OtherWriters;
+  close(): Promise<void>;
+}
+
+export interface OtherWriters {
+  upToDate(): boolean;
   close(): Promise<void>;
 }
 
@@ -77,8 +95,11 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const sqlitePath = sqlitePathFromUrl(url);
   if (sqlitePath !== null) {
     if (sqlitePath !== ':memory:') mkdirSync(dirname(sqlitePath), { recursive: true });
-    const { database } = openSqlite(sqlitePath);
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const { database, raw } = openSqlite(sqlitePath);
+    const credentialWrites = new WriteWatch(isCredentialWrite);
+    const kysely = new Kysely<Database>({ dialect: credentialWrites.wrap(new SqliteDialect({ database })) });
+    // Moves when another connection (another process: the CLI, a second server) commits.
+    const dataVersion = raw.prepare('PRAGMA data_version').pluck();
     const workers = options.sqliteReadWorkers ?? SQLITE_READ_WORKERS;
     const reads = sqlitePath === ':memory:' || workers === 0 ? kysely : sqliteReadWorkers(sqlitePath, workers);
     return {
@@ -90,6 +111,21 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       pgSchema: null,
       ping: async () => void (await sql`select 1`.execute(kysely)),
       onConnectionLost: () => {},
+      credentialWrites,
+      watchOtherWriters: () => {
+        let seen = dataVersion.get();
+        return {
+          upToDate: () => {
+            const now = dataVersion.get();
+            if (now !== seen) {
+              seen = now;
+              credentialWrites.bump();
+            }
+            return true;
+          },
+          close: async () => {},
+        };
+      },
       close: async () => {
         if (reads !== kysely) await reads.destroy();
         await kysely.destroy();
@@ -113,7 +149,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     const kyselyPool = resilientPool(pool, (error) => {
       for (const listener of lostListeners) listener(error);
     });
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: kyselyPool }) });
+    const credentialWrites = new WriteWatch(isCredentialWrite);
+    const kysely = new Kysely<Database>({ dialect: credentialWrites.wrap(new PostgresDialect({ pool: kyselyPool })) });
+    const schema = options.pgSchema ?? 'public';
     pools.set(kysely, pool);
     return {
       kysely,
@@ -124,6 +162,16 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       pgSchema: options.pgSchema ?? 'public',
       ping: async () => void (await sql`select 1`.execute(kysely)),
       onConnectionLost: (listener) => void lostListeners.push(listener),
+      credentialWrites,
+      watchOtherWriters: (log) => {
+        const subscription = subscribe(url, CREDENTIALS_CHANNEL, {
+          // The payload is the schema whose table changed; other installations on the database are not ours.
+          onNotification: (payload) => payload === schema && credentialWrites.bump(),
+          onResumed: () => credentialWrites.bump(),
+          log,
+        });
+        return { upToDate: () => subscription.hearing, close: () => subscription.close() };
+      },
       close: () => kysely.destroy(),
     };
   }

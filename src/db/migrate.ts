@@ -10,6 +10,7 @@ import { websiteApi } from './migrations/0007-website-api.ts';
 import { dashboard } from './migrations/0008-dashboard.ts';
 import { rateLimitCounters } from './migrations/0009-rate-limit-counters.ts';
 import { eventRelay } from './migrations/0010-event-relay.ts';
+import { credentialNotifications } from './migrations/0011-credential-notifications.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ function provider(db: Db): MigrationProvider {
     '0008-dashboard': dashboard(db.engine),
     '0009-rate-limit-counters': rateLimitCounters(db.engine),
     '0010-event-relay': eventRelay(db.engine),
+    '0011-credential-notifications': credentialNotifications(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
+import type { CachedCredential, PrincipalCache } from '../auth/principal-cache.ts';
 import {
   findActiveApiKeyByDigest,
   findActiveSessionByDigest,
   findActiveTokenByDigest,
+  findRole,
   touchApiKey,
   touchSession,
   touchToken,
@@ -15,7 +17,9 @@ import type { Database } from '../db/schema.ts';
 
 // Bearer -> format and checksum -> digest lookup -> request.principal; without an Authorization
 // header, the dashboard's session cookie the same way. It never answers by itself: the route guard turns a missing principal into the 401, after the rate limiter has
-// counted the request against the client address.
+// counted the request against the client address. What a lookup read is kept in the principal
+// cache (src/auth/principal-cache.ts), which forgets it when a credential table changes; expiry
+// is checked on every request against the kept row.
 
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -31,13 +35,57 @@ function needsTouch(lastUsedAt: string | null, now: number): boolean {
   return lastUsedAt === null || now - Date.parse(lastUsedAt) >= TOUCH_INTERVAL_MS;
 }
 
+/**
+ * The credential's row (and, with a websiteId, the account's role there) from the cache, or read
+ * by `lookup` and kept. `lookup` returns the row with the role it read along, or undefined.
+ */
+async function credential<Row extends object>(
+  db: Kysely<Database>,
+  cache: PrincipalCache | null,
+  digest: string,
+  websiteId: string | undefined,
+  lookup: () => Promise<(Row & { role: string | null }) | undefined>,
+): Promise<CachedCredential<Row> | undefined> {
+  const generation = cache?.generation() ?? null;
+  const cached = cache?.find<Row>(digest, generation);
+  if (cached) return cached;
+  const found = await lookup();
+  if (!found) return undefined;
+  const { role, ...row } = found;
+  const roles = new Map<string, string | null>(websiteId === undefined ? [] : [[websiteId, role]]);
+  const fresh = { generation: generation ?? -1, row: row as unknown as Row, roles };
+  cache?.remember(digest, generation, fresh);
+  return fresh;
+}
+
+/** The account's role on the route's website: kept with the credential, else read and kept. */
+async function membershipOf(
+  db: Kysely<Database>,
+  cache: PrincipalCache | null,
+  entry: CachedCredential<object>,
+  accountId: string,
+  websiteId: string | undefined,
+): Promise<Membership | null> {
+  if (websiteId === undefined) return null;
+  if (entry.roles.has(websiteId)) return { websiteId, role: entry.roles.get(websiteId) ?? null };
+  const role = (await findRole(db, accountId, websiteId)) ?? null;
+  cache?.rememberRole(entry, websiteId, role);
+  return { websiteId, role };
+}
+
 /** The dashboard's session cookie, when the request carries no Authorization header. */
-async function authenticateSession(db: Kysely<Database>, cookie: string, websiteId?: string): Promise<AuthOutcome> {
+async function authenticateSession(db: Kysely<Database>, cache: PrincipalCache | null, cookie: string, websiteId?: string): Promise<AuthOutcome> {
   if (!isSessionSecret(cookie)) return { failure: 'The session cookie is malformed; sign in again' };
-  const row = await findActiveSessionByDigest(db, digestSecret(cookie), websiteId);
+  const digest = digestSecret(cookie);
+  const entry = await credential(db, cache, digest, websiteId, () => findActiveSessionByDigest(db, digest, websiteId));
   const now = Date.now();
-  if (!row || sessionExpired(row, now)) return { failure: 'The session has ended; sign in again' };
-  if (needsTouch(row.last_seen_at, now)) await touchSession(db, row.id, new Date(now).toISOString());
+  const row = entry?.row;
+  if (!entry || !row || sessionExpired(row, now)) return { failure: 'The session has ended; sign in again' };
+  if (needsTouch(row.last_seen_at, now)) {
+    const at = new Date(now).toISOString();
+    await touchSession(db, row.id, at);
+    row.last_seen_at = at;
+  }
   return {
     principal: {
       kind: 'session',
@@ -48,18 +96,19 @@ async function authenticateSession(db: Kysely<Database>, cookie: string, website
       signedInAt: row.signed_in_at,
       csrfToken: csrfTokenFor(cookie),
     },
-    membership: websiteId === undefined ? null : { websiteId, role: row.role },
+    membership: await membershipOf(db, cache, entry, row.account_id, websiteId),
   };
 }
 
 /** `websiteId`: the well-formed website id of a website route, whose role a token lookup reads too. */
 export async function authenticate(
   db: Kysely<Database>,
+  cache: PrincipalCache | null,
   header: string | undefined,
   websiteId?: string,
   sessionCookie?: string,
 ): Promise<AuthOutcome> {
-  if (!header && sessionCookie) return authenticateSession(db, sessionCookie, websiteId);
+  if (!header && sessionCookie) return authenticateSession(db, cache, sessionCookie, websiteId);
   if (!header) return { failure: 'Authorization header is missing; send "Authorization: Bearer <token>"' };
   const match = /^Bearer +(\S+)\s*$/i.exec(header);
   if (!match) return { failure: 'Authorization header must be "Bearer <token>"' };
@@ -70,10 +119,15 @@ export async function authenticate(
   const digest = digestCredential(raw);
   const now = Date.now();
   if (kind === 'token') {
-    const row = await findActiveTokenByDigest(db, digest, websiteId);
-    if (!row) return { failure: 'The token is unknown or has been revoked' };
+    const entry = await credential(db, cache, digest, websiteId, () => findActiveTokenByDigest(db, digest, websiteId));
+    const row = entry?.row;
+    if (!entry || !row) return { failure: 'The token is unknown or has been revoked' };
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return { failure: 'The token has expired' };
-    if (needsTouch(row.last_used_at, now)) await touchToken(db, row.id, new Date(now).toISOString());
+    if (needsTouch(row.last_used_at, now)) {
+      const at = new Date(now).toISOString();
+      await touchToken(db, row.id, at);
+      row.last_used_at = at;
+    }
     return {
       principal: {
         kind: 'token',
@@ -82,12 +136,21 @@ export async function authenticate(
         permissions: JSON.parse(row.permissions) as string[],
         websiteIds: JSON.parse(row.website_ids) as string[],
       },
-      membership: websiteId === undefined ? null : { websiteId, role: row.role },
+      membership: await membershipOf(db, cache, entry, row.account_id, websiteId),
     };
   }
-  const row = await findActiveApiKeyByDigest(db, digest);
+  // A key has no role to read along (API_KEY_ROLE): it is the website's, which the guard checks.
+  const entry = await credential(db, cache, digest, undefined, async () => {
+    const found = await findActiveApiKeyByDigest(db, digest);
+    return found && { ...found, role: null };
+  });
+  const row = entry?.row;
   if (!row) return { failure: 'The API key is unknown or has been revoked' };
-  if (needsTouch(row.last_used_at, now)) await touchApiKey(db, row.id, new Date(now).toISOString());
+  if (needsTouch(row.last_used_at, now)) {
+    const at = new Date(now).toISOString();
+    await touchApiKey(db, row.id, at);
+    row.last_used_at = at;
+  }
   return {
     principal: { kind: 'apiKey', apiKeyId: row.id, websiteId: row.website_id, accountId: row.owner_id },
     membership: null,

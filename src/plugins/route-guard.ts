@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { holds } from '../auth/permissions.ts';
 import { API_KEY_ROLE, type Role, describeAction, roleAllows } from '../auth/policy.ts';
 import { findRole } from '../auth/credentials.repository.ts';
+import { PrincipalCache } from '../auth/principal-cache.ts';
 import { type Principal, type WebsiteAccess, tokenAllowsWebsite } from '../auth/principal.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { checkCsrf } from '../http/csrf.ts';
@@ -54,7 +55,7 @@ function websiteIdToPrefetch(request: FastifyRequest, access: AccountAccess | We
   return id !== undefined && isId(id) ? id : undefined;
 }
 
-/** The role read with the token in this very request when it was for this website; never cached. */
+/** The role read (or kept) with the credential when the route named this website; else read now. */
 async function findRoleOn(app: FastifyInstance, request: FastifyRequest, accountId: string, websiteId: string) {
   const membership = request.membership;
   if (membership?.websiteId === websiteId) return membership.role ?? undefined;
@@ -127,6 +128,9 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
   app.decorateRequest('authFailure', null);
   app.decorateRequest('membership', null);
   app.decorateRequest('websiteAccess', null);
+  // Credentials read once per instance until a credential table changes (src/auth/principal-cache.ts).
+  const principals = new PrincipalCache(app.db.credentialWrites, app.db.watchOtherWriters(app.log));
+  app.addHook('onClose', () => principals.close());
 
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
@@ -143,6 +147,7 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
     if (!access || 'public' in access) return;
     const outcome = await authenticate(
       app.db.kysely,
+      principals,
       request.headers.authorization,
       websiteIdToPrefetch(request, access),
       request.cookies[SESSION_COOKIE],
