@@ -463,6 +463,8 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
     await page.getByRole('navigation', { name: 'Website sections' }).getByRole('link', { name: 'Settings' }).click();
     await page.waitForURL(`${base}/websites/${websiteId}/settings`);
     const sections = page.getByRole('navigation', { name: 'Settings sections' });
+    // The sections appear once the website's settings have loaded.
+    await sections.getByRole('link').first().waitFor();
     const names = (await sections.getByRole('link').allTextContents()).map((text) => text.trim());
     expect(names).toEqual(['General', 'API keys', 'Goals', 'Funnels', 'Alerts', 'Team', 'Integrations', 'Delete website']);
     await page.getByRole('button', { name: 'Save settings' }).waitFor();
