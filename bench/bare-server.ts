@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 
 // The floor: a bare node:http server answering the exact bytes Sightline answered.
 // Input: BENCH_BODY_FILE, BENCH_CONTENT_TYPE, BENCH_READ_BODY=1 (read the whole request body
-// before answering, as a server accepting a POST must). Output: "LISTENING <port>" on stdout.
+// before answering, as a server accepting a POST must) or =json (read it and parse it as JSON).
+// Output: "LISTENING <port>" on stdout.
 
 const bodyFile = process.env.BENCH_BODY_FILE;
 const contentType = process.env.BENCH_CONTENT_TYPE;
@@ -11,7 +12,8 @@ if (!bodyFile || !contentType) throw new Error('BENCH_BODY_FILE and BENCH_CONTEN
 const body = readFileSync(bodyFile);
 const headers = { 'content-type': contentType, 'content-length': String(body.length) };
 
-const readBody = process.env.BENCH_READ_BODY === '1';
+const readBody = process.env.BENCH_READ_BODY === '1' || process.env.BENCH_READ_BODY === 'json';
+const parseBody = process.env.BENCH_READ_BODY === 'json';
 
 const server = createServer((request, response) => {
   if (!readBody) {
@@ -22,8 +24,16 @@ const server = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
-    if (Buffer.concat(chunks).length === 0) response.writeHead(400).end();
-    else response.writeHead(200, headers).end(body);
+    const received = Buffer.concat(chunks);
+    if (received.length === 0) return void response.writeHead(400).end();
+    if (parseBody) {
+      try {
+        JSON.parse(received.toString('utf8'));
+      } catch {
+        return void response.writeHead(400).end();
+      }
+    }
+    response.writeHead(200, headers).end(body);
   });
 });
 server.keepAliveTimeout = 72_000; // Fastify's default, so both keep connections the same way

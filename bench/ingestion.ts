@@ -6,13 +6,13 @@ import { startChild } from './children.ts';
 import { type LoadResult, load } from './load.ts';
 import type { BenchDatabase } from './prepare.ts';
 
-// Ingestion: POST /api/events as the datafast browser SDK sends it (a pageview, varying over
-// 5,000 visitors and 20 pages), against a bare node:http server that reads the same POST body
-// and answers the bytes Sightline answered. One request is one event, so req/s is events/s.
+// Ingestion: POST /api/events as the datafast browser SDK sends it (a pageview of a fresh visitor
+// on each request, over 20 pages), against a bare node:http server that reads and parses the same
+// JSON body and answers the bytes Sightline answered. One request is one event, so req/s is
+// events/s. Issue 11 measures it with 32 connections (BENCH_INGEST_CONNECTIONS, default 32).
 
 export const INGEST_PATH = '/api/events';
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-const VISITORS = 5000;
 
 export interface IngestionResult {
   engine: string;
@@ -37,7 +37,7 @@ export interface IngestionOptions {
 function eventBodies(website: { trackingId: string; domain: string }) {
   let sequence = 0;
   return () => {
-    const visitor = sequence++ % VISITORS;
+    const visitor = `${process.pid}-${sequence++}`;
     return JSON.stringify({
       websiteId: website.trackingId,
       domain: website.domain,
@@ -103,7 +103,7 @@ export async function benchIngestion(engine: Engine, database: BenchDatabase, op
 
   const bodyFile = join(options.tempDir, `${engine}-ingest-body`);
   writeFileSync(bodyFile, captured.bytes);
-  const bare = await startChild('bench/bare-server.ts', { BENCH_BODY_FILE: bodyFile, BENCH_CONTENT_TYPE: captured.contentType, BENCH_READ_BODY: '1' });
+  const bare = await startChild('bench/bare-server.ts', { BENCH_BODY_FILE: bodyFile, BENCH_CONTENT_TYPE: captured.contentType, BENCH_READ_BODY: 'json' });
   let bareResult: LoadResult;
   try {
     const url = `http://127.0.0.1:${bare.port}${INGEST_PATH}`;

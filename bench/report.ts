@@ -18,7 +18,7 @@ export interface EngineResult {
 }
 
 /** The issue's targets, checked on every run. */
-export const TARGETS = { ingestionRatio: 0.5, seriesP50Ms: 50, readP50Ms: 50, readP99Ms: 200, stallP99Ms: 20, clickhouseP50Ms: 500 };
+export const TARGETS = { adminRatio: 0.5, ingestionRatio: 0.3, seriesP50Ms: 50, readP50Ms: 50, readP99Ms: 200, stallP99Ms: 20, clickhouseP50Ms: 500 };
 
 export interface Report {
   date: string;
@@ -28,6 +28,7 @@ export interface Report {
     durationSeconds: number;
     warmupSeconds: number;
     connections: number;
+    ingestConnections: number;
     parts: string[];
     seriesEvents: number;
     seriesConnections: number;
@@ -72,15 +73,18 @@ const SERIES_COLUMNS = ['engine', 'events', 'req/s', 'p50 ms', 'p99 ms', 'failed
 const SERIES_WIDTHS = [9, 10, 10, 8, 8, 7, 18, 7, 10];
 
 export function printReport(report: Report): void {
-  const { durationSeconds, warmupSeconds, connections, seriesConnections } = report.settings;
+  const { durationSeconds, warmupSeconds, connections, ingestConnections, seriesConnections } = report.settings;
   console.log('');
   console.log(`command: ${report.command}`);
-  console.log(`node ${report.node}; autocannon ${connections} connections, ${durationSeconds} s after a ${warmupSeconds} s warm-up`);
+  console.log(`node ${report.node}; autocannon, ${durationSeconds} s after a ${warmupSeconds} s warm-up`);
   if (report.engines.length > 0) {
-    printPairs(`request: GET ${report.engines[0]!.path} (authenticated, full-access token)`, report.engines);
+    printPairs(`request: GET ${report.engines[0]!.path} (authenticated, full-access token), ${connections} connections`, report.engines);
+    for (const result of report.engines) {
+      console.log(`${result.engine}: admin read ${percent(result.ratio)} of bare, target >= ${percent(TARGETS.adminRatio)}: ${verdict(result.ratio >= TARGETS.adminRatio)}`);
+    }
   }
   if (report.ingestion.length > 0) {
-    printPairs(`ingestion: POST ${report.ingestion[0]!.path} (one pageview per request, so req/s = events/s)`, report.ingestion);
+    printPairs(`ingestion: POST ${report.ingestion[0]!.path} (a fresh visitor's pageview per request, so req/s = events/s), ${ingestConnections} connections`, report.ingestion);
     for (const result of report.ingestion) {
       console.log(`${result.engine}: ${result.stored} events stored; ingestion ${percent(result.ratio)} of bare, target >= ${percent(TARGETS.ingestionRatio)}: ${verdict(result.ratio >= TARGETS.ingestionRatio)}`);
     }

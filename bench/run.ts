@@ -15,7 +15,7 @@ import { benchTimeseries } from './timeseries.ts';
 // (admin), event ingestion through POST /api/events (ingestion), and the 30-day daily time
 // series over a million synthetic events (timeseries). Servers run in child processes;
 // autocannon runs here. Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default
-// 10), BENCH_WARMUP (s, default 2), BENCH_ENGINES (default "sqlite,postgres"), BENCH_PARTS
+// 10; the admin read), BENCH_INGEST_CONNECTIONS (default 32; ingestion), BENCH_WARMUP (s, default 2), BENCH_ENGINES (default "sqlite,postgres"), BENCH_PARTS
 // (default "admin,ingestion,timeseries,website-api": the website API's reads over the time
 // series' website, each for BENCH_READ_SECONDS, default 3), BENCH_SERIES_EVENTS (default 1000000),
 // BENCH_SERIES_CONNECTIONS (default 1: latency of one request at a time),
@@ -37,6 +37,7 @@ const settings = {
   durationSeconds: setting('BENCH_DURATION', 10),
   warmupSeconds: setting('BENCH_WARMUP', 2),
   connections: setting('BENCH_CONNECTIONS', 10),
+  ingestConnections: setting('BENCH_INGEST_CONNECTIONS', 32),
   parts: (process.env.BENCH_PARTS || 'admin,ingestion,timeseries,website-api').split(','),
   readSeconds: setting('BENCH_READ_SECONDS', 3),
   seriesEvents: setting('BENCH_SERIES_EVENTS', 1_000_000),
@@ -120,7 +121,7 @@ async function benchEngine(engine: Engine, report: Report): Promise<void> {
   const timing = { seconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
   if (settings.parts.includes('admin')) report.engines.push(await benchAdminRead(engine, database));
   if (settings.parts.includes('ingestion')) {
-    report.ingestion.push(await benchIngestion(engine, database, { ...timing, connections: settings.connections, tempDir, nodeArgs, call }));
+    report.ingestion.push(await benchIngestion(engine, database, { ...timing, connections: settings.ingestConnections, tempDir, nodeArgs, call }));
   }
   if (settings.parts.includes('timeseries') || settings.parts.includes('website-api')) {
     const websiteApi = settings.parts.includes('website-api') ? { seconds: settings.readSeconds } : null;
