@@ -20,7 +20,8 @@ const MAX_ROLES_PER_CREDENTIAL = 1_000;
 const ENTRY_TTL_MS = 5 * 60_000;
 
 export interface CachedCredential<Row> {
-  readonly generation: number;
+  /** The generation it was read under; null: read while nothing could be cached (never kept). */
+  readonly generation: number | null;
   readonly row: Row;
   /** The account's role per website id (null: not a member). */
   readonly roles: Map<string, string | null>;
@@ -51,19 +52,15 @@ export class PrincipalCache {
     return entry as CachedCredential<Row>;
   }
 
-  /** Keeps what was read under `generation`, unless a write may have overlapped the read. */
-  remember(digest: string, generation: number | null, entry: CachedCredential<object>): void {
-    if (generation !== null && entry.generation === generation && this.writes.version === generation) this.entries.set(digest, entry);
+  /** Keeps what was read, unless a write may have overlapped the read. */
+  remember(digest: string, entry: CachedCredential<object>): void {
+    if (entry.generation !== null && this.writes.version === entry.generation) this.entries.set(digest, entry);
   }
 
   /** Keeps a role read after the entry was, if nothing changed since the entry was read. */
   rememberRole(entry: CachedCredential<object>, websiteId: string, role: string | null): void {
     if (this.writes.version !== entry.generation || entry.roles.size >= MAX_ROLES_PER_CREDENTIAL) return;
     entry.roles.set(websiteId, role);
-  }
-
-  clear(): void {
-    this.entries.clear();
   }
 
   close(): Promise<void> {

@@ -40,28 +40,27 @@ function needsTouch(lastUsedAt: string | null, now: number): boolean {
  * by `lookup` and kept. `lookup` returns the row with the role it read along, or undefined.
  */
 async function credential<Row extends object>(
-  db: Kysely<Database>,
-  cache: PrincipalCache | null,
+  cache: PrincipalCache,
   digest: string,
   websiteId: string | undefined,
   lookup: () => Promise<(Row & { role: string | null }) | undefined>,
 ): Promise<CachedCredential<Row> | undefined> {
-  const generation = cache?.generation() ?? null;
-  const cached = cache?.find<Row>(digest, generation);
+  const generation = cache.generation();
+  const cached = cache.find<Row>(digest, generation);
   if (cached) return cached;
   const found = await lookup();
   if (!found) return undefined;
   const { role, ...row } = found;
   const roles = new Map<string, string | null>(websiteId === undefined ? [] : [[websiteId, role]]);
-  const fresh = { generation: generation ?? -1, row: row as unknown as Row, roles };
-  cache?.remember(digest, generation, fresh);
+  const fresh = { generation, row: row as unknown as Row, roles };
+  cache.remember(digest, fresh);
   return fresh;
 }
 
 /** The account's role on the route's website: kept with the credential, else read and kept. */
 async function membershipOf(
   db: Kysely<Database>,
-  cache: PrincipalCache | null,
+  cache: PrincipalCache,
   entry: CachedCredential<object>,
   accountId: string,
   websiteId: string | undefined,
@@ -69,18 +68,18 @@ async function membershipOf(
   if (websiteId === undefined) return null;
   if (entry.roles.has(websiteId)) return { websiteId, role: entry.roles.get(websiteId) ?? null };
   const role = (await findRole(db, accountId, websiteId)) ?? null;
-  cache?.rememberRole(entry, websiteId, role);
+  cache.rememberRole(entry, websiteId, role);
   return { websiteId, role };
 }
 
 /** The dashboard's session cookie, when the request carries no Authorization header. */
-async function authenticateSession(db: Kysely<Database>, cache: PrincipalCache | null, cookie: string, websiteId?: string): Promise<AuthOutcome> {
+async function authenticateSession(db: Kysely<Database>, cache: PrincipalCache, cookie: string, websiteId?: string): Promise<AuthOutcome> {
   if (!isSessionSecret(cookie)) return { failure: 'The session cookie is malformed; sign in again' };
   const digest = digestSecret(cookie);
-  const entry = await credential(db, cache, digest, websiteId, () => findActiveSessionByDigest(db, digest, websiteId));
+  const entry = await credential(cache, digest, websiteId, () => findActiveSessionByDigest(db, digest, websiteId));
   const now = Date.now();
-  const row = entry?.row;
-  if (!entry || !row || sessionExpired(row, now)) return { failure: 'The session has ended; sign in again' };
+  if (!entry || sessionExpired(entry.row, now)) return { failure: 'The session has ended; sign in again' };
+  const row = entry.row;
   if (needsTouch(row.last_seen_at, now)) {
     const at = new Date(now).toISOString();
     await touchSession(db, row.id, at);
@@ -103,7 +102,7 @@ async function authenticateSession(db: Kysely<Database>, cache: PrincipalCache |
 /** `websiteId`: the well-formed website id of a website route, whose role a token lookup reads too. */
 export async function authenticate(
   db: Kysely<Database>,
-  cache: PrincipalCache | null,
+  cache: PrincipalCache,
   header: string | undefined,
   websiteId?: string,
   sessionCookie?: string,
@@ -119,9 +118,9 @@ export async function authenticate(
   const digest = digestCredential(raw);
   const now = Date.now();
   if (kind === 'token') {
-    const entry = await credential(db, cache, digest, websiteId, () => findActiveTokenByDigest(db, digest, websiteId));
-    const row = entry?.row;
-    if (!entry || !row) return { failure: 'The token is unknown or has been revoked' };
+    const entry = await credential(cache, digest, websiteId, () => findActiveTokenByDigest(db, digest, websiteId));
+    if (!entry) return { failure: 'The token is unknown or has been revoked' };
+    const row = entry.row;
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return { failure: 'The token has expired' };
     if (needsTouch(row.last_used_at, now)) {
       const at = new Date(now).toISOString();
@@ -140,7 +139,7 @@ export async function authenticate(
     };
   }
   // A key has no role to read along (API_KEY_ROLE): it is the website's, which the guard checks.
-  const entry = await credential(db, cache, digest, undefined, async () => {
+  const entry = await credential(cache, digest, undefined, async () => {
     const found = await findActiveApiKeyByDigest(db, digest);
     return found && { ...found, role: null };
   });
