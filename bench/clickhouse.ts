@@ -4,7 +4,7 @@ import { openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { startChild } from './children.ts';
 import type { BenchDatabase } from './prepare.ts';
-import { type WebsiteApiResult, benchWebsiteApi } from './website-api.ts';
+import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './website-api.ts';
 
 // The website API's reads with the events on ClickHouse (BENCH_PARTS=clickhouse): accounts and
 // websites on SQLite, BENCH_CLICKHOUSE_EVENTS events (default 100 million) over 30 days written
@@ -84,14 +84,7 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
     const domain = 'clickhouse.bench.example.com';
     const created = await options.call('POST', `${base}/api/v1/admin/websites`, headers, { domain, timezone: TIMEZONE, name: 'ClickHouse' });
     const websiteId = (JSON.parse(created.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
-    const funnel = await options.call('POST', `${base}/api/v1/admin/websites/${websiteId}/funnels`, headers, {
-      name: 'Signup',
-      steps: [
-        { type: 'pageview', url: '/pricing' },
-        { type: 'goal', goalName: 'signup' },
-      ],
-    });
-    const funnelId = (JSON.parse(funnel.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
+    const funnelId = await createBenchFunnel(options.call, base, headers, websiteId);
 
     console.error(`clickhouse: writing ${options.events} synthetic events`);
     const started = performance.now();

@@ -6,7 +6,7 @@ import { startChild } from './children.ts';
 import { type LoadResult, load } from './load.ts';
 import type { BenchDatabase } from './prepare.ts';
 import { loadSyntheticEvents } from './synthetic-events.ts';
-import { type WebsiteApiResult, benchWebsiteApi } from './website-api.ts';
+import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './website-api.ts';
 
 // The time series over a large website: synthetic events are written straight into the
 // database and the day rollups built by the product's rebuild, then the 30-day daily series
@@ -88,14 +88,7 @@ export async function benchTimeseries(engine: Engine, database: BenchDatabase, o
     });
     let websiteApi: WebsiteApiResult | null = null;
     if (options.websiteApi) {
-      const funnel = await options.call('POST', `${base}/api/v1/admin/websites/${websiteId}/funnels`, headers, {
-        name: 'Signup',
-        steps: [
-          { type: 'pageview', url: '/pricing' },
-          { type: 'goal', goalName: 'signup' },
-        ],
-      });
-      const funnelId = (JSON.parse(funnel.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
+      const funnelId = await createBenchFunnel(options.call, base, headers, websiteId);
       console.error(`${engine}: the website API's reads`);
       websiteApi = await benchWebsiteApi({
         base,

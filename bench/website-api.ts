@@ -39,6 +39,20 @@ export interface WebsiteApiOptions {
   warmupSeconds: number;
 }
 
+type Call = (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ bytes: Buffer }>;
+
+/** The funnel the reads ask about (the synthetic events visit /pricing and complete "signup"); its id. */
+export async function createBenchFunnel(call: Call, base: string, headers: Record<string, string>, websiteId: string): Promise<string> {
+  const funnel = await call('POST', `${base}/api/v1/admin/websites/${websiteId}/funnels`, headers, {
+    name: 'Signup',
+    steps: [
+      { type: 'pageview', url: '/pricing' },
+      { type: 'goal', goalName: 'signup' },
+    ],
+  });
+  return (JSON.parse(funnel.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
+}
+
 function readPaths(websiteId: string, funnelId: string): { path: string; filtered: boolean }[] {
   const site = `websiteId=${websiteId}`;
   const plain = [
