@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createDatabase } from '../src/db/database.ts';
 import { isDatabaseUnavailable } from '../src/db/faults.ts';
 import { EventWriter } from '../src/modules/events/event-writer.ts';
@@ -11,7 +10,7 @@ import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 // The group commit behind every event write (app.events): requests written together share a
 // transaction, each is answered with its own events once they are stored, and a bad event fails
-// only its own request. On SQLite every commit stays synchronous=FULL (durable when answered).
+// only its own request. Each is answered once its commit is durable (on SQLite: test/sqlite-durability.test.ts).
 
 function pageview(websiteId: string, visitorId: string): NewEvent {
   return newEvent(websiteId, visitorId, { browser: 'Chrome', os: 'Windows', device: 'desktop' });
@@ -117,25 +116,6 @@ describeEachEngine('event writer', (engine) => {
         await db.close();
         await proxy.close();
       }
-    });
-  }
-
-  if (engine === 'sqlite') {
-    describe('on SQLite', () => {
-      const synchronous = async () => (await sql<{ synchronous: number }>`pragma synchronous`.execute(t.db)).rows[0]!.synchronous;
-
-      it('leaves every other commit of the connection flushed as configured (synchronous FULL)', async () => {
-        const account = await createAccount(t);
-        const website = await createWebsite(t, account.token);
-        expect(await synchronous()).toBe(2);
-
-        await Promise.all([t.app.events.write([pageview(website.id, 'a')]), t.app.events.write([pageview(website.id, 'b')])]);
-        expect(await synchronous()).toBe(2);
-
-        await Promise.allSettled([t.app.events.write([pageview(UNKNOWN_ID, 'broken')])]);
-        expect(await synchronous()).toBe(2);
-        expect(await storedVisitors(website.id)).toEqual(['a', 'b']);
-      });
     });
   }
 });

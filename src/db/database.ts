@@ -7,6 +7,7 @@ import { type ConnectionLostListener, resilientPool } from './pg-pool.ts';
 import { databaseUrlKind, sqlitePathFromUrl } from './database-url.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite-driver.ts';
+import { WalFlusher, flushCommits } from './sqlite-durability.ts';
 import { sqliteReadWorkers } from './sqlite-read-workers.ts';
 import { CREDENTIALS_CHANNEL, isCredentialWrite } from './credential-tables.ts';
 import { subscribe } from './pg-notifications.ts';
@@ -95,9 +96,13 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const sqlitePath = sqlitePathFromUrl(url);
   if (sqlitePath !== null) {
     if (sqlitePath !== ':memory:') mkdirSync(dirname(sqlitePath), { recursive: true });
-    const { database, raw } = openSqlite(sqlitePath);
+    // On a file, commits are flushed off the event loop (src/db/sqlite-durability.ts).
+    const flusher = sqlitePath === ':memory:' ? null : new WalFlusher(`${sqlitePath}-wal`);
+    const { database, raw } = openSqlite(sqlitePath, { flushedByCaller: flusher !== null, onWrite: () => flusher?.noteWrite() });
     const credentialWrites = new WriteWatch(isCredentialWrite);
-    const kysely = new Kysely<Database>({ dialect: credentialWrites.wrap(new SqliteDialect({ database })) });
+    const sqlite = new SqliteDialect({ database });
+    const dialect = flusher ? flushCommits(sqlite, flusher) : sqlite;
+    const kysely = new Kysely<Database>({ dialect: credentialWrites.wrap(dialect) });
     // Moves when another connection (another process: the CLI, a second server) commits.
     const dataVersion = raw.prepare('PRAGMA data_version').pluck();
     const workers = options.sqliteReadWorkers ?? SQLITE_READ_WORKERS;

@@ -27,25 +27,45 @@ function createDatabaseFile(path: string): void {
   }
 }
 
-export function openSqlite(path: string): { database: SqliteDatabase; raw: SQLite.Database } {
+/**
+ * `flushedByCaller`: commits do not wait for the flush of the write-ahead log, because whoever
+ * commits flushes it off the event loop before answering (src/db/sqlite-durability.ts).
+ * Otherwise every commit flushes it itself (`synchronous = FULL`).
+ */
+export function openSqlite(
+  path: string,
+  options: { flushedByCaller?: boolean; onWrite?: () => void } = {},
+): { database: SqliteDatabase; raw: SQLite.Database } {
   createDatabaseFile(path);
   const raw = new SQLite(path);
   // Durability first: an acknowledged write survives a crash or power loss.
   raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = FULL');
+  raw.pragma(options.flushedByCaller ? 'synchronous = NORMAL' : 'synchronous = FULL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
 
   const statements = new Map<string, SqliteStatement>();
-  const wrap = (statement: SQLite.Statement): SqliteStatement => ({
-    reader: statement.reader,
-    all: (parameters) => statement.all(...bindable(parameters)),
-    run: (parameters) => {
-      const result = statement.run(...bindable(parameters));
-      return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
-    },
-    iterate: (parameters) => statement.iterate(...bindable(parameters)),
-  });
+  const noteWrite = options.onWrite ?? (() => {});
+  const wrap = (statement: SQLite.Statement): SqliteStatement => {
+    // Called before the statement runs: a write that fails half-way may still have written.
+    const writes = statement.readonly ? () => {} : noteWrite;
+    return {
+      reader: statement.reader,
+      all: (parameters) => {
+        writes();
+        return statement.all(...bindable(parameters));
+      },
+      run: (parameters) => {
+        writes();
+        const result = statement.run(...bindable(parameters));
+        return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+      },
+      iterate: (parameters) => {
+        writes();
+        return statement.iterate(...bindable(parameters));
+      },
+    };
+  };
 
   const prepare = (sql: string): SqliteStatement => {
     let statement = statements.get(sql);
