@@ -165,6 +165,22 @@ describeEachEngine('rate limiting', (engine) => {
     expect((await t.request('GET', '/api/v1/admin/account', { token: second.token })).status).toBe(200);
   });
 
+  it('counts requests sent at once each in its own place (PostgreSQL counts them in one statement)', async () => {
+    const first = await createAccount(t);
+    const second = await createAccount(t);
+    const both = [first, second, first, second, first, second, first, second, first];
+    const answers = await Promise.all(both.map(({ token }) => t.request('GET', '/api/v1/admin/account', { token })));
+    const of = (token: string) => answers.filter((_, i) => both[i]!.token === token);
+    for (const { token } of [first, second]) {
+      expect(of(token).map((answer) => answer.status).sort()).toEqual([200, 200, 200, ...(token === first.token ? [429, 429] : [429])]);
+      const remaining = of(token)
+        .filter((answer) => answer.status === 200)
+        .map((answer) => answer.headers['x-ratelimit-remaining'])
+        .sort();
+      expect(remaining).toEqual(['0', '1', '2']);
+    }
+  });
+
   it('limits requests without a valid credential per client address', async () => {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await t.request('GET', '/api/v1/admin/account')).status);

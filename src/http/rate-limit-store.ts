@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { RateLimitPluginOptions } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { CompiledQuery, type Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/schema.ts';
 
@@ -13,7 +14,10 @@ import type { Database } from '../db/schema.ts';
 //                  unlimited (skipOnError), and the outage is logged once at warn.
 //   PostgreSQL     the rate_limit_counters table, one upsert per hit. A failure answers 503 like
 //                  every request that needs the database (authentication has just read it).
-//   SQLite         the plugin's memory store: one process by design.
+//   SQLite         the process's memory (an LRU of keys): one process by design. Not the plugin's
+//                  LocalStore, which hands every caller the same counter object, so requests
+//                  counted in one turn all read the last count (five at once with three left: all
+//                  five refused).
 //
 // Every instance on one Redis or one PostgreSQL then counts into the same fixed windows, with the
 // keys and limits the callers chose. The shared stores keep a keyed digest of each key (HMAC under
@@ -46,13 +50,18 @@ const REDIS_CONNECT_TIMEOUT_MS = 2_000;
 /** How often, at most, one instance deletes the PostgreSQL counters whose window has ended. */
 const SWEEP_INTERVAL_MS = 60_000;
 
-/** A hit: a new window when the key has none or its window has ended, else one more in it. */
-const PG_HIT = `insert into rate_limit_counters as c (key, count, reset_at)
-  values ($1, 1, now() + $2 * interval '1 millisecond')
+/**
+ * The hits of one turn of the event loop, one row per key with its number of hits: a new window
+ * when the key has none or its window has ended, else that many more in it. Keys come sorted, so
+ * two instances' statements lock their rows in the same order (never a deadlock).
+ */
+const PG_HITS = `insert into rate_limit_counters as c (key, count, reset_at)
+  select key, hits, now() + window_ms * interval '1 millisecond'
+  from unnest($1::text[], $2::int[], $3::float8[]) as h(key, hits, window_ms)
   on conflict (key) do update set
-    count = case when c.reset_at <= now() then 1 else c.count + 1 end,
+    count = case when c.reset_at <= now() then excluded.count else c.count + excluded.count end,
     reset_at = case when c.reset_at <= now() then excluded.reset_at else c.reset_at end
-  returning count, greatest(0, ceil(extract(epoch from c.reset_at - now()) * 1000))::float8 as ttl`;
+  returning key, count, greatest(0, ceil(extract(epoch from c.reset_at - now()) * 1000))::float8 as ttl`;
 
 const PG_SWEEP = CompiledQuery.raw('delete from rate_limit_counters where reset_at < now()');
 
@@ -118,25 +127,87 @@ function keyDigest(app: FastifyInstance): (key: string) => string {
   return (key) => createHmac('sha256', secret).update(key).digest('base64url').slice(0, 22);
 }
 
+interface WaitingHit {
+  resolve: (counter: Counter) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * PostgreSQL: one upsert per turn of the event loop for every hit asked in it (a round trip per
+ * request was the largest cost of an admin read). Each hit is still counted after its request
+ * arrived, and each caller gets its own place in the count.
+ */
 function postgresCounting(app: FastifyInstance): Counting {
   const db: Kysely<Database> = app.db.kysely;
   let nextSweep = Date.now() + SWEEP_INTERVAL_MS;
   let sweeping: Promise<unknown> | null = null;
+  let batch = new Map<string, { windowMs: number; waiting: WaitingHit[] }>();
   app.addHook('onClose', async () => {
     nextSweep = Infinity;
     await sweeping;
   });
+
+  const run = async (hits: typeof batch) => {
+    // Expired rows only cost space (a hit on one starts a new window), so they go from time to
+    // time, after a hit rather than on a timer: an idle instance never touches the table.
+    if (Date.now() >= nextSweep) {
+      nextSweep = Date.now() + SWEEP_INTERVAL_MS;
+      sweeping = db.executeQuery(PG_SWEEP).catch(() => {}); // the next sweep retries
+    }
+    const keys = [...hits.keys()].sort();
+    try {
+      const { rows } = await db.executeQuery(
+        CompiledQuery.raw(PG_HITS, [keys, keys.map((key) => hits.get(key)!.waiting.length), keys.map((key) => hits.get(key)!.windowMs)]) as CompiledQuery<{
+          key: string;
+          count: number;
+          ttl: number;
+        }>,
+      );
+      for (const row of rows) {
+        const { waiting } = hits.get(row.key)!;
+        hits.delete(row.key);
+        const first = row.count - waiting.length + 1;
+        waiting.forEach((hit, i) => hit.resolve({ current: first + i, ttl: row.ttl }));
+      }
+      if (hits.size > 0) throw new Error('the rate-limit upsert returned fewer keys than it was given');
+    } catch (error) {
+      for (const { waiting } of hits.values()) for (const hit of waiting) hit.reject(error);
+    }
+  };
+
+  return {
+    hit(key, timeWindow) {
+      return new Promise<Counter>((resolve, reject) => {
+        if (batch.size === 0) {
+          setImmediate(() => {
+            const hits = batch;
+            batch = new Map();
+            void run(hits);
+          });
+        }
+        const entry = batch.get(key);
+        if (entry) entry.waiting.push({ resolve, reject });
+        else batch.set(key, { windowMs: timeWindow, waiting: [{ resolve, reject }] });
+      });
+    },
+  };
+}
+
+/** How many keys the in-process counters keep; the least recently counted goes first. */
+const MEMORY_KEYS = 10_000;
+
+function memoryCounting(): Counting {
+  const windows = new LRUCache<string, { count: number; resetAt: number }>({ max: MEMORY_KEYS });
   return {
     async hit(key, timeWindow) {
-      // Expired rows only cost space (a hit on one starts a new window), so they go from time to
-      // time, after a hit rather than on a timer: an idle instance never touches the table.
-      if (Date.now() >= nextSweep) {
-        nextSweep = Date.now() + SWEEP_INTERVAL_MS;
-        sweeping = db.executeQuery(PG_SWEEP).catch(() => {}); // the next sweep retries
+      const now = Date.now();
+      let window = windows.get(key);
+      if (!window || window.resetAt <= now) {
+        window = { count: 0, resetAt: now + timeWindow };
+        windows.set(key, window);
       }
-      const { rows } = await db.executeQuery(CompiledQuery.raw(PG_HIT, [key, timeWindow]) as CompiledQuery<{ count: number; ttl: number }>);
-      const row = rows[0]!;
-      return { current: row.count, ttl: row.ttl };
+      window.count++;
+      return { current: window.count, ttl: window.resetAt - now };
     },
   };
 }
@@ -228,7 +299,7 @@ export function rateLimitStoreKind(app: FastifyInstance): RateLimitStoreKind {
  */
 export async function rateLimitStoreOptions(app: FastifyInstance): Promise<Pick<RateLimitPluginOptions, 'store' | 'skipOnError'>> {
   const kind = rateLimitStoreKind(app);
-  if (kind === 'memory') return {};
+  if (kind === 'memory') return { store: storeClass(new SharedStore(memoryCounting(), (key) => key)), skipOnError: false };
   const digest = keyDigest(app);
   if (kind === 'redis') {
     const counting = await redisCounting(app, app.config.redisUrl!, app.config.redisKeyPrefix);
