@@ -5,8 +5,8 @@ import type { EventEffectsConfig, NewEvent, RecordedEvent } from './event.types.
 import { recordEvents } from './record-events.ts';
 
 // Group commit: requests that arrive while a transaction is being written wait for the next one,
-// so under load many events share one durable commit (one fsync on SQLite with synchronous=FULL),
-// and each request is answered only after the commit that holds its events.
+// so under load many events share one durable commit (on SQLite, one flush of the log, made off
+// the event loop), and each request is answered only after the commit that holds its events.
 //
 // When the database fails under a batch (a dropped connection, a restart), every request of the
 // batch is refused (503) and nothing is retried: the COMMIT may have reached the server before the
