@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import { type ConnectionWrapper, WrappingDriver, wrapDriver } from './driver-wrapper.ts';
 
 // Durable commits on SQLite without stopping the event loop.
 //
@@ -95,15 +96,10 @@ export class WalFlusher {
  * different callers share flushes.
  */
 export function flushCommits(dialect: Dialect, flusher: WalFlusher): Dialect {
-  return {
-    createDriver: () => new FlushingDriver(dialect.createDriver(), flusher),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-    createAdapter: () => dialect.createAdapter(),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-  };
+  return wrapDriver(dialect, (inner) => new FlushingDriver(inner, flusher));
 }
 
-class FlushingConnection implements DatabaseConnection {
+class FlushingConnection implements ConnectionWrapper {
   inTransaction = false;
   /** The flush of this connection's last commit, awaited once the connection is released. */
   private flushing: Promise<void> | null = null;
@@ -138,47 +134,40 @@ class FlushingConnection implements DatabaseConnection {
   }
 }
 
-class FlushingDriver implements Driver {
-  private readonly wrapped = new WeakMap<DatabaseConnection, FlushingConnection>();
-
+class FlushingDriver extends WrappingDriver<FlushingConnection> {
   constructor(
-    private readonly inner: Driver,
+    inner: Driver,
     private readonly flusher: WalFlusher,
-  ) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
+  ) {
+    super(inner);
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await this.inner.acquireConnection();
-    let flushing = this.wrapped.get(connection);
-    if (!flushing) {
-      flushing = new FlushingConnection(connection, this.flusher);
-      this.wrapped.set(connection, flushing);
-    }
-    return flushing;
+  protected wrapConnection(connection: DatabaseConnection): FlushingConnection {
+    return new FlushingConnection(connection, this.flusher);
   }
 
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await this.inner.beginTransaction(unwrap(connection), settings);
-    if (connection instanceof FlushingConnection) connection.inTransaction = true;
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await super.beginTransaction(connection, settings);
+    const flushing = this.own(connection);
+    if (flushing) flushing.inTransaction = true;
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const flushing = this.own(connection);
     try {
-      await this.inner.commitTransaction(unwrap(connection));
+      await super.commitTransaction(connection);
     } finally {
-      if (connection instanceof FlushingConnection) connection.inTransaction = false;
+      if (flushing) flushing.inTransaction = false;
     }
-    if (connection instanceof FlushingConnection) connection.committed();
+    flushing?.committed();
   }
 
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     try {
-      await this.inner.rollbackTransaction(unwrap(connection));
+      await super.rollbackTransaction(connection);
     } finally {
-      if (connection instanceof FlushingConnection) connection.inTransaction = false;
+      const flushing = this.own(connection);
+      if (flushing) flushing.inTransaction = false;
     }
   }
 
@@ -186,18 +175,14 @@ class FlushingDriver implements Driver {
    * The connection goes back first, so the next transaction runs while this one's flush is on
    * the thread pool; the caller (Kysely's execute) then waits for the flush before it resolves.
    */
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    const flushing = connection instanceof FlushingConnection ? connection.takeFlush() : null;
-    await this.inner.releaseConnection(unwrap(connection));
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const flushing = this.own(connection)?.takeFlush();
+    await super.releaseConnection(connection);
     if (flushing) await flushing;
   }
 
-  async destroy(): Promise<void> {
-    await this.inner.destroy();
+  override async destroy(): Promise<void> {
+    await super.destroy();
     await this.flusher.close();
   }
-}
-
-function unwrap(connection: DatabaseConnection): DatabaseConnection {
-  return connection instanceof FlushingConnection ? connection.inner : connection;
 }

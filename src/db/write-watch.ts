@@ -1,4 +1,5 @@
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
+import { type ConnectionWrapper, WrappingDriver, wrapDriver } from './driver-wrapper.ts';
 
 /**
  * Counts the writes this process makes to some tables, so a cache of what they hold can tell
@@ -26,12 +27,7 @@ export class WriteWatch {
 
   /** The dialect with its connections counting watched writes. */
   wrap(dialect: Dialect): Dialect {
-    return {
-      createDriver: () => new WatchingDriver(dialect.createDriver(), this),
-      createQueryCompiler: () => dialect.createQueryCompiler(),
-      createAdapter: () => dialect.createAdapter(),
-      createIntrospector: (db) => dialect.createIntrospector(db),
-    };
+    return wrapDriver(dialect, (inner) => new WatchingDriver(inner, this));
   }
 
   /** Wraps a connection's statements; returns whether this one was a watched write. */
@@ -40,7 +36,7 @@ export class WriteWatch {
   }
 }
 
-class WatchedConnection implements DatabaseConnection {
+class WatchedConnection implements ConnectionWrapper {
   /** A watched write ran in the open transaction: its commit or rollback moves the count. */
   pending = false;
 
@@ -66,60 +62,35 @@ class WatchedConnection implements DatabaseConnection {
   }
 }
 
-class WatchingDriver implements Driver {
-  private readonly wrapped = new WeakMap<DatabaseConnection, WatchedConnection>();
-
+class WatchingDriver extends WrappingDriver<WatchedConnection> {
   constructor(
-    private readonly inner: Driver,
+    inner: Driver,
     private readonly watch: WriteWatch,
-  ) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
+  ) {
+    super(inner);
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await this.inner.acquireConnection();
-    let watched = this.wrapped.get(connection);
-    if (!watched) {
-      watched = new WatchedConnection(connection, this.watch);
-      this.wrapped.set(connection, watched);
-    }
-    return watched;
+  protected wrapConnection(connection: DatabaseConnection): WatchedConnection {
+    return new WatchedConnection(connection, this.watch);
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(unwrap(connection), settings);
+  override commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.settle(connection, () => super.commitTransaction(connection));
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.settle(connection, () => this.inner.commitTransaction(unwrap(connection)));
-  }
-
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.settle(connection, () => this.inner.rollbackTransaction(unwrap(connection)));
-  }
-
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(unwrap(connection));
-  }
-
-  destroy(): Promise<void> {
-    return this.inner.destroy();
+  override rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.settle(connection, () => super.rollbackTransaction(connection));
   }
 
   private async settle(connection: DatabaseConnection, end: () => Promise<void>): Promise<void> {
     try {
       await end();
     } finally {
-      if (connection instanceof WatchedConnection && connection.pending) {
-        connection.pending = false;
+      const watched = this.own(connection);
+      if (watched?.pending) {
+        watched.pending = false;
         this.watch.bump();
       }
     }
   }
-}
-
-function unwrap(connection: DatabaseConnection): DatabaseConnection {
-  return connection instanceof WatchedConnection ? connection.inner : connection;
 }

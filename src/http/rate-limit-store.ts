@@ -12,8 +12,9 @@ import type { Database } from '../db/schema.ts';
 //   REDIS_URL set  Redis, through the plugin's own store (one Lua script per hit). Redis is an
 //                  aid, not the service's database: while it does not answer, requests go through
 //                  unlimited (skipOnError), and the outage is logged once at warn.
-//   PostgreSQL     the rate_limit_counters table, one upsert per hit. A failure answers 503 like
-//                  every request that needs the database (authentication has just read it).
+//   PostgreSQL     the rate_limit_counters table, one upsert per turn of the event loop for the
+//                  hits asked in it. A failure answers 503 like every request that needs the
+//                  database (authentication has just read it).
 //   SQLite         the process's memory (an LRU of keys): one process by design. Not the plugin's
 //                  LocalStore, which hands every caller the same counter object, so requests
 //                  counted in one turn all read the last count (five at once with three left: all
