@@ -23,7 +23,10 @@ export function parseJsonText(raw: string): unknown {
   const text = raw.trim();
   if (text === '') return undefined;
   try {
-    return secureJson.parse(text, refuseNul, { protoAction: 'error', constructorAction: 'error' });
+    // JSON carries a NUL only as the escape \u0000 (a raw one is invalid JSON), so a text without
+    // it needs no reviver: JSON.parse with one cost ingestion about 4 % of its CPU.
+    const reviver = text.includes('\\u0000') ? refuseNul : undefined;
+    return secureJson.parse(text, reviver, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw badRequest('The body is not valid JSON');

@@ -1,4 +1,5 @@
 import Bowser from 'bowser';
+import { memoByString } from '../../lib/memo.ts';
 import { isBot } from './ingest.filters.ts';
 
 // Browser, operating system and device class, read from the request's User-Agent header (the
@@ -46,26 +47,12 @@ export interface UserAgentFacts {
 }
 
 // Parsing a user agent costs more than the rest of an event's checks, and a site's traffic comes
-// from few distinct user agents: the facts are kept for the most recently seen ones. Long strings
-// are parsed every time, so the cache stays small.
-const AGENTS_KEPT = 2000;
-const MAX_KEPT_LENGTH = 512;
-const known = new Map<string, UserAgentFacts>();
-
-export function userAgentFacts(userAgent: string): UserAgentFacts {
-  const cached = known.get(userAgent);
-  if (cached) {
-    // Most recently used last, so the oldest is the first to go.
-    known.delete(userAgent);
-    known.set(userAgent, cached);
-    return cached;
-  }
-  const bot = isBot(userAgent);
-  const parsed = bot ? { device: NO_DEVICE, versions: NO_VERSIONS } : parseDevice(userAgent);
-  const facts: UserAgentFacts = { bot, device: Object.freeze(parsed.device), versions: Object.freeze(parsed.versions) };
-  if (userAgent.length <= MAX_KEPT_LENGTH) {
-    if (known.size >= AGENTS_KEPT) known.delete(known.keys().next().value!);
-    known.set(userAgent, Object.freeze(facts));
-  }
-  return facts;
-}
+// from few distinct user agents: the facts are kept for the most recently seen ones.
+export const userAgentFacts = memoByString(
+  (userAgent): UserAgentFacts => {
+    const bot = isBot(userAgent);
+    const parsed = bot ? { device: NO_DEVICE, versions: NO_VERSIONS } : parseDevice(userAgent);
+    return Object.freeze({ bot, device: Object.freeze(parsed.device), versions: Object.freeze(parsed.versions) });
+  },
+  { max: 2000, maxInputLength: 512 },
+);
