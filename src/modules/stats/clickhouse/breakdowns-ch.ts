@@ -60,7 +60,7 @@ export async function breakdown(
 
   const [found, revenue] = await Promise.all([
     ch.rows<Record<string, unknown>>(sql`
-      select ${selected}, uniqExact(visitor_id) as visitor_count, ${pageviews} as pageview_count, count() as n
+      select ${selected}, uniq(visitor_id) as visitor_count, ${pageviews} as pageview_count, count() as n
       ${from}
       group by ${groupBy}
       order by visitor_count desc, n desc, ${tieBreak}

@@ -14,6 +14,12 @@ import { visitor, visitors } from './visitors-ch.ts';
  * The event store on ClickHouse: raw events there, payments and visitor profiles on the
  * relational side (`db`). `settle` resolves once this process's accepted events have reached
  * ClickHouse (the relay), so every read sees what was acknowledged before it.
+ *
+ * Distinct visitors and sessions are counted with `uniq`, as Plausible does: exact up to 65,536
+ * values, an estimate within about 1 % beyond, the same whatever the order of the rows, and its
+ * partial states merge to the whole's count (so the overview equals the time series' total).
+ * `uniqExact` cost 3 to 4 times as much at 10 million events. The goal statistics, which the
+ * relational side keeps exact, are recounted exactly (src/modules/events/clickhouse-event-log.ts).
  */
 export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settle: () => Promise<void>): EventStore {
   const settled =

@@ -22,7 +22,7 @@ function sinceCondition(websiteId: string, since: string): RawBuilder<unknown> {
 }
 
 export async function liveVisitors(ch: ClickHouse, websiteId: string, since: string): Promise<number> {
-  const rows = await ch.rows<{ n: unknown }>(sql`select uniqExact(visitor_id) as n from events where ${sinceCondition(websiteId, since)}`);
+  const rows = await ch.rows<{ n: unknown }>(sql`select uniq(visitor_id) as n from events where ${sinceCondition(websiteId, since)}`);
   return num(rows[0]?.n);
 }
 

@@ -27,8 +27,8 @@ export function sessionsInScope(scope: StatsScope, columns: readonly SessionColu
 export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
   const [traffic, sessions, payments] = await Promise.all([
     ch.rows<Record<string, unknown>>(sql`
-      select uniqExact(visitor_id) as visitors, countIf(type = 'pageview') as pageview_count,
-        uniqExactIf(visitor_id, type = 'custom' and isNotNull(name)) as converted
+      select uniq(visitor_id) as visitors, countIf(type = 'pageview') as pageview_count,
+        uniqIf(visitor_id, type = 'custom' and isNotNull(name)) as converted
       from events where ${scopeCondition(scope)}`),
     ch.rows<Record<string, unknown>>(sql`
       select count() as session_count, countIf(${BOUNCE}) as bounces, sum(ended_ms - started_ms) as millis

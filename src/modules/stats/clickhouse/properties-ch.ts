@@ -37,7 +37,7 @@ export async function goalProperties(
     where ${scopeCondition(scope)} and type = 'custom' and name = ${eventName} and isNotNull(metadata))`;
   const where = propertyName === null ? sql`1 = 1` : sql`property = ${propertyName}`;
   const found = await ch.rows<Record<string, unknown>>(sql`
-    select property, property_value, count() as completions, uniqExact(visitor_id) as visitor_count
+    select property, property_value, count() as completions, uniq(visitor_id) as visitor_count
     from ${members} where ${where}
     group by property, property_value
     order by completions desc, visitor_count desc, property, property_value

@@ -83,16 +83,16 @@ export async function eventTraffic(ch: ClickHouse, scope: StatsScope, spans: Spa
   // columns that only a lambda reads.
   const rows = await ch.rows<Record<'i' | 'visitors' | 'sessions' | 'pageviews' | 'converted', unknown>>(sql`
     select ${spanIds(spans, sql.ref('piece'), sql`${cut.starts}`, sql`${cut.ends}`, false)} as i,
-      uniqExactMerge(visitors) as visitors,
-      uniqExactMerge(sessions) as sessions,
+      uniqMerge(visitors) as visitors,
+      uniqMerge(sessions) as sessions,
       sum(pageviews) as pageviews,
-      uniqExactIfMerge(converted) as converted
+      uniqIfMerge(converted) as converted
     from (
       select ${cut.piece} as piece,
-        uniqExactState(visitor_id) as visitors,
-        uniqExactState(session_id) as sessions,
+        uniqState(visitor_id) as visitors,
+        uniqState(session_id) as sessions,
         countIf(type = 'pageview') as pageviews,
-        uniqExactIfState(visitor_id, type = 'custom' and isNotNull(name)) as converted
+        uniqIfState(visitor_id, type = 'custom' and isNotNull(name)) as converted
       from events
       where ${scopeCondition(scope, { range: false })} and ${msRange(cut.first, cut.last)}
       group by piece
@@ -182,11 +182,11 @@ export async function distinctVisitors(
   // the outer level on purpose: this release drops a subquery's columns that only a lambda reads.
   const rows = await ch.rows<Record<'i' | 'visitors' | 'converted', unknown>>(sql`
     select ${spanIds(spans, sql.ref('day'), starts, ends, true)} as i,
-      uniqExactMerge(visitors) as visitors, uniqExactIfMerge(converted) as converted
+      uniqMerge(visitors) as visitors, uniqIfMerge(converted) as converted
     from (
       select toDate(occurred_at, ${tz}) as day,
-        uniqExactState(visitor_id) as visitors,
-        uniqExactIfState(visitor_id, type = 'custom' and isNotNull(name)) as converted
+        uniqState(visitor_id) as visitors,
+        uniqIfState(visitor_id, type = 'custom' and isNotNull(name)) as converted
       from events
       where website_id = ${websiteId} and ${daysWindow(firstDay, lastDay)}
       group by day

@@ -87,7 +87,7 @@ export async function visitors(
       group by visitor_id
       order by last_ms desc, visitor_id
       limit ${page.limit} offset ${page.offset}`),
-    ch.rows<{ n: unknown }>(sql`select uniqExact(visitor_id) as n from events where ${where}`),
+    ch.rows<{ n: unknown }>(sql`select uniq(visitor_id) as n from events where ${where}`),
   ]);
   const ids = found.map((row) => row.visitor_id);
   const [latest, visits] = await Promise.all([latestEvents(ch, scope.websiteId, ids), sessionCounts(ch, scope.websiteId, ids)]);
