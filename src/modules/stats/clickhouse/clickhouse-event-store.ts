@@ -18,8 +18,9 @@ import { visitor, visitors } from './visitors-ch.ts';
  * Distinct visitors and sessions are counted with `uniq`, as Plausible does: exact up to 65,536
  * values, an estimate within about 1 % beyond, the same whatever the order of the rows, and its
  * partial states merge to the whole's count (so the overview equals the time series' total).
- * `uniqExact` cost 3 to 4 times as much at 10 million events. The goal statistics, which the
- * relational side keeps exact, are recounted exactly (src/modules/events/clickhouse-event-log.ts).
+ * `uniqExact` cost 3 to 4 times as much at 10 million events. The visitor list's total, which
+ * a client pages through, and the goal statistics, which the relational side keeps exact
+ * (src/modules/events/clickhouse-event-log.ts), stay exact.
  */
 export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settle: () => Promise<void>): EventStore {
   const settled =

@@ -80,14 +80,15 @@ export async function visitors(
   page: PageRequest,
 ): Promise<RowsPage<VisitorSummary>> {
   const where = listCondition(scope, options);
-  // No window count on this release: the total is its own query, run beside the page's.
+  // No window count on this release: the total is its own query, run beside the page's. It is
+  // exact (unlike the visitor counts of the reports): a client pages until it reaches it.
   const [found, counted] = await Promise.all([
     ch.rows<VisitorTotals>(sql`
       select ${TOTALS} from events where ${where}
       group by visitor_id
       order by last_ms desc, visitor_id
       limit ${page.limit} offset ${page.offset}`),
-    ch.rows<{ n: unknown }>(sql`select uniq(visitor_id) as n from events where ${where}`),
+    ch.rows<{ n: unknown }>(sql`select uniqExact(visitor_id) as n from events where ${where}`),
   ]);
   const ids = found.map((row) => row.visitor_id);
   const [latest, visits] = await Promise.all([latestEvents(ch, scope.websiteId, ids), sessionCounts(ch, scope.websiteId, ids)]);
