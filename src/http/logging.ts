@@ -111,27 +111,32 @@ class LazyChildLogger {
 
   silent(): void {}
 
+  /** Writes only when the level is on, making the child logger on the first write. */
+  private write(level: LevelName, args: unknown[]): void {
+    if (this.enabled(level)) (this.real()[level] as (...a: unknown[]) => void)(...args);
+  }
+
   trace(...args: unknown[]): void {
-    if (this.enabled('trace')) (this.real().trace as (...a: unknown[]) => void)(...args);
+    this.write('trace', args);
   }
 
   debug(...args: unknown[]): void {
-    if (this.enabled('debug')) (this.real().debug as (...a: unknown[]) => void)(...args);
+    this.write('debug', args);
   }
 
   info(...args: unknown[]): void {
-    if (this.enabled('info')) (this.real().info as (...a: unknown[]) => void)(...args);
+    this.write('info', args);
   }
 
   warn(...args: unknown[]): void {
-    if (this.enabled('warn')) (this.real().warn as (...a: unknown[]) => void)(...args);
+    this.write('warn', args);
   }
 
   error(...args: unknown[]): void {
-    if (this.enabled('error')) (this.real().error as (...a: unknown[]) => void)(...args);
+    this.write('error', args);
   }
 
   fatal(...args: unknown[]): void {
-    if (this.enabled('fatal')) (this.real().fatal as (...a: unknown[]) => void)(...args);
+    this.write('fatal', args);
   }
 }

@@ -83,8 +83,8 @@ function keptReferrer(referrer: string | null | undefined): string | null {
   return referrer ? strippedReferrer(referrer) || null : null;
 }
 
-// A site's referrers repeat (a search engine, a newsletter), and masking one costs more than the
-// rest of the event's checks together.
+// A site's referrers repeat (a search engine, a newsletter), and masking one took about 3 % of
+// ingestion's CPU.
 const strippedReferrer = memoByString(stripUrlSecrets, { max: 2000, maxInputLength: 512 });
 
 /** Validates, filters by the website's settings, and records one browser event. */
