@@ -62,13 +62,16 @@ function eventFor(worker: number, n: number, round: number) {
 }
 
 /** Rows of one website's table, in a stable order, for comparing two states. */
-async function rowsOf(db: Kysely<Database>, table: 'visitor_days' | 'daily_totals' | 'visitor_recency' | 'sessions' | 'goal_stats' | 'goal_visitors', websiteId: string) {
-  const rows = await db.selectFrom(table).selectAll().where('website_id', '=', websiteId).execute();
+async function rowsOf(db: Kysely<Database>, table: (typeof DERIVED)[number] | 'goal_stats' | 'goal_visitors', websiteId: string) {
+  let query = db.selectFrom(table).selectAll().where('website_id', '=', websiteId);
+  // A bucket emptied by a session that moved to an earlier one stays at zero; the rebuild drops it.
+  if (table === 'session_buckets') query = query.where((eb) => eb.or([eb('sessions', '<>', 0), eb('bounces', '<>', 0), eb('millis', '<>', 0)]));
+  const rows = await query.execute();
   const normal = rows.map((row) => JSON.stringify(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : (v as unknown) instanceof Date ? (v as unknown as Date).toISOString() : v])));
   return normal.sort();
 }
 
-const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions'] as const;
+const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets'] as const;
 
 /** The derived tables rebuilt from the raw events, read inside a transaction that is rolled back. */
 async function rebuilt(db: Kysely<Database>, websiteId: string) {

@@ -11,6 +11,7 @@ import { dashboard } from './migrations/0008-dashboard.ts';
 import { rateLimitCounters } from './migrations/0009-rate-limit-counters.ts';
 import { eventRelay } from './migrations/0010-event-relay.ts';
 import { credentialNotifications } from './migrations/0011-credential-notifications.ts';
+import { sessionBuckets } from './migrations/0012-session-buckets.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ function provider(db: Db): MigrationProvider {
     '0009-rate-limit-counters': rateLimitCounters(db.engine),
     '0010-event-relay': eventRelay(db.engine),
     '0011-credential-notifications': credentialNotifications(db.engine),
+    '0012-session-buckets': sessionBuckets(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,5 +1,5 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationsTable, InvitationsTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
-import type { DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable } from './schema/event-tables.ts';
+import type { DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable } from './schema/event-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
@@ -33,6 +33,7 @@ export interface Database {
   daily_salts: DailySaltsTable;
   mail_outbox: MailOutboxTable;
   sessions: SessionsTable;
+  session_buckets: SessionBucketsTable;
   visitor_profiles: VisitorProfilesTable;
   notes: NotesTable;
   dashboard_sessions: DashboardSessionsTable;

@@ -78,6 +78,18 @@ export interface SessionsTable {
   via_param: string | null;
 }
 
+/**
+ * Rollup kept by triggers on sessions (migration 0012): per 15-minute slot of UTC time in which
+ * sessions started, their count, bounces and summed whole-millisecond durations.
+ */
+export interface SessionBucketsTable {
+  website_id: string;
+  bucket: string;
+  sessions: number;
+  bounces: number;
+  millis: number;
+}
+
 /** What POST /identify said about a visitor. */
 export interface VisitorProfilesTable {
   website_id: string;

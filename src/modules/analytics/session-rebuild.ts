@@ -10,6 +10,8 @@ const SOURCE_COLUMNS = SESSION_SOURCES.map(([column]) => column);
 
 export async function rebuildSessions(db: Kysely<Database>, websiteId: string): Promise<void> {
   await sql`delete from sessions where website_id = ${websiteId}`.execute(db);
+  // The triggers of session_buckets followed the delete down to zero; the insert below refills them.
+  await sql`delete from session_buckets where website_id = ${websiteId}`.execute(db);
   await sql`
     insert into sessions (website_id, session_id, visitor_id, started_at, ended_at, pageviews, events, goals)
     select website_id, session_id, min(visitor_id), min(occurred_at), max(occurred_at),

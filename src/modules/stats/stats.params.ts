@@ -2,6 +2,7 @@ import { invalidField } from '../../errors.ts';
 import { normaliseTimezone } from '../../lib/formats.ts';
 import { type InstantRange, parseRange } from '../goals/tracked-goals.range.ts';
 import { FILTER_PARAMS, type Filter, parseFilters } from './stats.filters.ts';
+import { type DaySpan, wholeDaysOf } from './whole-days.ts';
 
 // The common query parameters of every analytics read (website-api.md section 2). A route says
 // which of them it uses; the others are ignored and named in the X-Sightline-Ignored-Params
@@ -47,6 +48,8 @@ export interface StatsScope {
   range: InstantRange | null;
   timezone: string;
   filters: Filter[];
+  /** The range as whole local days of the website's own time zone, when it is (whole-days.ts). */
+  wholeDays?: DaySpan | null;
 }
 
 export interface PageRequest {
@@ -110,5 +113,6 @@ export function parseCommonParams(
   const page = uses.includes('page')
     ? { limit: integerParam(query, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT), offset: integerParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER) }
     : { limit: DEFAULT_LIMIT, offset: 0 };
-  return { scope: { websiteId: website.id, range, timezone, filters }, page, ignored };
+  const wholeDays = timezone === website.timezone ? wholeDaysOf(range, timezone) : null;
+  return { scope: { websiteId: website.id, range, timezone, filters, wholeDays }, page, ignored };
 }

@@ -31,10 +31,11 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   visitor_recency: 15,
   visitor_days: 16,
   daily_totals: 17,
-  sessions: 18,
-  event_relay: 19,
-  events: 20,
-  website_members: 21,
+  session_buckets: 18,
+  sessions: 19,
+  event_relay: 20,
+  events: 21,
+  website_members: 22,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

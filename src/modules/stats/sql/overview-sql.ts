@@ -2,11 +2,16 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
 import type { MoneyRules, OverviewCounts } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
+import type { DaySpan } from '../whole-days.ts';
 import { millisBetween, num, rangeCondition, scopeCondition } from './scope-sql.ts';
+import { distinctVisitors } from './series-sql.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
 // bounces and duration from the sessions that started in the range (and, when filtered, hold an
 // event in scope); revenue from the payments in the range (when filtered, of the visitors in scope).
+// Unfiltered, over whole local days of the website, the same numbers come from the rollups:
+// visitor_recency and daily_totals for the traffic, session_buckets for the sessions (a few
+// thousand rows for a month instead of every event and session).
 
 /** A session bounces when it has at most one pageview and no goal. */
 export const BOUNCE = sql`(s.pageviews <= 1 and s.goals = 0)`;
@@ -25,22 +30,47 @@ export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<u
   return sql`p.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('p.occurred_at'))} and p.currency = ${money.currency} and p.refunded = ${false} ${renewals} ${visitors}`;
 }
 
-export async function overview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
-  const [traffic, sessions, payments] = await Promise.all([
-    sql<Record<string, unknown>>`
-      select count(distinct e.visitor_id) as visitors,
-        sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews,
-        count(distinct case when e.type = 'custom' and e.name is not null then e.visitor_id end) as converted
-      from events e where ${scopeCondition(scope)}`.execute(db),
-    sql<Record<string, unknown>>`
-      select count(*) as sessions, sum(case when ${BOUNCE} then 1 else 0 end) as bounces,
+type Row = Record<string, unknown>;
+
+async function eventTraffic(db: Kysely<Database>, scope: StatsScope): Promise<Row> {
+  const { rows } = await sql<Row>`
+    select count(distinct e.visitor_id) as visitors,
+      sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews,
+      count(distinct case when e.type = 'custom' and e.name is not null then e.visitor_id end) as converted
+    from events e where ${scopeCondition(scope)}`.execute(db);
+  return rows[0] ?? {};
+}
+
+/** The same counts from the day rollups: distinct visitors by recency, pageviews per day. */
+async function rollupTraffic(db: Kysely<Database>, websiteId: string, days: DaySpan): Promise<Row> {
+  const { first, last } = days === 'all' ? { first: '0001-01-01', last: '9999-12-31' } : days;
+  const [distinct, totals] = await Promise.all([
+    distinctVisitors(db, websiteId, [{ id: 0, from: first, to: last }]),
+    sql<Row>`select sum(d.pageviews) as pageviews from daily_totals d
+      where d.website_id = ${websiteId} and d.day >= ${first} and d.day <= ${last}`.execute(db),
+  ]);
+  const found = distinct.get(0);
+  return { visitors: found?.visitors, converted: found?.converted, pageviews: totals.rows[0]?.pageviews };
+}
+
+async function sessionTotals(db: Kysely<Database>, scope: StatsScope, fromBuckets: boolean): Promise<Row> {
+  const { rows } = fromBuckets
+    ? await sql<Row>`select sum(b.sessions) as sessions, sum(b.bounces) as bounces, sum(b.millis) as millis
+        from session_buckets b where b.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('b.bucket'))}`.execute(db)
+    : await sql<Row>`select count(*) as sessions, sum(case when ${BOUNCE} then 1 else 0 end) as bounces,
         sum(${millisBetween(db, 's.started_at', 's.ended_at')}) as millis
-      from sessions s where ${sessionScope(scope)}`.execute(db),
-    sql<Record<string, unknown>>`
+        from sessions s where ${sessionScope(scope)}`.execute(db);
+  return rows[0] ?? {};
+}
+
+export async function overview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
+  const days = scope.filters.length === 0 ? (scope.wholeDays ?? null) : null;
+  const [t, s, payments] = await Promise.all([
+    days ? rollupTraffic(db, scope.websiteId, days) : eventTraffic(db, scope),
+    sessionTotals(db, scope, days !== null),
+    sql<Row>`
       select sum(p.amount_minor) as minor, count(*) as payments from payments p where ${paymentScope(scope, money)}`.execute(db),
   ]);
-  const t = traffic.rows[0] ?? {};
-  const s = sessions.rows[0] ?? {};
   const p = payments.rows[0] ?? {};
   return {
     visitors: num(t.visitors),

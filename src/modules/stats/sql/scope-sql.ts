@@ -74,11 +74,11 @@ export function scopeCondition(scope: StatsScope, options: ScopeOptions = {}): R
   return sql.join(parts, sql` and `);
 }
 
-/** Milliseconds between two timestamp columns, on either engine. */
+/** Whole milliseconds between two timestamp columns, on either engine (as session_buckets sums them). */
 export function millisBetween(db: Kysely<Database>, from: string, to: string): RawBuilder<number> {
   return isPostgres(db)
-    ? sql<number>`(extract(epoch from (${sql.ref(to)} - ${sql.ref(from)})) * 1000)`
-    : sql<number>`((julianday(${sql.ref(to)}) - julianday(${sql.ref(from)})) * 86400000.0)`;
+    ? sql<number>`round(extract(epoch from (${sql.ref(to)} - ${sql.ref(from)})) * 1000)`
+    : sql<number>`round((julianday(${sql.ref(to)}) - julianday(${sql.ref(from)})) * 86400000.0)`;
 }
 
 /** Aggregates come back as bigint text on PostgreSQL and as null over no rows. */
