@@ -409,7 +409,7 @@ describeEachEventEngine('browser ingestion', (engine) => {
       expect(cookielessVisitorId('salt-a', 'w', '203.0.113.1', ua)).not.toBe(cookielessVisitorId('salt-b', 'w', '203.0.113.1', ua));
     });
   });
-});
+}, { withPostgres: true });
 
 describeEachEventEngine('browser ingestion behind a proxy', (engine) => {
   const t = useTestApp(engine, { trustProxy: true, countryHeader: 'x-country' });

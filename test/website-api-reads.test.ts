@@ -223,7 +223,7 @@ describeEachEventEngine('website API reads', (engine) => {
       recentPayments: [],
     });
   });
-});
+}, { withPostgres: true });
 
 describeEachEventEngine('website API time series additions', (engine) => {
   const t = useTestApp(engine);
@@ -286,4 +286,4 @@ describeEachEventEngine('website API reads after a server goal is deleted', (eng
     const tracked = await t.request('GET', `/api/v1/admin/websites/${f.website.id}/goals`, { token: f.owner.token });
     expect(tracked.body.data.map((row: { goalName: string }) => row.goalName)).toEqual(['signup']);
   });
-});
+}, { withPostgres: true });

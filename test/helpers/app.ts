@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.ts';
 import { loggerOptions } from '../../src/http/logging.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Database, EventsTable } from '../../src/db/schema.ts';
-import { type TestEngine, testClickHouseDatabase } from './clickhouse.ts';
+import { type TestEngine, eventsOnClickHouse, recordsEngine, testClickHouseDatabase } from './clickhouse.ts';
 import { openTestDatabase } from './engines.ts';
 
 export interface ApiResponse {
@@ -54,8 +54,8 @@ export function useTestApp(engine: TestEngine, overrides: Partial<Config> = {}):
   let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const database = await openTestDatabase(engine === 'clickhouse' ? 'sqlite' : engine);
-    const clickhouse = engine === 'clickhouse' ? testClickHouseDatabase() : null;
+    const database = await openTestDatabase(recordsEngine(engine));
+    const clickhouse = eventsOnClickHouse(engine) ? testClickHouseDatabase() : null;
     drop = async () => {
       await database.drop();
       await clickhouse?.drop();

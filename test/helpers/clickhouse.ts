@@ -27,8 +27,17 @@ if (clickhouseProblem && REQUIRE_CLICKHOUSE) {
   throw new Error(`SIGHTLINE_REQUIRE_CLICKHOUSE=1 but ClickHouse at ${CLICKHOUSE_URL} does not answer: ${clickhouseProblem}`);
 }
 
-/** The relational engines, and `clickhouse`: SQLite for the records, ClickHouse for the events. */
-export type TestEngine = Engine | 'clickhouse';
+/**
+ * The relational engines, and the events in ClickHouse: `clickhouse` keeps the records on
+ * SQLite, `postgres+clickhouse` on PostgreSQL (the production layout).
+ */
+export type TestEngine = Engine | 'clickhouse' | 'postgres+clickhouse';
+
+/** Whether this run keeps its events in ClickHouse. */
+export const eventsOnClickHouse = (engine: TestEngine): boolean => engine === 'clickhouse' || engine === 'postgres+clickhouse';
+
+/** The engine that keeps accounts, websites and the rest in this run. */
+export const recordsEngine = (engine: TestEngine): Engine => (engine === 'postgres+clickhouse' ? 'postgres' : engine === 'clickhouse' ? 'sqlite' : engine);
 
 /** A ClickHouse database of the suite's own (CLICKHOUSE_URL for the app) and how to drop it. */
 export function testClickHouseDatabase(): { url: string; drop: () => Promise<void> } {
@@ -46,8 +55,12 @@ export function testClickHouseDatabase(): { url: string; drop: () => Promise<voi
   };
 }
 
-/** Registers the suite on SQLite, PostgreSQL and ClickHouse; a run that cannot happen says why. */
-export function describeEachEventEngine(name: string, suite: (engine: TestEngine) => void): void {
+/**
+ * Registers the suite on SQLite, PostgreSQL and ClickHouse; a run that cannot happen says why.
+ * `withPostgres` adds a fourth run, ClickHouse beside PostgreSQL, for the suites that prove the
+ * production layout (ingestion, the reads, deletes).
+ */
+export function describeEachEventEngine(name: string, suite: (engine: TestEngine) => void, options: { withPostgres?: boolean } = {}): void {
   describe(`${name} [sqlite]`, () => suite('sqlite'));
   if (postgresProblem) {
     describe.skip(`${name} [postgres] (skipped: PostgreSQL unreachable at ${POSTGRES_URL}: ${postgresProblem})`, () => suite('postgres'));
@@ -59,6 +72,13 @@ export function describeEachEventEngine(name: string, suite: (engine: TestEngine
   } else {
     describe(`${name} [clickhouse]`, () => suite('clickhouse'));
   }
+  if (!options.withPostgres) return;
+  const problem = postgresProblem ?? clickhouseProblem;
+  if (problem) {
+    describe.skip(`${name} [postgres+clickhouse] (skipped: ${problem})`, () => suite('postgres+clickhouse'));
+  } else {
+    describe(`${name} [postgres+clickhouse]`, () => suite('postgres+clickhouse'));
+  }
 }
 
 /**
@@ -67,5 +87,5 @@ export function describeEachEventEngine(name: string, suite: (engine: TestEngine
  * registered at all rather than reported as skipped.
  */
 export function itWithRelationalRollups(engine: TestEngine): typeof it {
-  return engine === 'clickhouse' ? ((() => {}) as unknown as typeof it) : it;
+  return eventsOnClickHouse(engine) ? ((() => {}) as unknown as typeof it) : it;
 }
