@@ -11,7 +11,7 @@ import { columnTypes } from './column-types.ts';
  * session. Durations are whole milliseconds per session, as the raw reads round them.
  */
 
-/** The SQL of a session row's bucket, bounce flag and duration, per engine (`row` is NEW or OLD). */
+/** The SQL of a session row's bucket, bounce flag and duration, per engine (`row`: new, old or a table alias). */
 function sessionTerms(engine: Engine, row: string) {
   const at = sql.raw(`${row}.started_at`);
   const end = sql.raw(`${row}.ended_at`);
