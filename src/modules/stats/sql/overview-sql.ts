@@ -4,7 +4,7 @@ import type { MoneyRules, OverviewCounts } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
 import type { DaySpan } from '../whole-days.ts';
 import { millisBetween, num, rangeCondition, scopeCondition } from './scope-sql.ts';
-import { distinctVisitors } from './series-sql.ts';
+import { dailyTotals, distinctVisitors } from './series-sql.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
 // bounces and duration from the sessions that started in the range (and, when filtered, hold an
@@ -46,11 +46,11 @@ async function rollupTraffic(db: Kysely<Database>, websiteId: string, days: DayS
   const { first, last } = days === 'all' ? { first: '0001-01-01', last: '9999-12-31' } : days;
   const [distinct, totals] = await Promise.all([
     distinctVisitors(db, websiteId, [{ id: 0, from: first, to: last }]),
-    sql<Row>`select sum(d.pageviews) as pageviews from daily_totals d
-      where d.website_id = ${websiteId} and d.day >= ${first} and d.day <= ${last}`.execute(db),
+    dailyTotals(db, websiteId, first, last),
   ]);
   const found = distinct.get(0);
-  return { visitors: found?.visitors, converted: found?.converted, pageviews: totals.rows[0]?.pageviews };
+  const pageviews = totals.reduce((sum, day) => sum + Number(day.pageviews), 0);
+  return { visitors: found?.visitors, converted: found?.converted, pageviews };
 }
 
 async function sessionTotals(db: Kysely<Database>, scope: StatsScope, fromBuckets: boolean): Promise<Row> {
