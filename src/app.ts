@@ -10,6 +10,7 @@ import { validatorCompiler } from './http/validation.ts';
 import { configureGeoDatabase } from './modules/events/ingest.geo.ts';
 import { adminModules, dashboardModules, websiteApiModules } from './modules/index.ts';
 import analyticsReads from './plugins/analytics-reads.ts';
+import background from './plugins/background.ts';
 import dashboardPages from './plugins/dashboard-pages.ts';
 import database from './plugins/database.ts';
 import errorHandler, { sendError, toErrorResponse } from './plugins/error-handler.ts';
@@ -53,6 +54,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const db = options.db ?? createDatabase(config.databaseUrl);
   await app.register(database, { db, config, ownsDb: !options.db });
   await app.register(keyring);
+  await app.register(background);
   await app.register(eventWriter);
   await app.register(eventStore);
   await app.register(analyticsReads);

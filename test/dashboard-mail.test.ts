@@ -76,6 +76,22 @@ async function waitForSent(t: TestApp, email: string) {
   expect(texts.map((row) => row.text)).toEqual(texts.map(() => LINK_MAIL_TEXT_REMOVED));
 }
 
+/** A trigger that makes every insert into password_resets fail (a database refusing the write). */
+async function refuseNewResetLinks(db: Kysely<Database>, refuse: boolean): Promise<void> {
+  if (isPostgres(db)) {
+    if (refuse) {
+      await sql`create function refuse_reset_link() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`.execute(db);
+      await sql`create trigger refuse_reset_link before insert on password_resets for each row execute function refuse_reset_link()`.execute(db);
+    } else {
+      await sql`drop function refuse_reset_link() cascade`.execute(db);
+    }
+  } else if (refuse) {
+    await sql`create trigger refuse_reset_link before insert on password_resets begin select raise(abort, 'refused by the test'); end`.execute(db);
+  } else {
+    await sql`drop trigger refuse_reset_link`.execute(db);
+  }
+}
+
 const emailOf = async (t: TestApp, accountId: string) =>
   (await t.db.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirstOrThrow()).email;
 const signIn = (t: TestApp, email: string, password: string) => t.request('POST', `${D}/sign-in`, { body: { email, password } });
@@ -145,7 +161,9 @@ describeEachEngine('dashboard password reset by mail', (engine) => {
 
   it('answers an unknown address exactly as a known one, and mails nothing', async () => {
     const owner = await createAccount(t);
-    const known = await t.request('POST', `${D}/password-reset`, { body: { email: await emailOf(t, owner.id) } });
+    const email = await emailOf(t, owner.id);
+    const known = await t.request('POST', `${D}/password-reset`, { body: { email } });
+    await waitForMail(email);
     const nobody = newAddress();
     const resetsBefore = await t.db.selectFrom('password_resets').select('id').execute();
     const unknown = await t.request('POST', `${D}/password-reset`, { body: { email: nobody } });
@@ -155,6 +173,27 @@ describeEachEngine('dashboard password reset by mail', (engine) => {
     expect(mailTo(nobody)).toEqual([]);
     expect(await t.db.selectFrom('mail_outbox').select('id').where('to_address', '=', nobody).execute()).toEqual([]);
     expect(await t.db.selectFrom('password_resets').select('id').execute()).toHaveLength(resetsBefore.length);
+  });
+
+  // The answer waits only for what an unknown address costs too, so its timing cannot tell
+  // which addresses have accounts: the link is written after it. A trigger that refuses every
+  // new link shows it: the answer is the unknown address's 200, and nothing is written.
+  it('answers a known address without waiting for its link to be written', async () => {
+    const owner = await createAccount(t);
+    const email = await emailOf(t, owner.id);
+    await refuseNewResetLinks(t.db, true);
+    try {
+      const requested = await t.request('POST', `${D}/password-reset`, { body: { email } });
+      expect(requested.status, requested.raw).toBe(200);
+      expect(requested.body.data[0].message).toMatch(/If an account has this e-mail address/);
+      await t.app.background.drain();
+      expect(await t.db.selectFrom('password_resets').select('id').where('account_id', '=', owner.id).execute()).toEqual([]);
+      expect(await t.db.selectFrom('mail_outbox').select('id').where('to_address', '=', email).execute()).toEqual([]);
+    } finally {
+      await refuseNewResetLinks(t.db, false);
+    }
+    expect((await t.request('POST', `${D}/password-reset`, { body: { email } })).status).toBe(200);
+    expect(linkIn((await waitForMail(email))[0]!, 'reset-password')).toHaveLength(43);
   });
 
   it('answers 400 naming the field for a malformed address or token', async () => {
@@ -304,6 +343,7 @@ describeEachEngine('dashboard mail waiting in the outbox', (engine) => {
     const email = await emailOf(t, account.id);
     const requested = await t.request('POST', `${D}/password-reset`, { body: { email } });
     expect(requested.status, requested.raw).toBe(200);
+    await t.app.background.drain(); // the link is written after the answer
     const [row] = await t.db.selectFrom('mail_outbox').select(['id', 'text', 'status']).where('to_address', '=', email).execute();
     expect(row!.text).toMatch(/^sealed:v1:/);
     expect(row!.text).not.toContain('reset-password');

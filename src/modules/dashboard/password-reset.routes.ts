@@ -21,8 +21,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: withErrors({ 200: Envelope(Message) }),
     },
     handler: async (request) => {
-      await service.requestPasswordReset(db, request.body, linkMailSettings(app));
-      app.mailOutbox?.poke();
+      await service.requestPasswordReset(db, request.body, linkMailSettings(app), app.background, () => app.mailOutbox?.poke());
       return ok([{ message: service.RESET_REQUESTED }]);
     },
   });

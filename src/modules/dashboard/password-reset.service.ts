@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { hashPassword } from '../../auth/passwords.ts';
 import { digestSecret } from '../../auth/sessions.ts';
 import { lockAccount } from '../../db/locks.ts';
+import type { BackgroundTasks } from '../../lib/background-tasks.ts';
 import type { Database } from '../../db/schema.ts';
 import { forbidden, invalidField } from '../../errors.ts';
 import { normaliseEmail } from '../../lib/formats.ts';
@@ -25,8 +26,18 @@ export const RESET_REQUESTED =
 /**
  * Mails a reset link to the account with this address, if there is one. Only the newest link of
  * an account works: asking again deletes the earlier links and their mail not sent yet.
+ *
+ * The answer waits only for what every address costs alike (the checks and the account lookup);
+ * the link and its mail are written by a background task after it, so the answer's timing does
+ * not tell whether the address has an account. `onQueued` runs after that task's commit.
  */
-export async function requestPasswordReset(db: Kysely<Database>, input: { email: string }, mail: LinkMailSettings): Promise<void> {
+export async function requestPasswordReset(
+  db: Kysely<Database>,
+  input: { email: string },
+  mail: LinkMailSettings,
+  background: BackgroundTasks,
+  onQueued: () => void,
+): Promise<void> {
   const email = normaliseEmail(input.email);
   if (!email) throw invalidField('body.email', 'must be an e-mail address');
   if (!mail.enabled) {
@@ -34,6 +45,13 @@ export async function requestPasswordReset(db: Kysely<Database>, input: { email:
   }
   const account = await findAccountByEmail(db, email);
   if (!account) return;
+  background.run('password reset', async () => {
+    await issuePasswordReset(db, account, mail);
+    onQueued();
+  });
+}
+
+async function issuePasswordReset(db: Kysely<Database>, account: { id: string; name: string; email: string }, mail: LinkMailSettings): Promise<void> {
   const { token, digest } = newLinkToken();
   await db.transaction().execute(async (trx) => {
     // Two requests at once: the second waits, then replaces the first's link.
