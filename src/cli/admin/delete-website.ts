@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../db/schema.ts';
 import { normaliseEmail, normaliseHostname } from '../../lib/formats.ts';
 import { printJson } from '../client/output.ts';
@@ -18,7 +19,7 @@ interface DeleteWebsiteOptions {
   json?: boolean;
 }
 
-async function countRows(db: Kysely<Database>, table: 'events' | 'payments' | 'api_keys' | 'website_members', websiteId: string) {
+async function countRows(db: Kysely<Database>, table: 'events' | 'event_relay' | 'payments' | 'api_keys' | 'website_members', websiteId: string) {
   const row = await db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -72,9 +73,11 @@ Examples:
         const website = matching[0]!;
 
         if (options.confirm === undefined) {
-          const [events, payments, keys, members] = await Promise.all(
-            (['events', 'payments', 'api_keys', 'website_members'] as const).map((table) => countRows(db.kysely, table, website.id)),
+          const [stored, waiting, payments, keys, members] = await Promise.all(
+            (['events', 'event_relay', 'payments', 'api_keys', 'website_members'] as const).map((table) => countRows(db.kysely, table, website.id)),
           );
+          // With ClickHouse, the events are there, or waiting in event_relay to be shipped.
+          const events = stored! + waiting! + ((await withClickHouse((ch) => countClickHouseEvents(ch, website.id))) ?? 0);
           process.stderr.write(
             `This deletes the website ${domain} (${website.id}, owned by ${website.ownerEmail}) and everything it owns:\n` +
               `${plural(events!, 'event')}, ${plural(payments!, 'payment')}, ${plural(keys!, 'API key')}, ` +
@@ -87,12 +90,13 @@ Examples:
 
         const deleted = await deleteWebsite(db.kysely, website.id);
         if (!deleted) fail(`the website ${domain} was deleted meanwhile; nothing more to do`, 1);
-        await deleteClickHouseEvents(website.id);
+        const clickhouseEvents = await withClickHouse((ch) => deleteClickHouseEvents(ch, website.id));
         if (options.json) {
-          printJson({ ...deleted, ownerEmail: website.ownerEmail });
+          printJson({ ...deleted, ...(clickhouseEvents === null ? {} : { clickhouseEvents }), ownerEmail: website.ownerEmail });
           return;
         }
         const counts = Object.entries(deleted.deletedRows).map(([table, n]) => `${table} ${n}`);
+        if (clickhouseEvents !== null) counts.push(`events in ClickHouse ${clickhouseEvents}`);
         const tokens = deleted.deletedTokens + deleted.narrowedTokens;
         process.stdout.write(
           `Deleted the website ${domain} (${website.id}) of ${website.ownerEmail}.\n` +
@@ -107,18 +111,29 @@ Examples:
     });
 }
 
-/** With CLICKHOUSE_URL set, the website's events live there too: deleted once its rows are. */
-async function deleteClickHouseEvents(websiteId: string): Promise<void> {
+/** With CLICKHOUSE_URL set, the website's events live in ClickHouse: `use` it; otherwise null. */
+async function withClickHouse<T>(use: (ch: ClickHouse) => Promise<T>): Promise<T | null> {
   const url = configOrFail().clickhouseUrl;
-  if (url === undefined) return;
+  if (url === undefined) return null;
   const { openClickHouse } = await import('../../db/clickhouse/clickhouse.ts');
   const { migrateClickHouse } = await import('../../db/clickhouse/clickhouse-schema.ts');
-  const { deleteAndWait } = await import('../../modules/events/clickhouse-event-log.ts');
-  const { sql } = await import('kysely');
   const ch = openClickHouse(url, migrateClickHouse);
   try {
-    await deleteAndWait(ch, sql`website_id = ${websiteId}`);
+    return await use(ch);
   } finally {
     await ch.close();
   }
+}
+
+async function countClickHouseEvents(ch: ClickHouse, websiteId: string): Promise<number> {
+  const [row] = await ch.rows<{ n: string }>(sql`select count() as n from events where website_id = ${websiteId}`);
+  return Number(row?.n ?? 0);
+}
+
+/** Deleted once the website's rows are (the relay's waiting events went with them): how many. */
+async function deleteClickHouseEvents(ch: ClickHouse, websiteId: string): Promise<number> {
+  const { deleteAndWait } = await import('../../modules/events/clickhouse-event-log.ts');
+  const events = await countClickHouseEvents(ch, websiteId);
+  await deleteAndWait(ch, sql`website_id = ${websiteId}`);
+  return events;
 }
