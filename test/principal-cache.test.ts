@@ -1,6 +1,7 @@
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { expect, it } from 'vitest';
+import { deleteWebsite } from '../src/modules/websites/website-deletion.ts';
 import { useTestApp } from './helpers/app.ts';
 import { POSTGRES_URL, describeEachEngine } from './helpers/engines.ts';
 import { addMember, createAccount, createApiKey, createWebsite, expectError } from './helpers/factories.ts';
@@ -118,6 +119,20 @@ describeEachEngine('principal cache', (engine) => {
     expect(ms).toBeLessThan(1_000);
   });
 
+  it("forgets a deleted website's trackingId on the very next request, deleted here or by another writer", async () => {
+    const owner = await createAccount(t);
+    for (const deleteIt of [
+      (id: string) => deleteWebsite(t.db, id),
+      (id: string) => asAnotherWriter('delete from websites where id = $1', [id]),
+    ]) {
+      const website = await createWebsite(t, owner.token);
+      const url = `/api/v1/analytics/overview?websiteId=${website.trackingId}`;
+      await warm(url, owner.token);
+      await deleteIt(website.id);
+      expectError(await t.request('GET', url, { token: owner.token }), 404, /Website not found/);
+    }
+  });
+
   // PostgreSQL only: the notifications (SQLite's other writers are read from the file each time).
   if (engine === 'postgres') registerNotificationTests();
 
@@ -140,6 +155,19 @@ describeEachEngine('principal cache', (engine) => {
     await asAnotherWriter(`select pg_notify('sightline_credentials', current_schema())`, []);
     const ms = await until((status) => status === 401, () => t.request('GET', '/api/v1/admin/account', { token }));
     expect(ms).toBeLessThan(1_000);
+  });
+
+  it('resolves a trackingId from what it read while nothing says it changed', async () => {
+    const owner = await createAccount(t);
+    const website = await createWebsite(t, owner.token);
+    const url = `/api/v1/analytics/overview?websiteId=${website.trackingId}`;
+    await warm(url, owner.token);
+    // A trackingId never changes, so no trigger announces it: a change made behind the app's back
+    // is not seen, which shows the id is not read again; a credential change clears it.
+    await asAnotherWriter('update websites set tracking_id = $1 where id = $2', [`${website.trackingId}x`, website.id]);
+    expect((await t.request('GET', url, { token: owner.token })).status).toBe(200);
+    await asAnotherWriter(`select pg_notify('sightline_credentials', current_schema())`, []);
+    await until((status) => status === 404, () => t.request('GET', url, { token: owner.token }));
   });
 
   it('trusts nothing it cached while its notification connection is down', async () => {

@@ -29,6 +29,7 @@ export interface CachedCredential<Row> {
 
 export class PrincipalCache {
   private readonly entries = new LRUCache<string, CachedCredential<object>>({ max: MAX_CREDENTIALS, ttl: ENTRY_TTL_MS });
+  private readonly websiteIds = new LRUCache<string, { websiteId: string; generation: number }>({ max: MAX_CREDENTIALS, ttl: ENTRY_TTL_MS });
 
   constructor(
     private readonly writes: WriteWatch,
@@ -63,8 +64,24 @@ export class PrincipalCache {
     entry.roles.set(websiteId, role);
   }
 
+  /**
+   * The website id of a trackingId (`?websiteId=dfid_...`), when it was read under `generation`.
+   * A trackingId is set once and never reused; deleting a website moves the generation (a
+   * watched write), so a deleted website's id is not given out. Only found ids are kept.
+   */
+  websiteIdOf(trackingId: string, generation: number | null): string | undefined {
+    if (generation === null) return undefined;
+    const entry = this.websiteIds.get(trackingId);
+    return entry?.generation === generation ? entry.websiteId : undefined;
+  }
+
+  rememberWebsiteId(trackingId: string, websiteId: string, generation: number | null): void {
+    if (generation !== null && this.writes.version === generation) this.websiteIds.set(trackingId, { websiteId, generation });
+  }
+
   close(): Promise<void> {
     this.entries.clear();
+    this.websiteIds.clear();
     return this.others.close();
   }
 }

@@ -18,8 +18,12 @@ import type { AccountAccess, RouteAccess, WebsiteScopedAccess } from './route-ac
 const NoQuery = Type.Object({}, { additionalProperties: false });
 const TRACKING_ID = /^dfid_[A-Za-z0-9]{1,64}$/;
 
-async function findWebsiteIdByTrackingId(db: FastifyInstance['db']['kysely'], trackingId: string): Promise<string | undefined> {
+async function findWebsiteIdByTrackingId(db: FastifyInstance['db']['kysely'], principals: PrincipalCache, trackingId: string): Promise<string | undefined> {
+  const generation = principals.generation();
+  const cached = principals.websiteIdOf(trackingId, generation);
+  if (cached !== undefined) return cached;
   const row = await db.selectFrom('websites').select('id').where('tracking_id', '=', trackingId).executeTakeFirst();
+  if (row) principals.rememberWebsiteId(trackingId, row.id, generation);
   return row?.id;
 }
 
@@ -88,14 +92,14 @@ function checkAccount(principal: Principal, access: AccountAccess): void {
   }
 }
 
-async function checkWebsite(app: FastifyInstance, request: FastifyRequest, principal: Principal, access: WebsiteScopedAccess) {
+async function checkWebsite(app: FastifyInstance, principals: PrincipalCache, request: FastifyRequest, principal: Principal, access: WebsiteScopedAccess) {
   if (access.sessionOnly && principal.kind !== 'session') throw forbidden(DASHBOARD_ONLY);
   const { id, field } = readWebsiteId(request, access);
   const websiteId = id ?? (principal.kind === 'apiKey' ? principal.websiteId : undefined);
   if (websiteId === undefined) throw invalidField(field, 'is required');
   if (field === 'query.websiteId' && TRACKING_ID.test(websiteId)) {
     // Public clients of the website API pass the script's trackingId as often as the id.
-    const resolved = await findWebsiteIdByTrackingId(app.db.kysely, websiteId);
+    const resolved = await findWebsiteIdByTrackingId(app.db.kysely, principals, websiteId);
     if (!resolved) throw notFound('Website not found');
     return checkWebsiteId(app, request, principal, access, resolved);
   }
@@ -188,7 +192,7 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
     // comes from the dashboard's own page.
     if (principal.kind === 'session') checkCsrf(request, principal.csrfToken, app.config.publicUrl);
     if (access.scope === 'account') checkAccount(principal, access);
-    else await checkWebsite(app, request, principal, access);
+    else await checkWebsite(app, principals, request, principal, access);
   });
 }
 
