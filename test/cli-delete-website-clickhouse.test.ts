@@ -16,7 +16,7 @@ const describeWithClickHouse = clickhouseProblem
   ? (name: string, fn: () => void) => describe.skip(`${name} (skipped: ClickHouse unreachable at ${CLICKHOUSE_URL}: ${clickhouseProblem})`, fn)
   : describe;
 
-describeWithClickHouse('sightline admin delete-website with the events on ClickHouse', { timeout: 120_000 }, () => {
+describeWithClickHouse('sightline admin delete-website with the events on ClickHouse', () => {
   const cli = useCliHarness();
   const processes = new Processes();
   const dir = mkdtempSync(join(tmpdir(), 'sightline-delete-ch-'));
@@ -72,7 +72,7 @@ describeWithClickHouse('sightline admin delete-website with the events on ClickH
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(!HAS_SCRIPT)('counts the events in ClickHouse in its prompt', async () => {
+  it.skipIf(!HAS_SCRIPT)('counts the events in ClickHouse in its prompt', { timeout: 60_000 }, async () => {
     const site = await websiteWithEvents(3);
     const answered = await cli.runInTerminal(['admin', 'delete-website', '--domain', site.domain], [{ waitFor: /Type the domain \(.+\) to delete it: /, type: 'no' }], { env });
     expectExit(answered, 1);
@@ -80,7 +80,7 @@ describeWithClickHouse('sightline admin delete-website with the events on ClickH
     expect(await storedEvents(site.id)).toBe(3);
   });
 
-  it('deletes them from ClickHouse and reports how many, leaving other websites alone', async () => {
+  it('deletes them from ClickHouse and reports how many, leaving other websites alone', { timeout: 60_000 }, async () => {
     const site = await websiteWithEvents(4);
     const other = await websiteWithEvents(2);
     const deleted = await admin(['delete-website', '--domain', site.domain, '--confirm', site.domain, '--json']);
