@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { type Kysely, sql } from 'kysely';
-import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { normaliseEmail, normaliseHostname } from '../../lib/formats.ts';
 import { printJson } from '../client/output.ts';
@@ -61,6 +60,7 @@ Examples:
       try {
         const { findWebsitesByDomain } = await import('../../modules/websites/websites.repository.ts');
         const { deleteWebsite } = await import('../../modules/websites/website-deletion.ts');
+        const { withClickHouse, countClickHouseEvents, deleteClickHouseEvents } = await import('./website-clickhouse-events.ts');
         const all = await findWebsitesByDomain(db.kysely, domain);
         const matching = ownerEmail ? all.filter((website) => website.ownerEmail === ownerEmail) : all;
         if (matching.length === 0) {
@@ -109,31 +109,4 @@ Examples:
         await db.close();
       }
     });
-}
-
-/** With CLICKHOUSE_URL set, the website's events live in ClickHouse: `use` it; otherwise null. */
-async function withClickHouse<T>(use: (ch: ClickHouse) => Promise<T>): Promise<T | null> {
-  const url = configOrFail().clickhouseUrl;
-  if (url === undefined) return null;
-  const { openClickHouse } = await import('../../db/clickhouse/clickhouse.ts');
-  const { migrateClickHouse } = await import('../../db/clickhouse/clickhouse-schema.ts');
-  const ch = openClickHouse(url, migrateClickHouse);
-  try {
-    return await use(ch);
-  } finally {
-    await ch.close();
-  }
-}
-
-async function countClickHouseEvents(ch: ClickHouse, websiteId: string): Promise<number> {
-  const [row] = await ch.rows<{ n: string }>(sql`select count() as n from events where website_id = ${websiteId}`);
-  return Number(row?.n ?? 0);
-}
-
-/** Deleted once the website's rows are (the relay's waiting events went with them): how many. */
-async function deleteClickHouseEvents(ch: ClickHouse, websiteId: string): Promise<number> {
-  const { deleteAndWait } = await import('../../modules/events/clickhouse-event-log.ts');
-  const events = await countClickHouseEvents(ch, websiteId);
-  await deleteAndWait(ch, sql`website_id = ${websiteId}`);
-  return events;
 }
