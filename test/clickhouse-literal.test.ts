@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileClickHouse, openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
 import { clickhouseLiteral } from '../src/db/clickhouse/literal.ts';
-import { CLICKHOUSE_URL, clickhouseProblem } from './helpers/clickhouse.ts';
+import { CLICKHOUSE_URL, describeWithClickHouse } from './helpers/clickhouse.ts';
 
 // ClickHouse 18.16 has no server-side query parameters, so every value a request supplies is
 // written into the SQL text by clickhouseLiteral. Each hostile string must come back from a real
@@ -45,11 +45,7 @@ describe('ClickHouse literals, without a server', () => {
   });
 });
 
-const describeWithServer = clickhouseProblem
-  ? (name: string, fn: () => void) => describe.skip(`${name} (skipped: ClickHouse unreachable at ${CLICKHOUSE_URL}: ${clickhouseProblem})`, fn)
-  : describe;
-
-describeWithServer('ClickHouse literals on a real server', () => {
+describeWithClickHouse('ClickHouse literals on a real server', () => {
   const ch = openClickHouse(`${CLICKHOUSE_URL}/default`);
   afterAll(() => ch.close());
 

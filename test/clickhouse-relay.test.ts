@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { type ClickHouse, openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { createDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
-import { CLICKHOUSE_URL, clickhouseProblem, testClickHouseDatabase } from './helpers/clickhouse.ts';
+import { CLICKHOUSE_URL, describeWithClickHouse, testClickHouseDatabase } from './helpers/clickhouse.ts';
 import { type Site, Sightline, call } from './helpers/listening-sightline.ts';
 import { Processes, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
@@ -20,10 +20,6 @@ import { startTcpProxy } from './helpers/tcp-proxy.ts';
 // an INSERT whose answer never comes back, a shipment half stored, and Sightline killed with
 // SIGKILL while clients send events. Each time every acknowledged event ends up in ClickHouse
 // exactly once.
-
-const describeWithClickHouse = clickhouseProblem
-  ? (name: string, fn: () => void) => describe.skip(`${name} (skipped: ClickHouse unreachable at ${CLICKHOUSE_URL}: ${clickhouseProblem})`, fn)
-  : describe;
 
 const scratch = mkdtempSync(join(tmpdir(), 'sightline-relay-'));
 const dropped: (() => Promise<void>)[] = [];

@@ -27,6 +27,12 @@ if (clickhouseProblem && REQUIRE_CLICKHOUSE) {
   throw new Error(`SIGHTLINE_REQUIRE_CLICKHOUSE=1 but ClickHouse at ${CLICKHOUSE_URL} does not answer: ${clickhouseProblem}`);
 }
 
+/** `describe` for a suite that needs ClickHouse itself: where none answers, skipped with the reason. */
+export function describeWithClickHouse(name: string, suite: () => void): void {
+  if (clickhouseProblem) describe.skip(`${name} (skipped: ClickHouse unreachable at ${CLICKHOUSE_URL}: ${clickhouseProblem})`, suite);
+  else describe(name, suite);
+}
+
 /**
  * The relational engines, and the events in ClickHouse: `clickhouse` keeps the records on
  * SQLite, `postgres+clickhouse` on PostgreSQL (the production layout).
