@@ -3,18 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ClickHouse, openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
+import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { HAS_SCRIPT, expectExit, parseJson, useCliHarness } from './helpers/cli-client.ts';
-import { CLICKHOUSE_URL, clickhouseProblem, testClickHouseDatabase } from './helpers/clickhouse.ts';
+import { describeWithClickHouse, testClickHouseDatabase } from './helpers/clickhouse.ts';
 import { type CliProcess, Processes, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
 
 // `sightline admin delete-website` with CLICKHOUSE_URL set: the events it is about to delete are
 // in ClickHouse, so its prompt counts them there and its report says how many went.
-
-const describeWithClickHouse = clickhouseProblem
-  ? (name: string, fn: () => void) => describe.skip(`${name} (skipped: ClickHouse unreachable at ${CLICKHOUSE_URL}: ${clickhouseProblem})`, fn)
-  : describe;
 
 describeWithClickHouse('sightline admin delete-website with the events on ClickHouse', () => {
   const cli = useCliHarness();
@@ -62,7 +59,8 @@ describeWithClickHouse('sightline admin delete-website with the events on ClickH
     baseUrl = `http://127.0.0.1:${port}`;
     server = processes.spawn(['serve'], { ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' });
     await waitForHealthy(baseUrl, server);
-    ch = openClickHouse(clickhouse.url);
+    // Creates the tables if the server has not yet (it does so on its first use), as the CLI does.
+    ch = openClickHouse(clickhouse.url, migrateClickHouse);
   });
 
   afterAll(async () => {

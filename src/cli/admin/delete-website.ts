@@ -18,7 +18,7 @@ interface DeleteWebsiteOptions {
   json?: boolean;
 }
 
-async function countRows(db: Kysely<Database>, table: 'events' | 'event_relay' | 'payments' | 'api_keys' | 'website_members', websiteId: string) {
+async function countRows(db: Kysely<Database>, table: 'events' | 'payments' | 'api_keys' | 'website_members', websiteId: string) {
   const row = await db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -73,14 +73,13 @@ Examples:
         const website = matching[0]!;
 
         if (options.confirm === undefined) {
-          const [stored, waiting, payments, keys, members] = await Promise.all(
-            (['events', 'event_relay', 'payments', 'api_keys', 'website_members'] as const).map((table) => countRows(db.kysely, table, website.id)),
+          const [stored, payments, keys, members] = await Promise.all(
+            (['events', 'payments', 'api_keys', 'website_members'] as const).map((table) => countRows(db.kysely, table, website.id)),
           );
-          // With ClickHouse, the events are there, or waiting in event_relay to be shipped.
-          const events = stored! + waiting! + ((await withClickHouse((ch) => countClickHouseEvents(ch, website.id))) ?? 0);
+          const events = stored! + ((await withClickHouse((ch) => countClickHouseEvents(ch, db.kysely, website.id))) ?? 0);
           process.stderr.write(
             `This deletes the website ${domain} (${website.id}, owned by ${website.ownerEmail}) and everything it owns:\n` +
-              `${plural(events!, 'event')}, ${plural(payments!, 'payment')}, ${plural(keys!, 'API key')}, ` +
+              `${plural(events, 'event')}, ${plural(payments!, 'payment')}, ${plural(keys!, 'API key')}, ` +
               `${plural(members!, 'team member')} (the owner included), and its goals, funnels, alerts, invitations and integrations.\n` +
               'It cannot be undone.\n',
           );
