@@ -1,5 +1,6 @@
 import type { Engine } from '../src/db/database.ts';
 import { createDatabase } from '../src/db/database.ts';
+import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
 import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
 import { startChild } from './children.ts';
@@ -55,6 +56,7 @@ async function seed(database: BenchDatabase, websiteId: string, events: number) 
     await db.kysely.transaction().execute(async (trx) => {
       await rebuildDailyRollups(trx, websiteId, TIMEZONE);
       await rebuildSessions(trx, websiteId);
+      await rebuildBreakdownRollups(trx, websiteId);
     });
   } finally {
     await db.close();

@@ -8,6 +8,7 @@ import { type Db, createDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { Database } from '../src/db/schema.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
+import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
 import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
 import { POSTGRES_URL, asPostgresAdmin, postgresProblem } from './helpers/engines.ts';
@@ -71,7 +72,7 @@ async function rowsOf(db: Kysely<Database>, table: (typeof DERIVED)[number] | 'g
   return normal.sort();
 }
 
-const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets'] as const;
+const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals'] as const;
 
 /** The derived tables rebuilt from the raw events, read inside a transaction that is rolled back. */
 async function rebuilt(db: Kysely<Database>, websiteId: string) {
@@ -82,6 +83,7 @@ async function rebuilt(db: Kysely<Database>, websiteId: string) {
     .execute(async (trx) => {
       await rebuildDailyRollups(trx, websiteId, TIMEZONE);
       await rebuildSessions(trx, websiteId);
+      await rebuildBreakdownRollups(trx, websiteId);
       for (const table of DERIVED) tables[table] = await rowsOf(trx, table, websiteId);
       throw rolledBack;
     })

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../src/auth/permissions.ts';
+import { rebuildBreakdownRollups, repairBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
 import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
 import { rebuildVisitorRollups } from '../src/modules/analytics/visitor-rollup-repair.ts';
 import { recountGoalStats } from '../src/modules/goals/goal-stats.ts';
@@ -81,11 +82,14 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
   /** The rollup rows of a website, comparable across engines. */
   async function rollups(websiteId: string) {
     const sorted = (rows: object[]) => rows.map((row) => JSON.stringify(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))).sort();
-    const of = (table: 'visitor_days' | 'daily_totals' | 'visitor_recency') => t.db.selectFrom(table).selectAll().where('website_id', '=', websiteId).execute();
+    const of = (table: 'visitor_days' | 'daily_totals' | 'visitor_recency' | 'breakdown_visitors' | 'breakdown_totals') =>
+      t.db.selectFrom(table).selectAll().where('website_id', '=', websiteId).execute();
     return {
       visitor_days: sorted(await of('visitor_days')),
       daily_totals: sorted(await of('daily_totals')),
       visitor_recency: sorted(await of('visitor_recency')),
+      breakdown_visitors: sorted(await of('breakdown_visitors')),
+      breakdown_totals: sorted(await of('breakdown_totals')),
     };
   }
 
@@ -94,7 +98,10 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
     // ClickHouse keeps no day rollups: it derives days and visitors from the raw events at read time.
     if (!eventsOnClickHouse(engine)) {
       const before = await rollups(websiteId);
-      await t.db.transaction().execute((trx) => rebuildDailyRollups(trx, websiteId, ZONE));
+      await t.db.transaction().execute(async (trx) => {
+        await rebuildDailyRollups(trx, websiteId, ZONE);
+        await rebuildBreakdownRollups(trx, websiteId);
+      });
       expect(before).toEqual(await rollups(websiteId));
     }
 
@@ -267,6 +274,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
         const gone = await trx.deleteFrom('events').where('website_id', '=', website.id).where('source', '=', 'api').returning(['name', 'visitor_id']).execute();
         expect(gone).toHaveLength(4);
         await rebuildVisitorRollups(trx, website.id, ZONE, [v1, v2, v3, v1]);
+        await repairBreakdownRollups(trx, website.id, [v1, v2, v3, v1]);
         await recountGoalStats(trx, website.id, gone.map((row) => row.name!), gone.map((row) => row.visitor_id));
       });
       await expectRollupsConsistent(website.id);

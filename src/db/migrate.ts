@@ -12,6 +12,7 @@ import { rateLimitCounters } from './migrations/0009-rate-limit-counters.ts';
 import { eventRelay } from './migrations/0010-event-relay.ts';
 import { credentialNotifications } from './migrations/0011-credential-notifications.ts';
 import { sessionBuckets } from './migrations/0012-session-buckets.ts';
+import { breakdownRollups } from './migrations/0013-breakdown-rollups.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ function provider(db: Db): MigrationProvider {
     '0010-event-relay': eventRelay(db.engine),
     '0011-credential-notifications': credentialNotifications(db.engine),
     '0012-session-buckets': sessionBuckets(db.engine),
+    '0013-breakdown-rollups': breakdownRollups(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

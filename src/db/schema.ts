@@ -1,5 +1,5 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationsTable, InvitationsTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
-import type { DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable } from './schema/event-tables.ts';
+import type { BreakdownTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable } from './schema/event-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
@@ -34,6 +34,8 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   sessions: SessionsTable;
   session_buckets: SessionBucketsTable;
+  breakdown_visitors: BreakdownVisitorsTable;
+  breakdown_totals: BreakdownTotalsTable;
   visitor_profiles: VisitorProfilesTable;
   notes: NotesTable;
   dashboard_sessions: DashboardSessionsTable;

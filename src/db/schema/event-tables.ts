@@ -90,6 +90,31 @@ export interface SessionBucketsTable {
   millis: number;
 }
 
+/**
+ * Rollup of the all-time event breakdowns (migration 0013, src/modules/analytics/breakdown-rollups.ts):
+ * one row per visitor and breakdown key, with that visitor's events and pageviews under it.
+ */
+export interface BreakdownVisitorsTable {
+  website_id: string;
+  visitor_id: string;
+  /** The breakdown's route name: pages, countries, ... */
+  breakdown: string;
+  /** The key columns' values as a JSON array, built by the engine (json_array / json_build_array). */
+  key: string;
+  pageviews: number;
+  events: number;
+}
+
+/** Per breakdown key: distinct visitors (rows of breakdown_visitors), pageviews and events, all time. */
+export interface BreakdownTotalsTable {
+  website_id: string;
+  breakdown: string;
+  key: string;
+  visitors: number;
+  pageviews: number;
+  events: number;
+}
+
 /** What POST /identify said about a visitor. */
 export interface VisitorProfilesTable {
   website_id: string;

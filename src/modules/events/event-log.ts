@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { repairBreakdownRollups } from '../analytics/breakdown-rollups.ts';
 import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
 import { recountGoalStats } from '../goals/goal-stats.ts';
 import { type GoalStatsRow, goalStatsBetween } from '../goals/tracked-goals.repository.ts';
@@ -39,6 +40,7 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
         if (rows.length > 0) {
           const visitorIds = rows.map((row) => row.visitor_id);
           await repairRollupsAfterDelete(trx, websiteId, timezone, visitorIds);
+          await repairBreakdownRollups(trx, websiteId, visitorIds);
           await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
         }
         return rows.length;

@@ -3,6 +3,7 @@ import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import { fireAlertsForGoals } from '../alerts/alert-firing.ts';
+import { updateBreakdownRollups } from '../analytics/breakdown-rollups.ts';
 import { updateDailyRollups } from '../analytics/rollups.ts';
 import { updateSessions } from '../analytics/session-rollup.ts';
 import { updateGoalStats } from '../goals/goal-stats.ts';
@@ -91,6 +92,7 @@ export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], ef
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
     await updateDailyRollups(trx, recorded);
     await updateSessions(trx, recorded);
+    await updateBreakdownRollups(trx, recorded.map((e) => e.id));
   }
   await updateGoalStats(trx, recorded);
   await fireAlertsForGoals(trx, recorded, effects);

@@ -31,11 +31,13 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   visitor_recency: 15,
   visitor_days: 16,
   daily_totals: 17,
-  session_buckets: 18,
-  sessions: 19,
-  event_relay: 20,
-  events: 21,
-  website_members: 22,
+  breakdown_totals: 18,
+  breakdown_visitors: 19,
+  session_buckets: 20,
+  sessions: 21,
+  event_relay: 22,
+  events: 23,
+  website_members: 24,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

@@ -2,7 +2,9 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
-import { type BreakdownSpec, BREAKDOWN_SPECS, type EventKind } from '../breakdown-specs.ts';
+import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
+import { EVENT_KIND_CONDITION, type KeyedRow, isRolledUp, keyNames, keyOf } from './breakdown-keys-sql.ts';
+import { rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
 import { num, pageTotal, scopeCondition } from './scope-sql.ts';
@@ -13,23 +15,15 @@ import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 // is what its visitors paid in the range, each payment counted once per row.
 
 
-/** The events each kind keeps, over the events table `e`. */
-const ONLY: Record<EventKind, RawBuilder<unknown>> = {
-  pageviews: sql`e.type = 'pageview'`,
-  goals: sql`e.type = 'custom' and e.name is not null`,
-  'link-clicks': sql`e.type = 'external_link' and e.link_url is not null`,
-};
-
-const keyNames = (spec: BreakdownSpec) => Object.keys(spec.keys);
 const alias = (spec: BreakdownSpec) => (spec.from === 'events' ? 'e' : 's');
 const keyColumns = (spec: BreakdownSpec) => keyNames(spec).map((name) => sql.ref(`${alias(spec)}.${spec.keys[name]}`));
-const keyOf = (row: Record<string, unknown>, names: string[]) => JSON.stringify(names.map((name) => row[`k_${name}`] ?? null));
 
 function whereOf(spec: BreakdownSpec, scope: StatsScope, byVisitor = false): RawBuilder<unknown> {
   if (spec.from === 'sessions') return sessionScope(scope, { byVisitor });
   const condition = scopeCondition(scope, { byVisitor });
-  return spec.only ? sql`${condition} and ${ONLY[spec.only]}` : condition;
+  return spec.only ? sql`${condition} and ${EVENT_KIND_CONDITION[spec.only]}` : condition;
 }
+
 
 export async function breakdown(
   db: Kysely<Database>,
@@ -39,6 +33,26 @@ export async function breakdown(
   money: MoneyRules,
 ): Promise<RowsPage<BreakdownRow>> {
   const spec = BREAKDOWN_SPECS[kind];
+  const names = keyNames(spec);
+  const allTime = scope.range === null && scope.filters.length === 0;
+  const rolledUp = allTime && isRolledUp(kind);
+  const { rows, total } = rolledUp ? await rolledUpRows(db, kind, scope, page) : await rawRows(db, spec, scope, page);
+  let revenue = new Map<string, number>();
+  if (rows.length > 0) revenue = rolledUp ? await rolledUpRevenue(db, kind, scope, money) : await revenueByKey(db, spec, scope, money);
+  return {
+    rows: rows.map((row) => ({
+      keys: Object.fromEntries(names.map((name) => [name, (row[`k_${name}`] as string | null) ?? null])),
+      visitors: num(row.visitors),
+      pageviews: num(row.pageviews),
+      count: spec.counts ? num(row.n) : 0,
+      revenueMinor: revenue.get(keyOf(row, names)) ?? 0,
+    })),
+    total,
+  };
+}
+
+/** Groups the events (or sessions) in scope: a key's `k_<name>` columns, visitors, pageviews and rows. */
+async function rawRows(db: Kysely<Database>, spec: BreakdownSpec, scope: StatsScope, page: PageRequest) {
   const names = keyNames(spec);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
@@ -50,7 +64,7 @@ export async function breakdown(
   const pageviews = sql.raw(spec.from === 'events' ? "sum(case when e.type = 'pageview' then 1 else 0 end)" : 'sum(s.pageviews)');
   const where = whereOf(spec, scope);
 
-  const found = await sql<Record<string, unknown>>`
+  const found = await sql<KeyedRow>`
     select ${selected}, ${visitors} as visitors, ${pageviews} as pageviews, count(*) as n, count(*) over () as total_rows
     from ${table} where ${where}
     group by ${groupBy}
@@ -60,17 +74,7 @@ export async function breakdown(
     const { rows } = await sql<{ n: unknown }>`select count(*) as n from (select 1 as one from ${table} where ${where} group by ${groupBy}) g`.execute(db);
     return rows[0]?.n;
   });
-  const revenue = found.rows.length > 0 ? await revenueByKey(db, spec, scope, money) : new Map<string, number>();
-  return {
-    rows: found.rows.map((row) => ({
-      keys: Object.fromEntries(names.map((name) => [name, (row[`k_${name}`] as string | null) ?? null])),
-      visitors: num(row.visitors),
-      pageviews: num(row.pageviews),
-      count: spec.counts ? num(row.n) : 0,
-      revenueMinor: revenue.get(keyOf(row, names)) ?? 0,
-    })),
-    total,
-  };
+  return { rows: found.rows, total };
 }
 
 /**

@@ -1,0 +1,48 @@
+import { type Kysely, sql } from 'kysely';
+import type { Engine } from '../database.ts';
+import { keyedEvents } from '../../modules/analytics/breakdown-rollups.ts';
+
+/**
+ * breakdown_visitors and breakdown_totals: the all-time event breakdowns as rollups, kept by
+ * src/modules/analytics/breakdown-rollups.ts in the transactions that write or delete events,
+ * and derived here from the events already stored. A visitor's rows lead with the visitor, so a
+ * goal delete re-derives them by key prefix; SQLite keeps them without a rowid (the key is the row).
+ */
+export function breakdownRollups(engine: Engine) {
+  return {
+    async up(db: Kysely<unknown>): Promise<void> {
+      let visitors = db.schema
+        .createTable('breakdown_visitors')
+        .addColumn('website_id', 'text', (c) => c.notNull().references('websites.id'))
+        .addColumn('visitor_id', 'text', (c) => c.notNull())
+        .addColumn('breakdown', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('pageviews', 'bigint', (c) => c.notNull())
+        .addColumn('events', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('breakdown_visitors_pk', ['website_id', 'visitor_id', 'breakdown', 'key']);
+      if (engine === 'sqlite') visitors = visitors.modifyEnd(sql`without rowid`);
+      await visitors.execute();
+      await db.schema
+        .createTable('breakdown_totals')
+        .addColumn('website_id', 'text', (c) => c.notNull().references('websites.id'))
+        .addColumn('breakdown', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('visitors', 'bigint', (c) => c.notNull())
+        .addColumn('pageviews', 'bigint', (c) => c.notNull())
+        .addColumn('events', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('breakdown_totals_pk', ['website_id', 'breakdown', 'key'])
+        .execute();
+      // The events already stored, every website at once.
+      await sql`${keyedEvents(engine, sql`1 = 1`)}
+        insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
+        select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
+      await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
+        select website_id, breakdown, key, count(*), sum(pageviews), sum(events)
+        from breakdown_visitors group by website_id, breakdown, key`.execute(db);
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('breakdown_totals').execute();
+      await db.schema.dropTable('breakdown_visitors').execute();
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Engine } from '../../db/database.ts';
+import { isPostgres } from '../../db/engine.ts';
+import type { Database } from '../../db/schema.ts';
+import { chunks } from '../../lib/chunks.ts';
+import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
+import { EVENT_KIND_CONDITION, ROLLED_UP_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
+
+// Keeps the all-time event breakdowns (pages, countries, regions, cities, devices, browsers,
+// operating systems, hostnames, goals, exit clicks) as rollups, so an unfiltered all-time
+// breakdown reads one row per key instead of counting distinct visitors over every event:
+// - breakdown_visitors: per visitor and key, that visitor's events and pageviews under it;
+// - breakdown_totals: per key, its visitors (rows of breakdown_visitors), pageviews and events.
+// Every write derives them from the raw events with set-based SQL, in the transaction that
+// writes or deletes the events: ingestion adds a batch's events (two statements per batch,
+// whatever its size), a goal delete re-derives the touched visitors, and a rebuild derives a
+// whole website (migration 0013, the bench's bulk load). All-time counts do not depend on the
+// time zone, so a time-zone change leaves them alone.
+
+const engineOf = (db: Kysely<Database>): Engine => (isPostgres(db) ? 'postgres' : 'sqlite');
+
+/** The event columns the keys read (the CTE below is aliased `e`, as the key SQL expects). */
+const KEY_COLUMNS = sql.raw('website_id, visitor_id, type, name, hostname, path, country, region, city, device, browser, os, link_url');
+
+/**
+ * `with keyed as (...)`: per website, visitor, breakdown and key, the pageviews and events among
+ * the events that `where` keeps (over the events table `e`). The events are read once (a CTE
+ * used by every breakdown's branch), so `where`'s values are bound once.
+ */
+export function keyedEvents(engine: Engine, where: RawBuilder<unknown>): RawBuilder<unknown> {
+  const branches = ROLLED_UP_BREAKDOWNS.map((kind) => {
+    const only = BREAKDOWN_SPECS[kind].only;
+    return sql`select e.website_id, e.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind)} as key,
+        case when e.type = 'pageview' then 1 else 0 end as pageview
+      from scoped e${only ? sql` where ${EVENT_KIND_CONDITION[only]}` : sql``}`;
+  });
+  return sql`with scoped as (select ${KEY_COLUMNS} from events e where ${where}),
+    keyed as (
+      select website_id, visitor_id, breakdown, key, sum(pageview) as pageviews, count(*) as events
+      from (${sql.join(branches, sql` union all `)}) k
+      group by website_id, visitor_id, breakdown, key)`;
+}
+
+const ADD_TO_TOTALS = sql`on conflict (website_id, breakdown, key) do update set
+  visitors = breakdown_totals.visitors + excluded.visitors,
+  pageviews = breakdown_totals.pageviews + excluded.pageviews,
+  events = breakdown_totals.events + excluded.events`;
+
+/** Adds the events `where` keeps to both tables (new visitor rows count as visitors of their key). */
+async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>): Promise<void> {
+  const keyed = keyedEvents(engineOf(db), where);
+  // First the totals, while breakdown_visitors still tells which visitors are new to a key.
+  // (Every INSERT ... SELECT below has a WHERE: SQLite's parser needs one before ON CONFLICT.)
+  await sql`${keyed}
+    insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
+    select g.website_id, g.breakdown, g.key,
+      sum(case when exists (select 1 from breakdown_visitors v where v.website_id = g.website_id
+        and v.visitor_id = g.visitor_id and v.breakdown = g.breakdown and v.key = g.key) then 0 else 1 end),
+      sum(g.pageviews), sum(g.events)
+    from keyed g where true group by g.website_id, g.breakdown, g.key
+    ${ADD_TO_TOTALS}`.execute(db);
+  await sql`${keyed}
+    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
+    select website_id, visitor_id, breakdown, key, pageviews, events from keyed where true
+    on conflict (website_id, visitor_id, breakdown, key) do update set
+      pageviews = breakdown_visitors.pageviews + excluded.pageviews,
+      events = breakdown_visitors.events + excluded.events`.execute(db);
+}
+
+/** Events per statement: the id list is bound once (a CTE), well under both engines' parameter limits. */
+const EVENTS_PER_STATEMENT = 500;
+const VISITORS_PER_STATEMENT = 500;
+
+/** After a batch of events is inserted, in its transaction (which holds the websites' row locks). */
+export async function updateBreakdownRollups(trx: Kysely<Database>, eventIds: string[]): Promise<void> {
+  for (const ids of chunks(eventIds, EVENTS_PER_STATEMENT)) {
+    await addEvents(trx, sql`e.id in (${sql.join(ids)})`);
+  }
+}
+
+/** Takes these visitors' rows out of the totals of their keys. */
+async function subtractVisitorRows(db: Kysely<Database>, websiteId: string, visitors: RawBuilder<unknown>): Promise<void> {
+  await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
+    select website_id, breakdown, key, -count(*), -sum(pageviews), -sum(events)
+    from breakdown_visitors where website_id = ${websiteId} and ${visitors}
+    group by website_id, breakdown, key
+    ${ADD_TO_TOTALS}`.execute(db);
+}
+
+/**
+ * Re-derives these visitors' rows from their remaining events, after events of theirs were
+ * deleted: their old rows leave the totals, new ones are derived and added back, and keys left
+ * with no event go. Run it in the deleting transaction, under the website's row lock.
+ */
+export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<void> {
+  for (const chunk of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
+    const visitors = sql`visitor_id in (${sql.join(chunk)})`;
+    await subtractVisitorRows(db, websiteId, visitors);
+    await sql`delete from breakdown_visitors where website_id = ${websiteId} and ${visitors}`.execute(db);
+    // With their rows gone, every key of theirs counts them as new visitors again.
+    await addEvents(db, sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(chunk)})`);
+  }
+  await sql`delete from breakdown_totals where website_id = ${websiteId} and events <= 0`.execute(db);
+}
+
+/** Replaces a website's rows with ones derived from all its events (one pass over them). */
+export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
+  await sql`delete from breakdown_visitors where website_id = ${websiteId}`.execute(db);
+  await sql`delete from breakdown_totals where website_id = ${websiteId}`.execute(db);
+  await sql`${keyedEvents(engineOf(db), sql`e.website_id = ${websiteId}`)}
+    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
+    select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
+  await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
+    select website_id, breakdown, key, count(*), sum(pageviews), sum(events)
+    from breakdown_visitors where website_id = ${websiteId} group by website_id, breakdown, key`.execute(db);
+}
