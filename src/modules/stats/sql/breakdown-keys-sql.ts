@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../../db/database.ts';
-import type { Breakdown } from '../event-store.ts';
+import { BREAKDOWNS, type Breakdown } from '../event-store.ts';
 import { BREAKDOWN_SPECS, type BreakdownSpec, type EventKind } from '../breakdown-specs.ts';
 
 // The SQL of a breakdown's key over the events table `e`, shared by the raw reads, the rollups
@@ -14,30 +14,17 @@ export const EVENT_KIND_CONDITION: Record<EventKind, RawBuilder<unknown>> = {
   'link-clicks': sql`e.type = 'external_link' and e.link_url is not null`,
 };
 
-/** The breakdowns over events kept as all-time rollups; the session breakdowns group sessions. */
-export const ROLLED_UP_BREAKDOWNS = [
-  'pages',
-  'countries',
-  'regions',
-  'cities',
-  'devices',
-  'browsers',
-  'operating-systems',
-  'hostnames',
-  'goals',
-  'exit-clicks',
-] as const satisfies readonly Breakdown[];
+/** The breakdowns kept as all-time rollups: every one over events (the others group sessions). */
+export const ROLLED_UP_BREAKDOWNS: readonly Breakdown[] = BREAKDOWNS.filter((kind) => BREAKDOWN_SPECS[kind].from === 'events');
 
-export type RolledUpBreakdown = (typeof ROLLED_UP_BREAKDOWNS)[number];
-
-export const isRolledUp = (kind: Breakdown): kind is RolledUpBreakdown => (ROLLED_UP_BREAKDOWNS as readonly Breakdown[]).includes(kind);
+export const isRolledUp = (kind: Breakdown): boolean => ROLLED_UP_BREAKDOWNS.includes(kind);
 
 /**
  * An event's key for a breakdown as one text value: a JSON array of the key columns, built by the
  * engine, so every writer of a rollup spells a key the same way (null-safe, unlike a composite
  * unique key, where nulls never conflict).
  */
-export function keyJson(engine: Engine, kind: RolledUpBreakdown): RawBuilder<string> {
+export function keyJson(engine: Engine, kind: Breakdown): RawBuilder<string> {
   const columns = sql.join(Object.values(BREAKDOWN_SPECS[kind].keys).map((column) => sql.ref(`e.${column}`)));
   return engine === 'postgres' ? sql<string>`json_build_array(${columns})::text` : sql<string>`json_array(${columns})`;
 }

@@ -1,10 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
-import type { MoneyRules } from '../event-store.ts';
+import type { Breakdown, MoneyRules } from '../event-store.ts';
 import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { type KeyedRow, type RolledUpBreakdown, keyElement, keyNames, keyOf } from './breakdown-keys-sql.ts';
+import { type KeyedRow, keyElement, keyNames, keyOf } from './breakdown-keys-sql.ts';
 import { paymentScope } from './overview-sql.ts';
 import { num, pageTotal } from './scope-sql.ts';
 
@@ -16,7 +16,7 @@ import { num, pageTotal } from './scope-sql.ts';
  * The same rows for an all-time breakdown without filters, read from its rollup
  * (src/modules/analytics/breakdown-rollups.ts): one row per key, sorted as the raw read sorts.
  */
-export async function rolledUpRows(db: Kysely<Database>, kind: RolledUpBreakdown, scope: StatsScope, page: PageRequest) {
+export async function rolledUpRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest) {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const engine = isPostgres(db) ? 'postgres' : 'sqlite';
   const elements = names.map((_, i) => keyElement(engine, sql.ref('t.key'), i));
@@ -39,7 +39,7 @@ export async function rolledUpRows(db: Kysely<Database>, kind: RolledUpBreakdown
  * What each key's visitors paid, all time: the payments joined to their visitors' keys (a visitor
  * has one row per key, so each payment counts once per key, as in the raw read).
  */
-export async function rolledUpRevenue(db: Kysely<Database>, kind: RolledUpBreakdown, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
+export async function rolledUpRevenue(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const { rows } = await sql<{ key: string; minor: unknown }>`
     select t.key, sum(p.amount_minor) as minor
