@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from '../database.ts';
-import { keyedEvents } from '../../modules/analytics/breakdown-rollups.ts';
+import { deriveBreakdownRollups } from '../../modules/analytics/breakdown-rollups.ts';
 
 /**
  * breakdown_visitors and breakdown_totals: the all-time event breakdowns as rollups, kept by
@@ -33,12 +33,7 @@ export function breakdownRollups(engine: Engine) {
         .addPrimaryKeyConstraint('breakdown_totals_pk', ['website_id', 'breakdown', 'key'])
         .execute();
       // The events already stored, every website at once.
-      await sql`${keyedEvents(engine, sql`1 = 1`)}
-        insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
-        select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
-      await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
-        select website_id, breakdown, key, count(*), sum(pageviews), sum(events)
-        from breakdown_visitors group by website_id, breakdown, key`.execute(db);
+      await deriveBreakdownRollups(db, engine, null);
       // Statistics for the planner now rather than at autovacuum's next pass (a bulk fill).
       if (engine === 'postgres') await sql`analyze breakdown_visitors, breakdown_totals`.execute(db);
     },

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../db/database.ts';
-import { isPostgres } from '../../db/engine.ts';
+import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
@@ -17,10 +17,10 @@ import { EVENT_KIND_CONDITION, ROLLED_UP_BREAKDOWNS, keyJson } from '../stats/sq
 // whole website (migration 0013, the bench's bulk load). All-time counts do not depend on the
 // time zone, so a time-zone change leaves them alone.
 
-const engineOf = (db: Kysely<Database>): Engine => (isPostgres(db) ? 'postgres' : 'sqlite');
-
-/** The event columns the keys read (the CTE below is aliased `e`, as the key SQL expects). */
-const KEY_COLUMNS = sql.raw('website_id, visitor_id, type, name, hostname, path, country, region, city, device, browser, os, link_url');
+/** What every rollup row and the event kinds' tests read, besides the keys' columns. */
+const ROW_COLUMNS = ['website_id', 'visitor_id', 'type', 'name', 'link_url'];
+/** The events' columns the rollups read (the CTE below is aliased `e`, as the key SQL expects). */
+const READ_COLUMNS = [...new Set([...ROW_COLUMNS, ...ROLLED_UP_BREAKDOWNS.flatMap((kind) => Object.values(BREAKDOWN_SPECS[kind].keys))])];
 
 /**
  * `with keyed as (...)`: per website, visitor, breakdown and key, the pageviews and events among
@@ -34,7 +34,7 @@ export function keyedEvents(engine: Engine, where: RawBuilder<unknown>): RawBuil
         case when e.type = 'pageview' then 1 else 0 end as pageview
       from scoped e${only ? sql` where ${EVENT_KIND_CONDITION[only]}` : sql``}`;
   });
-  return sql`with scoped as (select ${KEY_COLUMNS} from events e where ${where}),
+  return sql`with scoped as (select ${sql.join(READ_COLUMNS.map((column) => sql.ref(column)))} from events e where ${where}),
     keyed as (
       select website_id, visitor_id, breakdown, key, sum(pageview) as pageviews, count(*) as events
       from (${sql.join(branches, sql` union all `)}) k
@@ -103,14 +103,23 @@ export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: st
   await sql`delete from breakdown_totals where website_id = ${websiteId} and events <= 0`.execute(db);
 }
 
-/** Replaces a website's rows with ones derived from all its events (one pass over them). */
-export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
-  await sql`delete from breakdown_visitors where website_id = ${websiteId}`.execute(db);
-  await sql`delete from breakdown_totals where website_id = ${websiteId}`.execute(db);
-  await sql`${keyedEvents(engineOf(db), sql`e.website_id = ${websiteId}`)}
+/**
+ * Derives both tables from every stored event of one website, or of all of them, into tables
+ * holding none of their rows (one pass over the events): the rebuild, and migration 0013's fill.
+ */
+export async function deriveBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine, websiteId: string | null): Promise<void> {
+  const website = (column: string) => (websiteId === null ? sql`1 = 1` : sql`${sql.ref(column)} = ${websiteId}`);
+  await sql`${keyedEvents(engine, website('e.website_id'))}
     insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
     select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
   await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
     select website_id, breakdown, key, count(*), sum(pageviews), sum(events)
-    from breakdown_visitors where website_id = ${websiteId} group by website_id, breakdown, key`.execute(db);
+    from breakdown_visitors where ${website('website_id')} group by website_id, breakdown, key`.execute(db);
+}
+
+/** Replaces a website's rows with ones derived from all its events. */
+export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
+  await sql`delete from breakdown_visitors where website_id = ${websiteId}`.execute(db);
+  await sql`delete from breakdown_totals where website_id = ${websiteId}`.execute(db);
+  await deriveBreakdownRollups(db, engineOf(db), websiteId);
 }

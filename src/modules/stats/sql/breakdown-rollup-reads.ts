@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../../../db/engine.ts';
+import { engineOf } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, MoneyRules } from '../event-store.ts';
 import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
@@ -12,14 +12,10 @@ import { num, pageTotal } from './scope-sql.ts';
 // breakdown_visitors, kept by src/modules/analytics/breakdown-rollups.ts): the rows the raw
 // read would give, from one row per key, and each key's revenue from one row per payment.
 
-/**
- * The same rows for an all-time breakdown without filters, read from its rollup
- * (src/modules/analytics/breakdown-rollups.ts): one row per key, sorted as the raw read sorts.
- */
+/** One row per key, sorted as the raw read sorts (visitors, events, then each key value, unknown last). */
 export async function rolledUpRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest) {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
-  const engine = isPostgres(db) ? 'postgres' : 'sqlite';
-  const elements = names.map((_, i) => keyElement(engine, sql.ref('t.key'), i));
+  const elements = names.map((_, i) => keyElement(engineOf(db), sql.ref('t.key'), i));
   const tieBreak = sql.join(elements.map((element) => sql`case when ${element} is null then 1 else 0 end, ${element}`));
   const where = sql`t.website_id = ${scope.websiteId} and t.breakdown = ${kind} and t.events > 0`;
   const found = await sql<{ key: string; visitors: unknown; pageviews: unknown; n: unknown; total_rows: unknown }>`

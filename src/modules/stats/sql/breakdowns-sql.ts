@@ -24,7 +24,6 @@ function whereOf(spec: BreakdownSpec, scope: StatsScope, byVisitor = false): Raw
   return spec.only ? sql`${condition} and ${EVENT_KIND_CONDITION[spec.only]}` : condition;
 }
 
-
 export async function breakdown(
   db: Kysely<Database>,
   kind: Breakdown,
