@@ -13,6 +13,7 @@ import { eventRelay } from './migrations/0010-event-relay.ts';
 import { credentialNotifications } from './migrations/0011-credential-notifications.ts';
 import { sessionBuckets } from './migrations/0012-session-buckets.ts';
 import { breakdownRollups } from './migrations/0013-breakdown-rollups.ts';
+import { sessionBreakdownRollups } from './migrations/0014-session-breakdown-rollups.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -29,6 +30,7 @@ function provider(db: Db): MigrationProvider {
     '0011-credential-notifications': credentialNotifications(db.engine),
     '0012-session-buckets': sessionBuckets(db.engine),
     '0013-breakdown-rollups': breakdownRollups(db.engine),
+    '0014-session-breakdown-rollups': sessionBreakdownRollups(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

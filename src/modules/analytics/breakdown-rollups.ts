@@ -3,8 +3,10 @@ import type { Engine } from '../../db/database.ts';
 import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
+import { deriveSessionBreakdownRollups } from './session-breakdown-rollups.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
-import { EVENT_KIND_CONDITION, ROLLED_UP_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
+import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
+import { ADD_TO_TOTALS, breakdownIn, totalsFromVisitorRows } from './breakdown-rollup-tables.ts';
 
 // Keeps the all-time event breakdowns (pages, countries, regions, cities, devices, browsers,
 // operating systems, hostnames, goals, exit clicks) as rollups, so an unfiltered all-time
@@ -20,7 +22,7 @@ import { EVENT_KIND_CONDITION, ROLLED_UP_BREAKDOWNS, keyJson } from '../stats/sq
 /** What every rollup row and the event kinds' tests read, besides the keys' columns. */
 const ROW_COLUMNS = ['website_id', 'visitor_id', 'type', 'name', 'link_url'];
 /** The events' columns the rollups read (the CTE below is aliased `e`, as the key SQL expects). */
-const READ_COLUMNS = [...new Set([...ROW_COLUMNS, ...ROLLED_UP_BREAKDOWNS.flatMap((kind) => Object.values(BREAKDOWN_SPECS[kind].keys))])];
+const READ_COLUMNS = [...new Set([...ROW_COLUMNS, ...EVENT_BREAKDOWNS.flatMap((kind) => Object.values(BREAKDOWN_SPECS[kind].keys))])];
 
 /**
  * `with keyed as (...)`: per website, visitor, breakdown and key, the pageviews and events among
@@ -28,7 +30,7 @@ const READ_COLUMNS = [...new Set([...ROW_COLUMNS, ...ROLLED_UP_BREAKDOWNS.flatMa
  * used by every breakdown's branch), so `where`'s values are bound once.
  */
 export function keyedEvents(engine: Engine, where: RawBuilder<unknown>): RawBuilder<unknown> {
-  const branches = ROLLED_UP_BREAKDOWNS.map((kind) => {
+  const branches = EVENT_BREAKDOWNS.map((kind) => {
     const only = BREAKDOWN_SPECS[kind].only;
     return sql`select e.website_id, e.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind)} as key,
         case when e.type = 'pageview' then 1 else 0 end as pageview
@@ -40,11 +42,6 @@ export function keyedEvents(engine: Engine, where: RawBuilder<unknown>): RawBuil
       from (${sql.join(branches, sql` union all `)}) k
       group by website_id, visitor_id, breakdown, key)`;
 }
-
-const ADD_TO_TOTALS = sql`on conflict (website_id, breakdown, key) do update set
-  visitors = breakdown_totals.visitors + excluded.visitors,
-  pageviews = breakdown_totals.pageviews + excluded.pageviews,
-  events = breakdown_totals.events + excluded.events`;
 
 /** Adds the events `where` keeps to both tables (new visitor rows count as visitors of their key). */
 async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>): Promise<void> {
@@ -78,11 +75,15 @@ export async function updateBreakdownRollups(trx: Kysely<Database>, eventIds: st
   }
 }
 
-/** Takes these visitors' rows out of the totals of their keys. */
-async function subtractVisitorRows(db: Kysely<Database>, websiteId: string, visitors: RawBuilder<unknown>): Promise<void> {
+/** These visitors' rows of the event breakdowns (the session breakdowns follow the sessions). */
+const eventRowsOf = (websiteId: string, visitorIds: string[]) =>
+  sql`website_id = ${websiteId} and visitor_id in (${sql.join(visitorIds)}) and ${breakdownIn(EVENT_BREAKDOWNS)}`;
+
+/** Takes these rows of breakdown_visitors out of the totals of their keys. */
+async function subtractVisitorRows(db: Kysely<Database>, rows: RawBuilder<unknown>): Promise<void> {
   await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
     select website_id, breakdown, key, -count(*), -sum(pageviews), -sum(events)
-    from breakdown_visitors where website_id = ${websiteId} and ${visitors}
+    from breakdown_visitors where ${rows}
     group by website_id, breakdown, key
     ${ADD_TO_TOTALS}`.execute(db);
 }
@@ -94,9 +95,9 @@ async function subtractVisitorRows(db: Kysely<Database>, websiteId: string, visi
  */
 export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<void> {
   for (const chunk of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
-    const visitors = sql`visitor_id in (${sql.join(chunk)})`;
-    await subtractVisitorRows(db, websiteId, visitors);
-    await sql`delete from breakdown_visitors where website_id = ${websiteId} and ${visitors}`.execute(db);
+    const rows = eventRowsOf(websiteId, chunk);
+    await subtractVisitorRows(db, rows);
+    await sql`delete from breakdown_visitors where ${rows}`.execute(db);
     // With their rows gone, every key of theirs counts them as new visitors again.
     await addEvents(db, sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(chunk)})`);
   }
@@ -104,22 +105,22 @@ export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: st
 }
 
 /**
- * Derives both tables from every stored event of one website, or of all of them, into tables
- * holding none of their rows (one pass over the events): the rebuild, and migration 0013's fill.
+ * Derives the event breakdowns' rows of both tables from every stored event of one website, or
+ * of all of them, into tables holding none of those rows (one pass over the events): the
+ * rebuild, and migration 0013's fill.
  */
 export async function deriveBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine, websiteId: string | null): Promise<void> {
-  const website = (column: string) => (websiteId === null ? sql`1 = 1` : sql`${sql.ref(column)} = ${websiteId}`);
-  await sql`${keyedEvents(engine, website('e.website_id'))}
+  const website = websiteId === null ? sql`true` : sql`e.website_id = ${websiteId}`;
+  await sql`${keyedEvents(engine, website)}
     insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
     select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
-  await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
-    select website_id, breakdown, key, count(*), sum(pageviews), sum(events)
-    from breakdown_visitors where ${website('website_id')} group by website_id, breakdown, key`.execute(db);
+  await totalsFromVisitorRows(db, websiteId, EVENT_BREAKDOWNS);
 }
 
-/** Replaces a website's rows with ones derived from all its events. */
+/** Replaces a website's rows with ones derived from all its events and sessions. */
 export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
   await sql`delete from breakdown_visitors where website_id = ${websiteId}`.execute(db);
   await sql`delete from breakdown_totals where website_id = ${websiteId}`.execute(db);
   await deriveBreakdownRollups(db, engineOf(db), websiteId);
+  await deriveSessionBreakdownRollups(db, engineOf(db), websiteId);
 }

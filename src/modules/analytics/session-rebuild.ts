@@ -8,29 +8,31 @@ import { SOURCE_COLUMNS as SESSION_SOURCES } from './session-rollup.ts';
 
 const SOURCE_COLUMNS = SESSION_SOURCES.map(([column]) => column);
 
+/**
+ * One insert, so the triggers that follow the sessions table (session_buckets, the session
+ * breakdowns) see each session once, complete, instead of once per column filled in.
+ */
 export async function rebuildSessions(db: Kysely<Database>, websiteId: string): Promise<void> {
   await sql`delete from sessions where website_id = ${websiteId}`.execute(db);
   // The triggers of session_buckets followed the delete down to zero; the insert below refills them.
   await sql`delete from session_buckets where website_id = ${websiteId}`.execute(db);
-  await sql`
-    insert into sessions (website_id, session_id, visitor_id, started_at, ended_at, pageviews, events, goals)
-    select website_id, session_id, min(visitor_id), min(occurred_at), max(occurred_at),
-      sum(case when type = 'pageview' then 1 else 0 end), count(*),
-      sum(case when type = 'custom' and name is not null then 1 else 0 end)
-    from events where website_id = ${websiteId} and session_id is not null
-    group by website_id, session_id`.execute(db);
   const ranked = (where: string, order: 'asc' | 'desc') => sql`
     select session_id, path, hostname, ${sql.join(SOURCE_COLUMNS.map((c) => sql.ref(c)))},
       row_number() over (partition by session_id order by occurred_at ${sql.raw(order)}, id ${sql.raw(order)}) as rn
     from events where website_id = ${websiteId} and session_id is not null ${sql.raw(where)}`;
-  const source = sql.join(SOURCE_COLUMNS.map((c) => sql`${sql.ref(c)} = f.${sql.ref(c)}`));
   await sql`
-    update sessions set ${source} from (${ranked('', 'asc')}) f
-    where f.rn = 1 and sessions.website_id = ${websiteId} and f.session_id = sessions.session_id`.execute(db);
-  await sql`
-    update sessions set entry_path = f.path, entry_hostname = f.hostname from (${ranked("and type = 'pageview'", 'asc')}) f
-    where f.rn = 1 and sessions.website_id = ${websiteId} and f.session_id = sessions.session_id`.execute(db);
-  await sql`
-    update sessions set exit_path = f.path from (${ranked("and type = 'pageview'", 'desc')}) f
-    where f.rn = 1 and sessions.website_id = ${websiteId} and f.session_id = sessions.session_id`.execute(db);
+    insert into sessions (website_id, session_id, visitor_id, started_at, ended_at, pageviews, events, goals,
+      entry_hostname, entry_path, exit_path, ${sql.join(SOURCE_COLUMNS.map((c) => sql.ref(c)))})
+    select g.website_id, g.session_id, g.visitor_id, g.started_at, g.ended_at, g.pageviews, g.events, g.goals,
+      entry.hostname, entry.path, leaving.path, ${sql.join(SOURCE_COLUMNS.map((c) => sql.ref(`first.${c}`)))}
+    from (
+      select website_id, session_id, min(visitor_id) as visitor_id, min(occurred_at) as started_at, max(occurred_at) as ended_at,
+        sum(case when type = 'pageview' then 1 else 0 end) as pageviews, count(*) as events,
+        sum(case when type = 'custom' and name is not null then 1 else 0 end) as goals
+      from events where website_id = ${websiteId} and session_id is not null
+      group by website_id, session_id
+    ) g
+    join (${ranked('', 'asc')}) first on first.session_id = g.session_id and first.rn = 1
+    left join (${ranked("and type = 'pageview'", 'asc')}) entry on entry.session_id = g.session_id and entry.rn = 1
+    left join (${ranked("and type = 'pageview'", 'desc')}) leaving on leaving.session_id = g.session_id and leaving.rn = 1`.execute(db);
 }

@@ -3,9 +3,10 @@ import type { Engine } from '../../../db/database.ts';
 import { BREAKDOWNS, type Breakdown } from '../event-store.ts';
 import { BREAKDOWN_SPECS, type BreakdownSpec, type EventKind } from '../breakdown-specs.ts';
 
-// The SQL of a breakdown's key over the events table `e`, shared by the raw reads, the rollups
-// that keep the all-time event breakdowns (src/modules/analytics/breakdown-rollups.ts) and the
-// reads of those rollups.
+// The SQL of a breakdown's key over a row of the events or sessions table, shared by the raw
+// reads, the rollups that keep the all-time breakdowns (src/modules/analytics/breakdown-rollups.ts
+// for those over events, the triggers of migration 0014 for those over sessions) and the reads
+// of those rollups.
 
 /** The events each kind keeps, over the events table `e`. */
 export const EVENT_KIND_CONDITION: Record<EventKind, RawBuilder<unknown>> = {
@@ -14,18 +15,20 @@ export const EVENT_KIND_CONDITION: Record<EventKind, RawBuilder<unknown>> = {
   'link-clicks': sql`e.type = 'external_link' and e.link_url is not null`,
 };
 
-/** The breakdowns kept as all-time rollups: every one over events (the others group sessions). */
-export const ROLLED_UP_BREAKDOWNS: readonly Breakdown[] = BREAKDOWNS.filter((kind) => BREAKDOWN_SPECS[kind].from === 'events');
+/** The breakdowns over events, whose rollups ingestion derives from each batch's events. */
+export const EVENT_BREAKDOWNS: readonly Breakdown[] = BREAKDOWNS.filter((kind) => BREAKDOWN_SPECS[kind].from === 'events');
 
-export const isRolledUp = (kind: Breakdown): boolean => ROLLED_UP_BREAKDOWNS.includes(kind);
+/** The breakdowns over sessions, whose rollups follow the sessions table (triggers). */
+export const SESSION_BREAKDOWNS: readonly Breakdown[] = BREAKDOWNS.filter((kind) => BREAKDOWN_SPECS[kind].from === 'sessions');
 
 /**
- * An event's key for a breakdown as one text value: a JSON array of the key columns, built by the
- * engine, so every writer of a rollup spells a key the same way (null-safe, unlike a composite
- * unique key, where nulls never conflict).
+ * A row's key for a breakdown as one text value: a JSON array of the key columns of `row` (an
+ * alias of the events or sessions table, or a trigger's `new` or `old`), built by the engine, so
+ * every writer of a rollup spells a key the same way (null-safe, unlike a composite unique key,
+ * where nulls never conflict). Literal SQL, no bound value: triggers use it too.
  */
-export function keyJson(engine: Engine, kind: Breakdown): RawBuilder<string> {
-  const columns = sql.join(Object.values(BREAKDOWN_SPECS[kind].keys).map((column) => sql.ref(`e.${column}`)));
+export function keyJson(engine: Engine, kind: Breakdown, row = 'e'): RawBuilder<string> {
+  const columns = sql.join(Object.values(BREAKDOWN_SPECS[kind].keys).map((column) => sql.raw(`${row}.${column}`)));
   return engine === 'postgres' ? sql<string>`json_build_array(${columns})::text` : sql<string>`json_array(${columns})`;
 }
 

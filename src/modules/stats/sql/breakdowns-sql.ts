@@ -3,7 +3,7 @@ import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
 import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
-import { EVENT_KIND_CONDITION, type KeyedRow, isRolledUp, keyNames, keyOf } from './breakdown-keys-sql.ts';
+import { EVENT_KIND_CONDITION, type KeyedRow, keyNames, keyOf } from './breakdown-keys-sql.ts';
 import { rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
@@ -12,7 +12,8 @@ import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 // Breakdowns: rows of distinct visitors per key, sorted by visitors. Event breakdowns group the
 // events in scope; session breakdowns (entry and exit pages, referrers, campaigns) group the
 // sessions in scope, since where a session came from is its first event's. Each row's revenue
-// is what its visitors paid in the range, each payment counted once per row.
+// is what its visitors paid in the range, each payment counted once per row. All time and
+// without filters, every breakdown reads its rollup instead (breakdown-rollup-reads.ts).
 
 
 const alias = (spec: BreakdownSpec) => (spec.from === 'events' ? 'e' : 's');
@@ -33,8 +34,8 @@ export async function breakdown(
 ): Promise<RowsPage<BreakdownRow>> {
   const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
-  const allTime = scope.range === null && scope.filters.length === 0;
-  const rolledUp = allTime && isRolledUp(kind);
+  // Every breakdown is kept all time, without filters, as a rollup.
+  const rolledUp = scope.range === null && scope.filters.length === 0;
   const { rows, total } = rolledUp ? await rolledUpRows(db, kind, scope, page) : await rawRows(db, spec, scope, page);
   let revenue = new Map<string, number>();
   if (rows.length > 0) revenue = rolledUp ? await rolledUpRevenue(db, kind, scope, money) : await revenueByKey(db, spec, scope, money);
