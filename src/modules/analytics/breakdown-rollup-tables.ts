@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Breakdown } from '../stats/event-store.ts';
 
 // What the writers of both kinds of breakdown rollups share (breakdown-rollups.ts for the
@@ -23,4 +23,53 @@ export async function totalsFromVisitorRows<DB>(db: Kysely<DB>, websiteId: strin
   await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
     select website_id, breakdown, key, count(*), sum(pageviews), sum(events)
     from breakdown_visitors where ${website} and ${breakdownIn(kinds)} group by website_id, breakdown, key`.execute(db);
+}
+
+/**
+ * Adds `keyed` (a `with ... keyed as (...)` of website, visitor, breakdown, key, pageviews and
+ * events) to both tables: the totals first, counting a visitor as new to a key while
+ * breakdown_visitors has no row for them yet, then those rows. (Every INSERT ... SELECT here has
+ * a WHERE: SQLite's parser needs one before ON CONFLICT.)
+ */
+export async function addKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>): Promise<void> {
+  await sql`${keyed}
+    insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
+    select g.website_id, g.breakdown, g.key,
+      sum(case when exists (select 1 from breakdown_visitors v where v.website_id = g.website_id
+        and v.visitor_id = g.visitor_id and v.breakdown = g.breakdown and v.key = g.key) then 0 else 1 end),
+      sum(g.pageviews), sum(g.events)
+    from keyed g where true group by g.website_id, g.breakdown, g.key
+    ${ADD_TO_TOTALS}`.execute(db);
+  await sql`${keyed}
+    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
+    select website_id, visitor_id, breakdown, key, pageviews, events from keyed where true
+    on conflict (website_id, visitor_id, breakdown, key) do update set
+      pageviews = breakdown_visitors.pageviews + excluded.pageviews,
+      events = breakdown_visitors.events + excluded.events`.execute(db);
+}
+
+/**
+ * Takes `keyed` (as for addKeyed, and already counted in both tables) out of them: a visitor
+ * leaves a key's totals with the last of their counts under it, and rows left with no event go.
+ */
+export async function subtractKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>): Promise<void> {
+  await sql`${keyed}
+    insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
+    select g.website_id, g.breakdown, g.key, -sum(case when v.events <= g.events then 1 else 0 end), -sum(g.pageviews), -sum(g.events)
+    from keyed g join breakdown_visitors v on v.website_id = g.website_id and v.visitor_id = g.visitor_id
+      and v.breakdown = g.breakdown and v.key = g.key
+    where true group by g.website_id, g.breakdown, g.key
+    ${ADD_TO_TOTALS}`.execute(db);
+  await sql`${keyed}
+    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
+    select website_id, visitor_id, breakdown, key, -pageviews, -events from keyed where true
+    on conflict (website_id, visitor_id, breakdown, key) do update set
+      pageviews = breakdown_visitors.pageviews + excluded.pageviews,
+      events = breakdown_visitors.events + excluded.events`.execute(db);
+  await sql`${keyed}
+    delete from breakdown_visitors where events <= 0
+      and (website_id, visitor_id, breakdown, key) in (select website_id, visitor_id, breakdown, key from keyed)`.execute(db);
+  await sql`${keyed}
+    delete from breakdown_totals where events <= 0
+      and (website_id, breakdown, key) in (select website_id, breakdown, key from keyed)`.execute(db);
 }

@@ -6,7 +6,7 @@ import { chunks } from '../../lib/chunks.ts';
 import { deriveSessionBreakdownRollups } from './session-breakdown-rollups.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
-import { ADD_TO_TOTALS, breakdownIn, totalsFromVisitorRows } from './breakdown-rollup-tables.ts';
+import { ADD_TO_TOTALS, addKeyed, breakdownIn, totalsFromVisitorRows } from './breakdown-rollup-tables.ts';
 
 // Keeps the all-time event breakdowns (pages, countries, regions, cities, devices, browsers,
 // operating systems, hostnames, goals, exit clicks) as rollups, so an unfiltered all-time
@@ -44,25 +44,7 @@ export function keyedEvents(engine: Engine, where: RawBuilder<unknown>): RawBuil
 }
 
 /** Adds the events `where` keeps to both tables (new visitor rows count as visitors of their key). */
-async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>): Promise<void> {
-  const keyed = keyedEvents(engineOf(db), where);
-  // First the totals, while breakdown_visitors still tells which visitors are new to a key.
-  // (Every INSERT ... SELECT below has a WHERE: SQLite's parser needs one before ON CONFLICT.)
-  await sql`${keyed}
-    insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
-    select g.website_id, g.breakdown, g.key,
-      sum(case when exists (select 1 from breakdown_visitors v where v.website_id = g.website_id
-        and v.visitor_id = g.visitor_id and v.breakdown = g.breakdown and v.key = g.key) then 0 else 1 end),
-      sum(g.pageviews), sum(g.events)
-    from keyed g where true group by g.website_id, g.breakdown, g.key
-    ${ADD_TO_TOTALS}`.execute(db);
-  await sql`${keyed}
-    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
-    select website_id, visitor_id, breakdown, key, pageviews, events from keyed where true
-    on conflict (website_id, visitor_id, breakdown, key) do update set
-      pageviews = breakdown_visitors.pageviews + excluded.pageviews,
-      events = breakdown_visitors.events + excluded.events`.execute(db);
-}
+const addEvents = (db: Kysely<Database>, where: RawBuilder<unknown>) => addKeyed(db, keyedEvents(engineOf(db), where));
 
 /** Events per statement: the id list is bound once (a CTE), well under both engines' parameter limits. */
 const EVENTS_PER_STATEMENT = 500;

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { rebuildSessionBreakdownRollups } from './session-breakdown-rollups.ts';
 import { SOURCE_COLUMNS as SESSION_SOURCES } from './session-rollup.ts';
 
 // The sessions of a website rebuilt from its raw events, as ingestion keeps them: counts and
@@ -9,8 +10,8 @@ import { SOURCE_COLUMNS as SESSION_SOURCES } from './session-rollup.ts';
 const SOURCE_COLUMNS = SESSION_SOURCES.map(([column]) => column);
 
 /**
- * One insert, so the triggers that follow the sessions table (session_buckets, the session
- * breakdowns) see each session once, complete, instead of once per column filled in.
+ * One insert, so the triggers of session_buckets see each session once, complete, instead of
+ * once per column filled in; then the session breakdowns' rollups are derived again.
  */
 export async function rebuildSessions(db: Kysely<Database>, websiteId: string): Promise<void> {
   await sql`delete from sessions where website_id = ${websiteId}`.execute(db);
@@ -35,4 +36,5 @@ export async function rebuildSessions(db: Kysely<Database>, websiteId: string): 
     join (${ranked('', 'asc')}) first on first.session_id = g.session_id and first.rn = 1
     left join (${ranked("and type = 'pageview'", 'asc')}) entry on entry.session_id = g.session_id and entry.rn = 1
     left join (${ranked("and type = 'pageview'", 'desc')}) leaving on leaving.session_id = g.session_id and leaving.rn = 1`.execute(db);
+  await rebuildSessionBreakdownRollups(db, websiteId);
 }

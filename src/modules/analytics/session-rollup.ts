@@ -2,13 +2,16 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
+import { chunks } from '../../lib/chunks.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
+import { followSessionUpsert } from './session-breakdown-rollups.ts';
 
 // Keeps the sessions table current, inside the transaction that records the events: one row
 // per SDK session id with its start and end, its entry and exit pages and its counts, so bounce
 // rate, session duration and entry/exit pages read one row per session instead of its events.
-// A batch costs one upsert whatever its size. Events without a session id (server-side goals)
-// belong to no session.
+// A batch costs one upsert whatever its size (and the set-based statements that move the session
+// breakdowns' rollups around it). Events without a session id (server-side goals) belong to no
+// session.
 
 const ROWS_PER_INSERT = 500;
 
@@ -117,7 +120,10 @@ export function sessionTuples(events: RecordedEvent[]): SessionTuple[] {
   return [...bySession.values()];
 }
 
+/** The batch's sessions upserted, with the session breakdowns' rollups following them. */
 export async function updateSessions(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
-  const rows = sessionTuples(events);
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await upsertSessions.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
+  for (const rows of chunks(sessionTuples(events), ROWS_PER_INSERT)) {
+    const ids = rows.map(([websiteId, sessionId]) => ({ websiteId, sessionId }));
+    await followSessionUpsert(trx, ids, () => upsertSessions.all(trx, rows));
+  }
 }
