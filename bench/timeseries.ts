@@ -4,6 +4,7 @@ import { createDatabase } from '../src/db/database.ts';
 import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
 import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
+import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts';
 import { startChild } from './children.ts';
 import { type LoadResult, load } from './load.ts';
 import type { BenchDatabase } from './prepare.ts';
@@ -58,11 +59,12 @@ async function seed(database: BenchDatabase, websiteId: string, events: number) 
       await rebuildDailyRollups(trx, websiteId, TIMEZONE);
       await rebuildSessions(trx, websiteId);
       await rebuildBreakdownRollups(trx, websiteId);
+      await rebuildVisitorTotals(trx, websiteId);
     });
     // What autovacuum does some time after a bulk load, done now: statistics for the planner (or
     // the first reads are planned for the empty tables of before the load) and the visibility
     // map that lets index-only scans skip the table.
-    if (database.engine === 'postgres') await sql`vacuum analyze events, payments, sessions, breakdown_visitors, breakdown_totals`.execute(db.kysely);
+    if (database.engine === 'postgres') await sql`vacuum analyze events, payments, sessions, breakdown_visitors, breakdown_totals, visitor_totals`.execute(db.kysely);
   } finally {
     await db.close();
   }

@@ -11,6 +11,7 @@ import { createAccountWithToken } from '../src/modules/account/account.service.t
 import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
 import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
+import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts';
 import { POSTGRES_URL, asPostgresAdmin, postgresProblem } from './helpers/engines.ts';
 import { call } from './helpers/listening-sightline.ts';
 import { type CliProcess, Processes, REPO_ROOT, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
@@ -72,7 +73,7 @@ async function rowsOf(db: Kysely<Database>, table: (typeof DERIVED)[number] | 'g
   return normal.sort();
 }
 
-const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals'] as const;
+const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals', 'visitor_totals'] as const;
 
 /** The derived tables rebuilt from the raw events, read inside a transaction that is rolled back. */
 async function rebuilt(db: Kysely<Database>, websiteId: string) {
@@ -84,6 +85,7 @@ async function rebuilt(db: Kysely<Database>, websiteId: string) {
       await rebuildDailyRollups(trx, websiteId, TIMEZONE);
       await rebuildSessions(trx, websiteId);
       await rebuildBreakdownRollups(trx, websiteId);
+      await rebuildVisitorTotals(trx, websiteId);
       for (const table of DERIVED) tables[table] = await rowsOf(trx, table, websiteId);
       throw rolledBack;
     })

@@ -14,6 +14,7 @@ import { credentialNotifications } from './migrations/0011-credential-notificati
 import { sessionBuckets } from './migrations/0012-session-buckets.ts';
 import { breakdownRollups } from './migrations/0013-breakdown-rollups.ts';
 import { sessionBreakdownRollups } from './migrations/0014-session-breakdown-rollups.ts';
+import { visitorTotals } from './migrations/0015-visitor-totals.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ function provider(db: Db): MigrationProvider {
     '0012-session-buckets': sessionBuckets(db.engine),
     '0013-breakdown-rollups': breakdownRollups(db.engine),
     '0014-session-breakdown-rollups': sessionBreakdownRollups(db.engine),
+    '0015-visitor-totals': visitorTotals(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,5 +1,5 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationsTable, InvitationsTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
-import type { BreakdownTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable } from './schema/event-tables.ts';
+import type { BreakdownTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
@@ -35,6 +35,7 @@ export interface Database {
   sessions: SessionsTable;
   session_buckets: SessionBucketsTable;
   breakdown_visitors: BreakdownVisitorsTable;
+  visitor_totals: VisitorTotalsTable;
   breakdown_totals: BreakdownTotalsTable;
   visitor_profiles: VisitorProfilesTable;
   notes: NotesTable;

@@ -115,6 +115,16 @@ export interface BreakdownTotalsTable {
   events: number;
 }
 
+/** Per visitor, all time: first and last event, pageviews and events (the unfiltered visitor list). */
+export interface VisitorTotalsTable {
+  website_id: string;
+  visitor_id: string;
+  first_at: string;
+  last_at: string;
+  pageviews: number;
+  events: number;
+}
+
 /** What POST /identify said about a visitor. */
 export interface VisitorProfilesTable {
   website_id: string;

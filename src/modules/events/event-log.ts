@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { repairBreakdownRollups } from '../analytics/breakdown-rollups.ts';
 import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
+import { repairVisitorTotals } from '../analytics/visitor-totals.ts';
 import { recountGoalStats } from '../goals/goal-stats.ts';
 import { type GoalStatsRow, goalStatsBetween } from '../goals/tracked-goals.repository.ts';
 import { visitorHasEvent } from '../identify/identify.repository.ts';
@@ -41,6 +42,7 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
           const visitorIds = rows.map((row) => row.visitor_id);
           await repairRollupsAfterDelete(trx, websiteId, timezone, visitorIds);
           await repairBreakdownRollups(trx, websiteId, visitorIds);
+          await repairVisitorTotals(trx, websiteId, visitorIds);
           await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
         }
         return rows.length;

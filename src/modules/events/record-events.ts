@@ -3,6 +3,7 @@ import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import { fireAlertsForGoals } from '../alerts/alert-firing.ts';
+import { updateVisitorTotals } from '../analytics/visitor-totals.ts';
 import { updateBreakdownRollups } from '../analytics/breakdown-rollups.ts';
 import { updateDailyRollups } from '../analytics/rollups.ts';
 import { updateSessions } from '../analytics/session-rollup.ts';
@@ -93,6 +94,7 @@ export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], ef
     await updateDailyRollups(trx, recorded);
     await updateSessions(trx, recorded);
     await updateBreakdownRollups(trx, recorded.map((e) => e.id));
+    await updateVisitorTotals(trx, recorded);
   }
   await updateGoalStats(trx, recorded);
   await fireAlertsForGoals(trx, recorded, effects);

@@ -33,11 +33,12 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   daily_totals: 17,
   breakdown_totals: 18,
   breakdown_visitors: 19,
-  session_buckets: 20,
-  sessions: 21,
-  event_relay: 22,
-  events: 23,
-  website_members: 24,
+  visitor_totals: 20,
+  session_buckets: 21,
+  sessions: 22,
+  event_relay: 23,
+  events: 24,
+  website_members: 25,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

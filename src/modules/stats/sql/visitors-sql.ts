@@ -66,6 +66,35 @@ export async function visitor(db: Kysely<Database>, websiteId: string, visitorId
 }
 
 export async function visitors(db: Kysely<Database>, scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorSummary>> {
+  const allTime = scope.range === null && scope.filters.length === 0 && options.completedGoal === undefined && options.visitedPage === undefined;
+  const { rows, total } = allTime ? await visitorTotalsPage(db, scope.websiteId, page) : await groupedVisitors(db, scope, options, page);
+  const ids = rows.map((row) => row.visitor_id);
+  const [latest, visits] = await Promise.all([latestEvents(db, scope.websiteId, ids), sessionCounts(db, scope.websiteId, ids)]);
+  return {
+    rows: rows.map((row) => summary(row, latest.get(row.visitor_id), latest.get(row.visitor_id), visits.get(row.visitor_id) ?? 0)),
+    total,
+  };
+}
+
+/** All time without filters: a page of visitor_totals (kept by src/modules/analytics/visitor-totals.ts) in the order of its index. */
+async function visitorTotalsPage(db: Kysely<Database>, websiteId: string, page: PageRequest): Promise<{ rows: VisitorTotals[]; total: number }> {
+  const rows = await db
+    .selectFrom('visitor_totals')
+    .select(['visitor_id', 'first_at', 'last_at', 'pageviews'])
+    .where('website_id', '=', websiteId)
+    .orderBy('last_at', 'desc')
+    .orderBy('visitor_id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  // A short page that is not past the end tells the count; otherwise the index counts them.
+  if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
+  const counted = await db.selectFrom('visitor_totals').select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).executeTakeFirst();
+  return { rows, total: num(counted?.n) };
+}
+
+/** The visitors of the events in scope, grouped from the raw events. */
+async function groupedVisitors(db: Kysely<Database>, scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<{ rows: VisitorTotals[]; total: number }> {
   const parts = [scopeCondition(scope)];
   if (options.completedGoal !== undefined) {
     parts.push(sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = ${scope.websiteId} and g.type = 'custom' and g.name = ${options.completedGoal})`);
@@ -86,10 +115,5 @@ export async function visitors(db: Kysely<Database>, scope: StatsScope, options:
     const { rows } = await sql<{ n: unknown }>`select count(distinct e.visitor_id) as n from events e where ${where}`.execute(db);
     return rows[0]?.n;
   });
-  const ids = found.rows.map((row) => row.visitor_id);
-  const [latest, visits] = await Promise.all([latestEvents(db, scope.websiteId, ids), sessionCounts(db, scope.websiteId, ids)]);
-  return {
-    rows: found.rows.map((row) => summary(row, latest.get(row.visitor_id), latest.get(row.visitor_id), visits.get(row.visitor_id) ?? 0)),
-    total,
-  };
+  return { rows: found.rows, total };
 }

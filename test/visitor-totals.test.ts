@@ -1,0 +1,96 @@
+import type { Kysely } from 'kysely';
+import { expect, it } from 'vitest';
+import { visitorTotals } from '../src/db/migrations/0015-visitor-totals.ts';
+import type { Database } from '../src/db/schema.ts';
+import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts';
+import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
+import type { StatsScope } from '../src/modules/stats/stats.params.ts';
+import { analyticsFixture } from './helpers/analytics-fixture.ts';
+import { useTestApp } from './helpers/app.ts';
+import { describeEachEngine } from './helpers/engines.ts';
+import { newEvent } from './helpers/factories.ts';
+
+// The visitor list without a range or filter reads visitor_totals (one row per visitor) instead
+// of grouping every event: it must say exactly what the raw events say (rows, order, totals,
+// pages), and the rows must equal a rebuild after ingestion, a server goal delete and the migration.
+
+/** A range around every event of the tests: the same events, read from the raw table. */
+const EVERYTHING = { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z' };
+
+async function totalsRows(db: Kysely<Database>, websiteId: string) {
+  const rows = await db.selectFrom('visitor_totals').selectAll().where('website_id', '=', websiteId).orderBy('visitor_id').execute();
+  return rows.map((row) => ({ ...row, first_at: new Date(row.first_at).toISOString(), last_at: new Date(row.last_at).toISOString(), pageviews: Number(row.pageviews), events: Number(row.events) }));
+}
+
+describeEachEngine('the visitor list from visitor_totals', (engine) => {
+  const t = useTestApp(engine);
+
+  async function website() {
+    const f = await analyticsFixture(t);
+    const at = (visitorId: string, occurredAt: string, extra: object = {}) =>
+      newEvent(f.website.id, visitorId, { sessionId: `s-${visitorId}`, hostname: f.website.domain, path: '/docs', occurredAt, ...extra });
+    await t.app.events.write([at('v4', '2026-03-06T08:00:00.000Z'), at('v4', '2026-03-06T08:01:00.000Z'), at('v5', '2026-03-06T08:01:00.000Z')]);
+    // Later writes: an event older than v4's first (a client's retry), a goal, and server goals of v7's and v4's.
+    await t.app.events.write([at('v4', '2026-03-01T07:00:00.000Z'), at('v5', '2026-03-07T09:00:00.000Z', { type: 'custom', name: 'newsletter', path: null })]);
+    await t.app.events.write([
+      newEvent(f.website.id, 'v7', { type: 'custom', name: 'upgrade', source: 'api', sessionId: null, hostname: null, path: null, occurredAt: '2026-03-08T10:00:00.000Z' }),
+      newEvent(f.website.id, 'v4', { type: 'custom', name: 'upgrade', source: 'api', sessionId: null, hostname: null, path: null, occurredAt: '2026-03-09T10:00:00.000Z' }),
+    ]);
+    return f;
+  }
+
+  it('says what the raw events say, for every page of rows', async () => {
+    const f = await website();
+    const store = sqlEventStore(t.db);
+    const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: [] };
+    for (const page of [{ limit: 100, offset: 0 }, { limit: 2, offset: 1 }, { limit: 2, offset: 4 }, { limit: 5, offset: 50 }]) {
+      const fromTotals = await store.visitors(scope, {}, page);
+      const fromEvents = await store.visitors({ ...scope, range: EVERYTHING }, {}, page);
+      expect(fromTotals, JSON.stringify(page)).toEqual(fromEvents);
+    }
+    const all = await store.visitors(scope, {}, { limit: 100, offset: 0 });
+    expect(all.total).toBe(6);
+    expect(all.rows.map((row) => row.visitorId)).toEqual(['v4', 'v7', 'v5', 'v3', 'v2', 'v1']);
+
+    // It really read them: a change to visitor_totals alone shows in the all-time list only.
+    await t.db.updateTable('visitor_totals').set((eb) => ({ pageviews: eb('pageviews', '+', 100) })).where('website_id', '=', f.website.id).execute();
+    const skewed = await store.visitors(scope, {}, { limit: 100, offset: 0 });
+    const raw = await store.visitors({ ...scope, range: EVERYTHING }, {}, { limit: 100, offset: 0 });
+    expect(skewed.rows.map((row) => row.pageViewCount - 100)).toEqual(raw.rows.map((row) => row.pageViewCount));
+  });
+
+  it('answers the route with the documented pagination', async () => {
+    const f = await website();
+    const listed = await t.request('GET', '/api/v1/visitors', { token: f.owner.token, query: { websiteId: f.website.id, limit: '2', offset: '1' } });
+    expect(listed.status).toBe(200);
+    expect(listed.body.pagination).toEqual({ limit: 2, offset: 1, total: 6 });
+    expect(listed.body.data.map((row: { visitorId: string }) => row.visitorId)).toEqual(['v7', 'v5']);
+  });
+
+  it('equal a rebuild after ingestion, a server goal delete and the migration', async () => {
+    const f = await website();
+    const id = f.website.id;
+    const ingested = await totalsRows(t.db, id);
+    // v4's first event arrived after later ones: its first visit moved back.
+    expect(ingested.find((row) => row.visitor_id === 'v4')).toMatchObject({ first_at: '2026-03-01T07:00:00.000Z', last_at: '2026-03-09T10:00:00.000Z', pageviews: 3, events: 4 });
+    await t.db.transaction().execute((trx) => rebuildVisitorTotals(trx, id));
+    expect(await totalsRows(t.db, id)).toEqual(ingested);
+
+    // v7's only event is a server goal: deleting it removes v7; v4 keeps its other events.
+    for (const name of ['upgrade', 'newsletter']) {
+      const deleted = await t.request('DELETE', '/api/v1/goals', { token: f.owner.token, query: { websiteId: id, name } });
+      expect(deleted.status).toBe(200);
+    }
+    const repaired = await totalsRows(t.db, id);
+    expect(repaired.map((row) => row.visitor_id)).not.toContain('v7');
+    expect(repaired.find((row) => row.visitor_id === 'v4')).toMatchObject({ last_at: '2026-03-06T08:01:00.000Z', events: 3 });
+    await t.db.transaction().execute((trx) => rebuildVisitorTotals(trx, id));
+    expect(await totalsRows(t.db, id)).toEqual(repaired);
+
+    const migration = visitorTotals(engine);
+    const untyped = t.db as unknown as Kysely<unknown>;
+    await migration.down(untyped);
+    await migration.up(untyped);
+    expect(await totalsRows(t.db, id)).toEqual(repaired);
+  });
+});
