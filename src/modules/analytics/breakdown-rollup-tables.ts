@@ -15,10 +15,14 @@ export const ADD_TO_TOTALS = sql`on conflict (website_id, breakdown, key) do upd
 export const breakdownIn = (kinds: readonly Breakdown[]) => sql`breakdown in (${sql.join(kinds.map((kind) => sql.lit(kind)))})`;
 
 /**
- * Adds to breakdown_totals one row per key of these breakdowns, from breakdown_visitors (one
- * website's rows, or every website's): after a fill of breakdown_visitors.
+ * Fills both tables with `keyed` (a `with ... keyed as (...)` of website, visitor, breakdown, key,
+ * pageviews and events, over one website or every website) where they hold none of those
+ * breakdowns' rows yet: the rebuilds and the migrations' fills.
  */
-export async function totalsFromVisitorRows<DB>(db: Kysely<DB>, websiteId: string | null, kinds: readonly Breakdown[]): Promise<void> {
+export async function deriveKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>, websiteId: string | null, kinds: readonly Breakdown[]): Promise<void> {
+  await sql`${keyed}
+    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
+    select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
   const website = websiteId === null ? sql`true` : sql`website_id = ${websiteId}`;
   await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
     select website_id, breakdown, key, count(*), sum(pageviews), sum(events)

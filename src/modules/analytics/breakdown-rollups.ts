@@ -3,10 +3,10 @@ import type { Engine } from '../../db/database.ts';
 import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import { deriveSessionBreakdownRollups } from './session-breakdown-rollups.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
-import { ADD_TO_TOTALS, addKeyed, breakdownIn, totalsFromVisitorRows } from './breakdown-rollup-tables.ts';
+import { ADD_TO_TOTALS, addKeyed, breakdownIn, deriveKeyed } from './breakdown-rollup-tables.ts';
+import { deriveSessionBreakdownRollups } from './session-breakdown-rollups.ts';
 
 // Keeps the all-time event breakdowns (pages, countries, regions, cities, devices, browsers,
 // operating systems, hostnames, goals, exit clicks) as rollups, so an unfiltered all-time
@@ -17,7 +17,8 @@ import { ADD_TO_TOTALS, addKeyed, breakdownIn, totalsFromVisitorRows } from './b
 // writes or deletes the events: ingestion adds a batch's events (two statements per batch,
 // whatever its size), a goal delete re-derives the touched visitors, and a rebuild derives a
 // whole website (migration 0013, the bench's bulk load). All-time counts do not depend on the
-// time zone, so a time-zone change leaves them alone.
+// time zone, so a time-zone change leaves them alone. The session breakdowns' rows share both
+// tables (session-breakdown-rollups.ts); what both writers share is in breakdown-rollup-tables.ts.
 
 /** What every rollup row and the event kinds' tests read, besides the keys' columns. */
 const ROW_COLUMNS = ['website_id', 'visitor_id', 'type', 'name', 'link_url'];
@@ -93,10 +94,7 @@ export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: st
  */
 export async function deriveBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine, websiteId: string | null): Promise<void> {
   const website = websiteId === null ? sql`true` : sql`e.website_id = ${websiteId}`;
-  await sql`${keyedEvents(engine, website)}
-    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
-    select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
-  await totalsFromVisitorRows(db, websiteId, EVENT_BREAKDOWNS);
+  await deriveKeyed(db, keyedEvents(engine, website), websiteId, EVENT_BREAKDOWNS);
 }
 
 /** Replaces a website's rows with ones derived from all its events and sessions. */

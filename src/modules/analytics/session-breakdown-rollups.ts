@@ -4,7 +4,7 @@ import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
-import { addKeyed, breakdownIn, subtractKeyed, totalsFromVisitorRows } from './breakdown-rollup-tables.ts';
+import { addKeyed, breakdownIn, deriveKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
 
 // Keeps the all-time session breakdowns (entry pages, exit pages, referrers, campaigns) in
 // breakdown_visitors and breakdown_totals, beside the event breakdowns: per visitor and key, that
@@ -63,10 +63,7 @@ export async function followSessionUpsert(trx: Kysely<Database>, sessions: Sessi
  */
 export async function deriveSessionBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine, websiteId: string | null): Promise<void> {
   const website = websiteId === null ? sql`true` : sql`s.website_id = ${websiteId}`;
-  await sql`${keyedSessions(engine, website)}
-    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
-    select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
-  await totalsFromVisitorRows(db, websiteId, SESSION_BREAKDOWNS);
+  await deriveKeyed(db, keyedSessions(engine, website), websiteId, SESSION_BREAKDOWNS);
 }
 
 /** Replaces a website's session breakdown rows with ones derived from its sessions (after a session rebuild). */
