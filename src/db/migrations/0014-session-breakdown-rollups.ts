@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from '../database.ts';
-import { breakdownIn } from '../../modules/analytics/breakdown-rollup-tables.ts';
+import { deleteRows } from '../../modules/analytics/breakdown-rollup-tables.ts';
 import { deriveSessionBreakdownRollups } from '../../modules/analytics/session-breakdown-rollups.ts';
 import { SESSION_BREAKDOWNS } from '../../modules/stats/sql/breakdown-keys-sql.ts';
 
@@ -16,8 +16,7 @@ export function sessionBreakdownRollups(engine: Engine) {
       if (engine === 'postgres') await sql`analyze breakdown_visitors, breakdown_totals`.execute(db);
     },
     async down(db: Kysely<unknown>): Promise<void> {
-      await sql`delete from breakdown_visitors where ${breakdownIn(SESSION_BREAKDOWNS)}`.execute(db);
-      await sql`delete from breakdown_totals where ${breakdownIn(SESSION_BREAKDOWNS)}`.execute(db);
+      await deleteRows(db, null, SESSION_BREAKDOWNS);
     },
   };
 }

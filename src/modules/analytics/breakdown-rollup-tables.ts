@@ -15,6 +15,27 @@ export const ADD_TO_TOTALS = sql`on conflict (website_id, breakdown, key) do upd
 export const breakdownIn = (kinds: readonly Breakdown[]) => sql`breakdown in (${sql.join(kinds.map((kind) => sql.lit(kind)))})`;
 
 /**
+ * `with scoped as (...), keyed as (...)`: per website, visitor, breakdown and key, the summed
+ * `pageviews` and the rows (`events`) of `branches`, each a select over `scoped` of website,
+ * visitor, breakdown, key and pageviews. The source rows are read once, so `scoped`'s values are
+ * bound once.
+ */
+export function keyedRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return sql`with scoped as (${scoped}),
+    keyed as (
+      select website_id, visitor_id, breakdown, key, sum(pageviews) as pageviews, count(*) as events
+      from (${sql.join(branches, sql` union all `)}) k
+      group by website_id, visitor_id, breakdown, key)`;
+}
+
+/** Deletes both tables' rows of these breakdowns, of one website or of every website. */
+export async function deleteRows<DB>(db: Kysely<DB>, websiteId: string | null, kinds: readonly Breakdown[]): Promise<void> {
+  const website = websiteId === null ? sql`true` : sql`website_id = ${websiteId}`;
+  await sql`delete from breakdown_visitors where ${website} and ${breakdownIn(kinds)}`.execute(db);
+  await sql`delete from breakdown_totals where ${website} and ${breakdownIn(kinds)}`.execute(db);
+}
+
+/**
  * Fills both tables with `keyed` (a `with ... keyed as (...)` of website, visitor, breakdown, key,
  * pageviews and events, over one website or every website) where they hold none of those
  * breakdowns' rows yet: the rebuilds and the migrations' fills.

@@ -4,8 +4,9 @@ import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
+import { BREAKDOWNS } from '../stats/event-store.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
-import { ADD_TO_TOTALS, addKeyed, breakdownIn, deriveKeyed } from './breakdown-rollup-tables.ts';
+import { ADD_TO_TOTALS, addKeyed, breakdownIn, deleteRows, deriveKeyed, keyedRows } from './breakdown-rollup-tables.ts';
 import { deriveSessionBreakdownRollups } from './session-breakdown-rollups.ts';
 
 // Keeps the all-time event breakdowns (pages, countries, regions, cities, devices, browsers,
@@ -27,21 +28,16 @@ const READ_COLUMNS = [...new Set([...ROW_COLUMNS, ...EVENT_BREAKDOWNS.flatMap((k
 
 /**
  * `with keyed as (...)`: per website, visitor, breakdown and key, the pageviews and events among
- * the events that `where` keeps (over the events table `e`). The events are read once (a CTE
- * used by every breakdown's branch), so `where`'s values are bound once.
+ * the events that `where` keeps (over the events table `e`).
  */
 export function keyedEvents(engine: Engine, where: RawBuilder<unknown>): RawBuilder<unknown> {
   const branches = EVENT_BREAKDOWNS.map((kind) => {
     const only = BREAKDOWN_SPECS[kind].only;
     return sql`select e.website_id, e.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind)} as key,
-        case when e.type = 'pageview' then 1 else 0 end as pageview
+        case when e.type = 'pageview' then 1 else 0 end as pageviews
       from scoped e${only ? sql` where ${EVENT_KIND_CONDITION[only]}` : sql``}`;
   });
-  return sql`with scoped as (select ${sql.join(READ_COLUMNS.map((column) => sql.ref(column)))} from events e where ${where}),
-    keyed as (
-      select website_id, visitor_id, breakdown, key, sum(pageview) as pageviews, count(*) as events
-      from (${sql.join(branches, sql` union all `)}) k
-      group by website_id, visitor_id, breakdown, key)`;
+  return keyedRows(sql`select ${sql.join(READ_COLUMNS.map((column) => sql.ref(column)))} from events e where ${where}`, branches);
 }
 
 /** Adds the events `where` keeps to both tables (new visitor rows count as visitors of their key). */
@@ -99,8 +95,7 @@ export async function deriveBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine,
 
 /** Replaces a website's rows with ones derived from all its events and sessions. */
 export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
-  await sql`delete from breakdown_visitors where website_id = ${websiteId}`.execute(db);
-  await sql`delete from breakdown_totals where website_id = ${websiteId}`.execute(db);
+  await deleteRows(db, websiteId, BREAKDOWNS);
   await deriveBreakdownRollups(db, engineOf(db), websiteId);
   await deriveSessionBreakdownRollups(db, engineOf(db), websiteId);
 }

@@ -4,7 +4,7 @@ import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
-import { addKeyed, breakdownIn, deriveKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
+import { addKeyed, deleteRows, deriveKeyed, keyedRows, subtractKeyed } from './breakdown-rollup-tables.ts';
 
 // Keeps the all-time session breakdowns (entry pages, exit pages, referrers, campaigns) in
 // breakdown_visitors and breakdown_totals, beside the event breakdowns: per visitor and key, that
@@ -20,18 +20,14 @@ const KEY_COLUMNS = [...new Set(SESSION_BREAKDOWNS.flatMap((kind) => Object.valu
 
 /**
  * `with keyed as (...)`: per website, visitor, session breakdown and key, the sessions (`events`)
- * and pageviews among the sessions that `where` keeps (over the sessions table `s`), read once.
+ * and pageviews among the sessions that `where` keeps (over the sessions table `s`).
  */
 function keyedSessions(engine: Engine, where: RawBuilder<unknown>): RawBuilder<unknown> {
   const columns = ['website_id', 'visitor_id', 'pageviews', ...KEY_COLUMNS].map((column) => sql.ref(column));
   const branches = SESSION_BREAKDOWNS.map(
     (kind) => sql`select s.website_id, s.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind, 's')} as key, s.pageviews from scoped s`,
   );
-  return sql`with scoped as (select ${sql.join(columns)} from sessions s where ${where}),
-    keyed as (
-      select website_id, visitor_id, breakdown, key, sum(pageviews) as pageviews, count(*) as events
-      from (${sql.join(branches, sql` union all `)}) k
-      group by website_id, visitor_id, breakdown, key)`;
+  return keyedRows(sql`select ${sql.join(columns)} from sessions s where ${where}`, branches);
 }
 
 /** A website's sessions by id (the ids of one batch). */
@@ -39,7 +35,11 @@ export type SessionIds = { websiteId: string; sessionId: string }[];
 
 function sessionsWhere(sessions: SessionIds): RawBuilder<unknown> {
   const byWebsite = new Map<string, string[]>();
-  for (const { websiteId, sessionId } of sessions) byWebsite.set(websiteId, [...(byWebsite.get(websiteId) ?? []), sessionId]);
+  for (const { websiteId, sessionId } of sessions) {
+    const ids = byWebsite.get(websiteId);
+    if (ids) ids.push(sessionId);
+    else byWebsite.set(websiteId, [sessionId]);
+  }
   const conditions = [...byWebsite].map(([websiteId, ids]) => sql`(s.website_id = ${websiteId} and s.session_id in (${sql.join(ids)}))`);
   return sql.join(conditions, sql` or `);
 }
@@ -68,7 +68,6 @@ export async function deriveSessionBreakdownRollups<DB>(db: Kysely<DB>, engine: 
 
 /** Replaces a website's session breakdown rows with ones derived from its sessions (after a session rebuild). */
 export async function rebuildSessionBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
-  await sql`delete from breakdown_visitors where website_id = ${websiteId} and ${breakdownIn(SESSION_BREAKDOWNS)}`.execute(db);
-  await sql`delete from breakdown_totals where website_id = ${websiteId} and ${breakdownIn(SESSION_BREAKDOWNS)}`.execute(db);
+  await deleteRows(db, websiteId, SESSION_BREAKDOWNS);
   await deriveSessionBreakdownRollups(db, engineOf(db), websiteId);
 }

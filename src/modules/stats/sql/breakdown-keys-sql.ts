@@ -5,8 +5,8 @@ import { BREAKDOWN_SPECS, type BreakdownSpec, type EventKind } from '../breakdow
 
 // The SQL of a breakdown's key over a row of the events or sessions table, shared by the raw
 // reads, the rollups that keep the all-time breakdowns (src/modules/analytics/breakdown-rollups.ts
-// for those over events, the triggers of migration 0014 for those over sessions) and the reads
-// of those rollups.
+// for those over events, session-breakdown-rollups.ts for those over sessions) and the reads of
+// those rollups.
 
 /** The events each kind keeps, over the events table `e`. */
 export const EVENT_KIND_CONDITION: Record<EventKind, RawBuilder<unknown>> = {
@@ -18,14 +18,14 @@ export const EVENT_KIND_CONDITION: Record<EventKind, RawBuilder<unknown>> = {
 /** The breakdowns over events, whose rollups ingestion derives from each batch's events. */
 export const EVENT_BREAKDOWNS: readonly Breakdown[] = BREAKDOWNS.filter((kind) => BREAKDOWN_SPECS[kind].from === 'events');
 
-/** The breakdowns over sessions, whose rollups follow the sessions table (triggers). */
+/** The breakdowns over sessions, whose rollups follow the sessions' upserts. */
 export const SESSION_BREAKDOWNS: readonly Breakdown[] = BREAKDOWNS.filter((kind) => BREAKDOWN_SPECS[kind].from === 'sessions');
 
 /**
  * A row's key for a breakdown as one text value: a JSON array of the key columns of `row` (an
- * alias of the events or sessions table, or a trigger's `new` or `old`), built by the engine, so
- * every writer of a rollup spells a key the same way (null-safe, unlike a composite unique key,
- * where nulls never conflict). Literal SQL, no bound value: triggers use it too.
+ * alias of the events or sessions table), built by the engine, so every writer of a rollup
+ * spells a key the same way (null-safe, unlike a composite unique key, where nulls never
+ * conflict).
  */
 export function keyJson(engine: Engine, kind: Breakdown, row = 'e'): RawBuilder<string> {
   const columns = sql.join(Object.values(BREAKDOWN_SPECS[kind].keys).map((column) => sql.raw(`${row}.${column}`)));
