@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import { visitorTotals } from '../src/db/migrations/0015-visitor-totals.ts';
+import { visitorAttributes } from '../src/db/migrations/0016-visitor-attributes.ts';
 import type { Database } from '../src/db/schema.ts';
 import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
@@ -19,7 +20,8 @@ const EVERYTHING = { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.
 
 async function totalsRows(db: Kysely<Database>, websiteId: string) {
   const rows = await db.selectFrom('visitor_totals').selectAll().where('website_id', '=', websiteId).orderBy('visitor_id').execute();
-  return rows.map((row) => ({ ...row, first_at: new Date(row.first_at).toISOString(), last_at: new Date(row.last_at).toISOString(), pageviews: Number(row.pageviews), events: Number(row.events) }));
+  const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+  return rows.map((row) => ({ ...row, first_at: iso(row.first_at), last_at: iso(row.last_at), latest_at: iso(row.latest_at), pageviews: Number(row.pageviews), events: Number(row.events), varied: Number(row.varied) }));
 }
 
 describeEachEngine('the visitor list from visitor_totals', (engine) => {
@@ -87,10 +89,12 @@ describeEachEngine('the visitor list from visitor_totals', (engine) => {
     await t.db.transaction().execute((trx) => rebuildVisitorTotals(trx, id));
     expect(await totalsRows(t.db, id)).toEqual(repaired);
 
-    const migration = visitorTotals(engine);
+    // Both migrations down and up again: 0015's own fill, then 0016's columns derived.
     const untyped = t.db as unknown as Kysely<unknown>;
-    await migration.down(untyped);
-    await migration.up(untyped);
+    await visitorAttributes(engine).down(untyped);
+    await visitorTotals(engine).down(untyped);
+    await visitorTotals(engine).up(untyped);
+    await visitorAttributes(engine).up(untyped);
     expect(await totalsRows(t.db, id)).toEqual(repaired);
   });
 });

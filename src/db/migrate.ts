@@ -15,6 +15,7 @@ import { sessionBuckets } from './migrations/0012-session-buckets.ts';
 import { breakdownRollups } from './migrations/0013-breakdown-rollups.ts';
 import { sessionBreakdownRollups } from './migrations/0014-session-breakdown-rollups.ts';
 import { visitorTotals } from './migrations/0015-visitor-totals.ts';
+import { visitorAttributes } from './migrations/0016-visitor-attributes.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ function provider(db: Db): MigrationProvider {
     '0013-breakdown-rollups': breakdownRollups(db.engine),
     '0014-session-breakdown-rollups': sessionBreakdownRollups(db.engine),
     '0015-visitor-totals': visitorTotals(db.engine),
+    '0016-visitor-attributes': visitorAttributes(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from '../database.ts';
-import { deriveVisitorTotals } from '../../modules/analytics/visitor-totals.ts';
 import { columnTypes } from './column-types.ts';
 
 /**
@@ -23,7 +22,10 @@ export function visitorTotals(engine: Engine) {
         .addPrimaryKeyConstraint('visitor_totals_pk', ['website_id', 'visitor_id'])
         .execute();
       await db.schema.createIndex('visitor_totals_recent_idx').on('visitor_totals').columns(['website_id', 'last_at desc', 'visitor_id']).execute();
-      await deriveVisitorTotals(db, null);
+      // The fill as it stood at this migration (0016 adds columns and derives them all again).
+      await sql`insert into visitor_totals (website_id, visitor_id, first_at, last_at, pageviews, events)
+        select website_id, visitor_id, min(occurred_at), max(occurred_at), sum(case when type = 'pageview' then 1 else 0 end), count(*)
+        from events group by website_id, visitor_id`.execute(db);
       if (engine === 'postgres') await sql`analyze visitor_totals`.execute(db);
     },
     async down(db: Kysely<unknown>): Promise<void> {

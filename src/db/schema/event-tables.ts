@@ -123,6 +123,17 @@ export interface VisitorTotalsTable {
   last_at: string;
   pageviews: number;
   events: number;
+  /** The latest event with a page (occurred_at desc, id desc), null when none has one. */
+  latest_at: string | null;
+  latest_event_id: string | null;
+  /** Bits (stats/visitor-attributes.ts) of the attributes on which the visitor's events disagree. */
+  varied: number;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
 }
 
 /** What POST /identify said about a visitor. */

@@ -1,33 +1,80 @@
 import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
+import { VISITOR_ATTRIBUTES, attributeBit, attributesOf } from '../stats/visitor-attributes.ts';
 
 // Keeps visitor_totals: per website and visitor, all time, the first and last event, pageviews
 // and events, so the unfiltered visitor list (newest activity first, with its full count) reads
-// one row per visitor from an index instead of grouping every event. Ingestion folds a batch's
-// events into one row per visitor (one upsert per batch); a server-goal delete derives the
-// touched visitors again from their remaining events; a rebuild derives a whole website (the
-// migration, the bench's bulk load).
+// one row per visitor from an index instead of grouping every event. Each row also names the
+// visitor's latest event with a page (what a list row shows of them) and keeps their visitor
+// attributes with the bits of those that varied (../stats/visitor-attributes.ts), so a list
+// filtered on them reads these rows too. Ingestion folds a batch's events into one row per
+// visitor (one upsert per batch); a server-goal delete derives the touched visitors again from
+// their remaining events; a rebuild derives a whole website (the migrations, the bench's bulk load).
 
-type TotalsTuple = [websiteId: string, visitorId: string, firstAt: string, lastAt: string, pageviews: number, events: number];
+type TotalsTuple = [
+  websiteId: string,
+  visitorId: string,
+  firstAt: string,
+  lastAt: string,
+  pageviews: number,
+  events: number,
+  latestAt: string | null,
+  latestEventId: string | null,
+  varied: number,
+  ...attributes: (string | null)[],
+];
+const ATTRIBUTES_AT = 9;
+const COLUMNS = ATTRIBUTES_AT + VISITOR_ATTRIBUTES.length;
 
 const ROWS_PER_INSERT = 500;
 
 const earlier = (column: string) => sql.raw<string>(`case when excluded.${column} < visitor_totals.${column} then excluded.${column} else visitor_totals.${column} end`);
 const later = (column: string) => sql.raw<string>(`case when excluded.${column} > visitor_totals.${column} then excluded.${column} else visitor_totals.${column} end`);
 
-const upsertTotals = prepareListQuery(6, (db, rows: TotalsTuple[]) =>
+/** The stored latest event with a page gives way to the batch's when that one is later (ties: the greater id, as the raw read orders). */
+const LATEST_MOVES = `excluded.latest_at is not null and (visitor_totals.latest_at is null or excluded.latest_at > visitor_totals.latest_at
+  or (excluded.latest_at = visitor_totals.latest_at and excluded.latest_event_id > visitor_totals.latest_event_id))`;
+
+const differs = (db: Kysely<Database>, a: string) => `visitor_totals.${a} ${isPostgres(db) ? 'is distinct from' : 'is not'} excluded.${a}`;
+
+/** The attributes on which the batch's events disagree with the stored ones, as bits. */
+const newlyVaried = (db: Kysely<Database>) => VISITOR_ATTRIBUTES.map((a) => `case when ${differs(db, a)} then ${attributeBit(a)} else 0 end`).join(' | ');
+
+/** A varied attribute's value is unknown (null), so that ingestion and a rebuild store the same row. */
+const keptValue = (db: Kysely<Database>, a: (typeof VISITOR_ATTRIBUTES)[number]) =>
+  sql.raw(`case when (visitor_totals.varied | excluded.varied) & ${attributeBit(a)} <> 0 or ${differs(db, a)} then null else visitor_totals.${a} end`);
+
+const upsertTotals = prepareListQuery(COLUMNS, (db, rows: TotalsTuple[]) =>
   db
     .insertInto('visitor_totals')
-    .values(rows.map((r) => ({ website_id: r[0], visitor_id: r[1], first_at: r[2], last_at: r[3], pageviews: r[4], events: r[5] })))
+    .values(
+      rows.map((r) => ({
+        website_id: r[0],
+        visitor_id: r[1],
+        first_at: r[2],
+        last_at: r[3],
+        pageviews: r[4],
+        events: r[5],
+        latest_at: r[6],
+        latest_event_id: r[7],
+        varied: r[8],
+        ...Object.fromEntries(VISITOR_ATTRIBUTES.map((a, i) => [a, r[ATTRIBUTES_AT + i]])),
+      })),
+    )
     .onConflict((oc) =>
       oc.columns(['website_id', 'visitor_id']).doUpdateSet({
         first_at: earlier('first_at'),
         last_at: later('last_at'),
         pageviews: sql`visitor_totals.pageviews + excluded.pageviews`,
         events: sql`visitor_totals.events + excluded.events`,
+        latest_at: sql.raw(`case when ${LATEST_MOVES} then excluded.latest_at else visitor_totals.latest_at end`),
+        latest_event_id: sql.raw(`case when ${LATEST_MOVES} then excluded.latest_event_id else visitor_totals.latest_event_id end`),
+        varied: sql.raw(`visitor_totals.varied | excluded.varied | ${newlyVaried(db)}`),
+        ...Object.fromEntries(VISITOR_ATTRIBUTES.map((a) => [a, keptValue(db, a)])),
       }),
     ),
 );
@@ -37,14 +84,28 @@ function totalsTuples(events: RecordedEvent[]): TotalsTuple[] {
   const byVisitor = new Map<string, TotalsTuple>();
   for (const e of events) {
     const key = `${e.websiteId}\u0000${e.visitorId}`;
+    const attributes = attributesOf(e);
     let row = byVisitor.get(key);
-    if (!row) byVisitor.set(key, (row = [e.websiteId, e.visitorId, e.occurredAt, e.occurredAt, 0, 0]));
+    if (!row) byVisitor.set(key, (row = [e.websiteId, e.visitorId, e.occurredAt, e.occurredAt, 0, 0, null, null, 0, ...attributes]));
     if (e.occurredAt < row[2]) row[2] = e.occurredAt;
     if (e.occurredAt > row[3]) row[3] = e.occurredAt;
     if (e.type === 'pageview') row[4] += 1;
     row[5] += 1;
+    if (e.path !== null && (row[6] === null || e.occurredAt > row[6] || (e.occurredAt === row[6] && e.id > row[7]!))) {
+      row[6] = e.occurredAt;
+      row[7] = e.id;
+    }
+    attributes.forEach((value, i) => {
+      if (value !== row[ATTRIBUTES_AT + i]) row[8] |= attributeBit(VISITOR_ATTRIBUTES[i]!);
+    });
   }
-  return [...byVisitor.values()];
+  const rows = [...byVisitor.values()];
+  for (const row of rows) {
+    VISITOR_ATTRIBUTES.forEach((a, i) => {
+      if ((row[8] & attributeBit(a)) !== 0) row[ATTRIBUTES_AT + i] = null;
+    });
+  }
+  return rows;
 }
 
 /** After a batch of events is inserted, in its transaction. */
@@ -52,13 +113,32 @@ export async function updateVisitorTotals(trx: Kysely<Database>, events: Recorde
   for (const rows of chunks(totalsTuples(events), ROWS_PER_INSERT)) await upsertTotals.all(trx, rows);
 }
 
-/** Derives the rows of these visitors (or of every visitor) of one website, or of all of them, from their events. */
+/** Whether the visitor's events hold two values of an attribute (unknown counts as one). */
+const variesIn = (a: string) => `(count(distinct ${a}) > 1 or (count(${a}) > 0 and count(${a}) < count(*)))`;
+const variedBit = (a: (typeof VISITOR_ATTRIBUTES)[number]) => `case when ${variesIn(a)} then ${attributeBit(a)} else 0 end`;
+
+/**
+ * Derives the rows of these visitors (or of every visitor) of one website, or of all of them,
+ * from their events. Migration 0016 calls this: a change to the columns it writes must first
+ * give that migration its own copy.
+ */
 export async function deriveVisitorTotals<DB>(db: Kysely<DB>, websiteId: string | null, visitorIds?: string[]): Promise<void> {
   const website = websiteId === null ? sql`true` : sql`website_id = ${websiteId}`;
   const visitors = visitorIds === undefined ? sql`true` : sql`visitor_id in (${sql.join(visitorIds)})`;
-  await sql`insert into visitor_totals (website_id, visitor_id, first_at, last_at, pageviews, events)
-    select website_id, visitor_id, min(occurred_at), max(occurred_at), sum(case when type = 'pageview' then 1 else 0 end), count(*)
-    from events where ${website} and ${visitors} group by website_id, visitor_id`.execute(db);
+  const attributes = sql.raw(VISITOR_ATTRIBUTES.join(', '));
+  const varied = sql.raw(VISITOR_ATTRIBUTES.map(variedBit).join(' | '));
+  await sql`insert into visitor_totals (website_id, visitor_id, first_at, last_at, pageviews, events, latest_at, latest_event_id, varied, ${attributes})
+    select g.website_id, g.visitor_id, g.first_at, g.last_at, g.pageviews, g.events, l.occurred_at, l.id, g.varied, ${sql.raw(VISITOR_ATTRIBUTES.map((a) => `g.${a}`).join(', '))}
+    from (
+      select website_id, visitor_id, min(occurred_at) as first_at, max(occurred_at) as last_at,
+        sum(case when type = 'pageview' then 1 else 0 end) as pageviews, count(*) as events, ${varied} as varied,
+        ${sql.raw(VISITOR_ATTRIBUTES.map((a) => `case when ${variesIn(a)} then null else min(${a}) end as ${a}`).join(', '))}
+      from events where ${website} and ${visitors} group by website_id, visitor_id
+    ) g left join (
+      select website_id, visitor_id, occurred_at, id,
+        row_number() over (partition by website_id, visitor_id order by occurred_at desc, id desc) as rn
+      from events where ${website} and ${visitors} and path is not null
+    ) l on l.website_id = g.website_id and l.visitor_id = g.visitor_id and l.rn = 1`.execute(db);
 }
 
 const VISITORS_PER_STATEMENT = 500;

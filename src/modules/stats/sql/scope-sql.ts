@@ -21,7 +21,7 @@ export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder
 }
 
 /** A filter on a column of `e`; a negated one keeps rows whose value is unknown. */
-function columnCondition(column: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
+export function columnCondition(column: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
   const test = matches(column, filter);
   return isNegated(filter) ? sql`(${column} is null or not ${test})` : test;
 }

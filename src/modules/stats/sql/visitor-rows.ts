@@ -6,14 +6,15 @@ import { num } from './scope-sql.ts';
 // What the visitor reads share: each visitor's latest event that names a page and their number
 // of sessions (the shapes built from them: ../visitor-shapes.ts).
 
-/** The latest event with a path of each visitor (one row each). */
+/**
+ * The latest event with a path of each visitor (one row each): the event visitor_totals names
+ * (kept by src/modules/analytics/visitor-totals.ts), fetched by its id.
+ */
 export async function latestEvents(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<Map<string, EventRow>> {
   if (visitorIds.length === 0) return new Map();
-  const { rows } = await sql<EventRow & { rn: unknown }>`
-    select * from (
-      select e.*, row_number() over (partition by e.visitor_id order by e.occurred_at desc, e.id desc) as rn
-      from events e where e.website_id = ${websiteId} and e.visitor_id in (${sql.join(visitorIds)}) and e.path is not null
-    ) x where x.rn = 1`.execute(db);
+  const { rows } = await sql<EventRow>`
+    select e.* from visitor_totals v cross join events e
+    where v.website_id = ${websiteId} and v.visitor_id in (${sql.join(visitorIds)}) and e.id = v.latest_event_id`.execute(db);
   return new Map(rows.map((row) => [row.visitor_id, row]));
 }
 

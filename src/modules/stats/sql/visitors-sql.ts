@@ -3,7 +3,8 @@ import type { Database } from '../../../db/schema.ts';
 import type { RowsPage, VisitorActivity, VisitorListOptions, VisitorSummary } from '../event-store.ts';
 import { pathOf } from '../stats.filters.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { matches, num, pageTotal, scopeCondition } from './scope-sql.ts';
+import { attributeMask } from '../visitor-attributes.ts';
+import { columnCondition, matches, num, pageTotal, scopeCondition } from './scope-sql.ts';
 import { type EventRow, urlOf, visitorSummary } from '../visitor-shapes.ts';
 import { iso, latestEvents, sessionCounts } from './visitor-rows.ts';
 
@@ -66,8 +67,15 @@ export async function visitor(db: Kysely<Database>, websiteId: string, visitorId
 }
 
 export async function visitors(db: Kysely<Database>, scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorSummary>> {
-  const allTime = scope.range === null && scope.filters.length === 0 && options.completedGoal === undefined && options.visitedPage === undefined;
-  const { rows, total } = allTime ? await visitorTotalsPage(db, scope.websiteId, page) : await groupedVisitors(db, scope, options, page);
+  const allTime = scope.range === null && options.completedGoal === undefined && options.visitedPage === undefined;
+  // All time, with filters on visitor attributes only (none is mask 0), the list reads visitor_totals.
+  const mask = allTime ? attributeMask(scope.filters) : null;
+  const { rows, total } =
+    mask === 0
+      ? await visitorTotalsPage(db, scope.websiteId, page)
+      : mask !== null
+        ? await attributeFilteredPage(db, scope, mask, page)
+        : await groupedVisitors(db, scope, options, page);
   const ids = rows.map((row) => row.visitor_id);
   const [latest, visits] = await Promise.all([latestEvents(db, scope.websiteId, ids), sessionCounts(db, scope.websiteId, ids)]);
   return {
@@ -91,6 +99,39 @@ async function visitorTotalsPage(db: Kysely<Database>, websiteId: string, page: 
   if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
   const counted = await db.selectFrom('visitor_totals').select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).executeTakeFirst();
   return { rows, total: num(counted?.n) };
+}
+
+/**
+ * All time, filtered on visitor attributes only (mask: their bits): the visitors whose filtered
+ * attributes never varied pass or fail whole, so their visitor_totals rows are theirs in the
+ * filtered list too; the few whose did are grouped from their events that pass. Each side gives
+ * its first offset + limit rows in list order (the first walks the recency index), and the page
+ * is cut from both.
+ */
+async function attributeFilteredPage(db: Kysely<Database>, scope: StatsScope, mask: number, page: PageRequest): Promise<{ rows: VisitorTotals[]; total: number }> {
+  const bits = sql.lit(mask);
+  const steady = sql.join(
+    [sql`v.website_id = ${scope.websiteId}`, sql`(v.varied & ${bits}) = 0`, ...scope.filters.map((filter) => columnCondition(sql.ref(`v.${filter.dimension}`), filter))],
+    sql` and `,
+  );
+  const varied = sql`${scopeCondition(scope)} and e.visitor_id in (select w.visitor_id from visitor_totals w where w.website_id = ${scope.websiteId} and w.varied <> 0 and (w.varied & ${bits}) <> 0)`;
+  const window = page.offset + page.limit;
+  const { rows } = await sql<VisitorTotals>`
+    select visitor_id, first_at, last_at, pageviews from (
+      select * from (
+        select v.visitor_id, v.first_at, v.last_at, v.pageviews from visitor_totals v where ${steady}
+        order by v.last_at desc, v.visitor_id limit ${window}) steady
+      union all
+      select * from (
+        select e.visitor_id, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at, sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews
+        from events e where ${varied} group by e.visitor_id
+        order by max(e.occurred_at) desc, e.visitor_id limit ${window}) varied
+    ) x order by last_at desc, visitor_id limit ${page.limit} offset ${page.offset}`.execute(db);
+  if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
+  const { rows: counted } = await sql<{ steady: unknown; varied: unknown }>`
+    select (select count(*) from visitor_totals v where ${steady}) as steady,
+      (select count(distinct e.visitor_id) from events e where ${varied}) as varied`.execute(db);
+  return { rows, total: num(counted[0]?.steady) + num(counted[0]?.varied) };
 }
 
 /** The visitors of the events in scope, grouped from the raw events. */
