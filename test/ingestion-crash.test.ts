@@ -73,7 +73,7 @@ async function rowsOf(db: Kysely<Database>, table: (typeof DERIVED)[number] | 'g
   return normal.sort();
 }
 
-const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals', 'visitor_totals'] as const;
+const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals', 'breakdown_profiles', 'visitor_totals'] as const;
 
 /** The derived tables rebuilt from the raw events, read inside a transaction that is rolled back. */
 async function rebuilt(db: Kysely<Database>, websiteId: string) {
@@ -84,8 +84,8 @@ async function rebuilt(db: Kysely<Database>, websiteId: string) {
     .execute(async (trx) => {
       await rebuildDailyRollups(trx, websiteId, TIMEZONE);
       await rebuildSessions(trx, websiteId);
-      await rebuildBreakdownRollups(trx, websiteId);
       await rebuildVisitorTotals(trx, websiteId);
+      await rebuildBreakdownRollups(trx, websiteId);
       for (const table of DERIVED) tables[table] = await rowsOf(trx, table, websiteId);
       throw rolledBack;
     })

@@ -16,6 +16,7 @@ import { breakdownRollups } from './migrations/0013-breakdown-rollups.ts';
 import { sessionBreakdownRollups } from './migrations/0014-session-breakdown-rollups.ts';
 import { visitorTotals } from './migrations/0015-visitor-totals.ts';
 import { visitorAttributes } from './migrations/0016-visitor-attributes.ts';
+import { breakdownProfiles } from './migrations/0017-breakdown-profiles.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ function provider(db: Db): MigrationProvider {
     '0014-session-breakdown-rollups': sessionBreakdownRollups(db.engine),
     '0015-visitor-totals': visitorTotals(db.engine),
     '0016-visitor-attributes': visitorAttributes(db.engine),
+    '0017-breakdown-profiles': breakdownProfiles(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

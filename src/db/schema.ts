@@ -1,5 +1,5 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationsTable, InvitationsTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
-import type { BreakdownTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
+import type { BreakdownProfilesTable, BreakdownTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
@@ -37,6 +37,7 @@ export interface Database {
   breakdown_visitors: BreakdownVisitorsTable;
   visitor_totals: VisitorTotalsTable;
   breakdown_totals: BreakdownTotalsTable;
+  breakdown_profiles: BreakdownProfilesTable;
   visitor_profiles: VisitorProfilesTable;
   notes: NotesTable;
   dashboard_sessions: DashboardSessionsTable;

@@ -115,6 +115,21 @@ export interface BreakdownTotalsTable {
   events: number;
 }
 
+/**
+ * Per breakdown key and visitor profile (the six visitor attributes of a visitor whose attributes
+ * never varied, as a JSON array): the sum of those visitors' breakdown_visitors rows (migration
+ * 0017, src/modules/analytics/breakdown-profiles.ts).
+ */
+export interface BreakdownProfilesTable {
+  website_id: string;
+  breakdown: string;
+  key: string;
+  profile: string;
+  visitors: number;
+  pageviews: number;
+  events: number;
+}
+
 /** Per visitor, all time: first and last event, pageviews and events (the unfiltered visitor list). */
 export interface VisitorTotalsTable {
   website_id: string;

@@ -7,6 +7,7 @@ import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { BREAKDOWNS } from '../stats/event-store.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
 import { ADD_TO_TOTALS, addKeyed, breakdownIn, deleteRows, deriveKeyed, keyedRows } from './breakdown-rollup-tables.ts';
+import { addKeyedToProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
 import { deriveSessionBreakdownRollups } from './session-breakdown-rollups.ts';
 
 // Keeps the all-time event breakdowns (pages, countries, regions, cities, devices, browsers,
@@ -40,17 +41,27 @@ export function keyedEvents(engine: Engine, where: RawBuilder<unknown>): RawBuil
   return keyedRows(sql`select ${sql.join(READ_COLUMNS.map((column) => sql.ref(column)))} from events e where ${where}`, branches);
 }
 
-/** Adds the events `where` keeps to both tables (new visitor rows count as visitors of their key). */
-const addEvents = (db: Kysely<Database>, where: RawBuilder<unknown>) => addKeyed(db, keyedEvents(engineOf(db), where));
+/**
+ * Adds the events `where` keeps to both tables (new visitor rows count as visitors of their key),
+ * and, for ingestion, to breakdown_profiles (a delete's repair moves its visitors there itself).
+ */
+async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>, profiles: boolean): Promise<void> {
+  const keyed = keyedEvents(engineOf(db), where);
+  if (profiles) await addKeyedToProfiles(db, keyed);
+  await addKeyed(db, keyed);
+}
 
 /** Events per statement: the id list is bound once (a CTE), well under both engines' parameter limits. */
 const EVENTS_PER_STATEMENT = 500;
 const VISITORS_PER_STATEMENT = 500;
 
-/** After a batch of events is inserted, in its transaction (which holds the websites' row locks). */
+/**
+ * After a batch of events is inserted and visitor_totals updated, in its transaction (which holds
+ * the websites' row locks).
+ */
 export async function updateBreakdownRollups(trx: Kysely<Database>, eventIds: string[]): Promise<void> {
   for (const ids of chunks(eventIds, EVENTS_PER_STATEMENT)) {
-    await addEvents(trx, sql`e.id in (${sql.join(ids)})`);
+    await addEvents(trx, sql`e.id in (${sql.join(ids)})`, true);
   }
 }
 
@@ -78,7 +89,7 @@ export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: st
     await subtractVisitorRows(db, rows);
     await sql`delete from breakdown_visitors where ${rows}`.execute(db);
     // With their rows gone, every key of theirs counts them as new visitors again.
-    await addEvents(db, sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(chunk)})`);
+    await addEvents(db, sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(chunk)})`, false);
   }
   await sql`delete from breakdown_totals where website_id = ${websiteId} and events <= 0`.execute(db);
 }
@@ -93,9 +104,13 @@ export async function deriveBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine,
   await deriveKeyed(db, keyedEvents(engine, website), websiteId, EVENT_BREAKDOWNS);
 }
 
-/** Replaces a website's rows with ones derived from all its events and sessions. */
+/**
+ * Replaces a website's rows with ones derived from all its events and sessions, and its
+ * breakdown_profiles with ones derived from those rows (so rebuild visitor_totals first).
+ */
 export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
   await deleteRows(db, websiteId, BREAKDOWNS);
   await deriveBreakdownRollups(db, engineOf(db), websiteId);
   await deriveSessionBreakdownRollups(db, engineOf(db), websiteId);
+  await rebuildBreakdownProfiles(db, websiteId, BREAKDOWNS);
 }

@@ -4,6 +4,7 @@ import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
+import { addKeyedToProfiles, rebuildBreakdownProfiles, subtractKeyedFromProfiles } from './breakdown-profiles.ts';
 import { addKeyed, deleteRows, deriveKeyed, keyedRows, subtractKeyed } from './breakdown-rollup-tables.ts';
 
 // Keeps the all-time session breakdowns (entry pages, exit pages, referrers, campaigns) in
@@ -47,13 +48,16 @@ function sessionsWhere(sessions: SessionIds): RawBuilder<unknown> {
 /**
  * Runs the upsert of these sessions with their rollup rows moved around it: the rows of the
  * sessions as stored go out before it, the rows of the sessions as upserted come in after it.
- * A new session has no rows to take out. In the events' transaction.
+ * A new session has no rows to take out. breakdown_profiles follows both moves for the visitors
+ * steady after the batch (visitor_totals is updated first). In the events' transaction.
  */
 export async function followSessionUpsert(trx: Kysely<Database>, sessions: SessionIds, upsert: () => Promise<unknown>): Promise<void> {
   if (sessions.length === 0) return;
   const keyed = keyedSessions(engineOf(trx), sessionsWhere(sessions));
+  await subtractKeyedFromProfiles(trx, keyed);
   await subtractKeyed(trx, keyed);
   await upsert();
+  await addKeyedToProfiles(trx, keyed);
   await addKeyed(trx, keyed);
 }
 
@@ -66,8 +70,9 @@ export async function deriveSessionBreakdownRollups<DB>(db: Kysely<DB>, engine: 
   await deriveKeyed(db, keyedSessions(engine, website), websiteId, SESSION_BREAKDOWNS);
 }
 
-/** Replaces a website's session breakdown rows with ones derived from its sessions (after a session rebuild). */
+/** Replaces a website's session breakdown rows, and their profiles, with ones derived from its sessions (after a session rebuild). */
 export async function rebuildSessionBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
   await deleteRows(db, websiteId, SESSION_BREAKDOWNS);
   await deriveSessionBreakdownRollups(db, engineOf(db), websiteId);
+  await rebuildBreakdownProfiles(db, websiteId, SESSION_BREAKDOWNS);
 }

@@ -5,6 +5,7 @@ import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
 import { VISITOR_ATTRIBUTES, attributeBit, attributesOf } from '../stats/visitor-attributes.ts';
+import { leaveProfiles } from './breakdown-profiles.ts';
 
 // Keeps visitor_totals: per website and visitor, all time, the first and last event, pageviews
 // and events, so the unfiltered visitor list (newest activity first, with its full count) reads
@@ -108,9 +109,45 @@ function totalsTuples(events: RecordedEvent[]): TotalsTuple[] {
   return rows;
 }
 
-/** After a batch of events is inserted, in its transaction. */
+/**
+ * The visitors of these tuples whose stored row is steady (varied = 0) and whom the batch makes
+ * vary: their stored attributes disagree with the batch's, or the batch's among themselves.
+ */
+async function startingToVary(trx: Kysely<Database>, tuples: TotalsTuple[]): Promise<{ websiteId: string; visitorIds: string[] }[]> {
+  const found: { websiteId: string; visitorIds: string[] }[] = [];
+  const byWebsite = new Map<string, Map<string, TotalsTuple>>();
+  for (const tuple of tuples) {
+    const batch = byWebsite.get(tuple[0]) ?? new Map<string, TotalsTuple>();
+    byWebsite.set(tuple[0], batch.set(tuple[1], tuple));
+  }
+  for (const [websiteId, batch] of byWebsite) {
+    const visitorIds: string[] = [];
+    for (const ids of chunks([...batch.keys()], ROWS_PER_INSERT)) {
+      const stored = await trx
+        .selectFrom('visitor_totals')
+        .select(['visitor_id', ...VISITOR_ATTRIBUTES])
+        .where('website_id', '=', websiteId)
+        .where('visitor_id', 'in', ids)
+        .where('varied', '=', 0)
+        .execute();
+      for (const row of stored) {
+        const tuple = batch.get(row.visitor_id)!;
+        if (tuple[8] !== 0 || VISITOR_ATTRIBUTES.some((a, i) => row[a] !== tuple[ATTRIBUTES_AT + i])) visitorIds.push(row.visitor_id);
+      }
+    }
+    if (visitorIds.length > 0) found.push({ websiteId, visitorIds });
+  }
+  return found;
+}
+
+/**
+ * After a batch of events is inserted, in its transaction, before the breakdown rollups: the
+ * visitors whose attributes start to vary leave breakdown_profiles first, as they were.
+ */
 export async function updateVisitorTotals(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
-  for (const rows of chunks(totalsTuples(events), ROWS_PER_INSERT)) await upsertTotals.all(trx, rows);
+  const tuples = totalsTuples(events);
+  for (const { websiteId, visitorIds } of await startingToVary(trx, tuples)) await leaveProfiles(trx, websiteId, visitorIds);
+  for (const rows of chunks(tuples, ROWS_PER_INSERT)) await upsertTotals.all(trx, rows);
 }
 
 /** Whether the visitor's events hold two values of an attribute (unknown counts as one). */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { joinProfiles, leaveProfiles } from '../analytics/breakdown-profiles.ts';
 import { repairBreakdownRollups } from '../analytics/breakdown-rollups.ts';
 import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
 import { repairVisitorTotals } from '../analytics/visitor-totals.ts';
@@ -41,8 +42,11 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
         if (rows.length > 0) {
           const visitorIds = rows.map((row) => row.visitor_id);
           await repairRollupsAfterDelete(trx, websiteId, timezone, visitorIds);
+          // The visitors leave their profiles as they were and join them as repaired.
+          await leaveProfiles(trx, websiteId, visitorIds);
           await repairBreakdownRollups(trx, websiteId, visitorIds);
           await repairVisitorTotals(trx, websiteId, visitorIds);
+          await joinProfiles(trx, websiteId, visitorIds);
           await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
         }
         return rows.length;

@@ -92,9 +92,10 @@ export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], ef
     const rows = recorded.map((e): EventRow => COLUMNS.map(([, value]) => value(e)));
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
     await updateDailyRollups(trx, recorded);
+    // Before the breakdown rollups: breakdown_profiles follows the visitors' attributes as updated.
+    await updateVisitorTotals(trx, recorded);
     await updateSessions(trx, recorded);
     await updateBreakdownRollups(trx, recorded.map((e) => e.id));
-    await updateVisitorTotals(trx, recorded);
   }
   await updateGoalStats(trx, recorded);
   await fireAlertsForGoals(trx, recorded, effects);

@@ -31,14 +31,15 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   visitor_recency: 15,
   visitor_days: 16,
   daily_totals: 17,
-  breakdown_totals: 18,
-  breakdown_visitors: 19,
-  visitor_totals: 20,
-  session_buckets: 21,
-  sessions: 22,
-  event_relay: 23,
-  events: 24,
-  website_members: 25,
+  breakdown_profiles: 18,
+  breakdown_totals: 19,
+  breakdown_visitors: 20,
+  visitor_totals: 21,
+  session_buckets: 22,
+  sessions: 23,
+  event_relay: 24,
+  events: 25,
+  website_members: 26,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

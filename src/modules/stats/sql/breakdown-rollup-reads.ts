@@ -46,7 +46,7 @@ export async function rolledUpRevenue(db: Kysely<Database>, kind: Breakdown, sco
 }
 
 /** A stored key (a JSON array) as `k_<name>` columns. */
-function keyedByName(names: string[], key: string): KeyedRow {
+export function keyedByName(names: string[], key: string): KeyedRow {
   const values = JSON.parse(key) as (string | null)[];
   return Object.fromEntries(names.map((name, i) => [`k_${name}`, values[i] ?? null]));
 }

@@ -4,16 +4,19 @@ import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
 import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import { EVENT_KIND_CONDITION, type KeyedRow, keyNames, keyOf } from './breakdown-keys-sql.ts';
+import { profiledRevenue, profiledRows, variedOnly } from './breakdown-profile-reads.ts';
 import { rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
+import { attributeMask } from '../visitor-attributes.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
 import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 
 // Breakdowns: rows of distinct visitors per key, sorted by visitors. Event breakdowns group the
 // events in scope; session breakdowns (entry and exit pages, referrers, campaigns) group the
 // sessions in scope, since where a session came from is its first event's. Each row's revenue
-// is what its visitors paid in the range, each payment counted once per row. All time and
-// without filters, every breakdown reads its rollup instead (breakdown-rollup-reads.ts).
+// is what its visitors paid in the range, each payment counted once per row. All time, every
+// breakdown reads its rollup instead: without filters the whole (breakdown-rollup-reads.ts), with
+// filters on visitor attributes alone the matching profiles (breakdown-profile-reads.ts).
 
 
 const alias = (spec: BreakdownSpec) => (spec.from === 'events' ? 'e' : 's');
@@ -34,11 +37,17 @@ export async function breakdown(
 ): Promise<RowsPage<BreakdownRow>> {
   const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
-  // Every breakdown is kept all time, without filters, as a rollup.
-  const rolledUp = scope.range === null && scope.filters.length === 0;
-  const { rows, total } = rolledUp ? await rolledUpRows(db, kind, scope, page) : await rawRows(db, spec, scope, page);
+  // Every breakdown is kept all time as a rollup: whole without filters, by visitor profile for
+  // filters on visitor attributes alone.
+  const read = scope.range !== null ? 'raw' : scope.filters.length === 0 ? 'rolled-up' : attributeMask(scope.filters) !== null ? 'profiled' : 'raw';
+  const { rows, total } =
+    read === 'rolled-up' ? await rolledUpRows(db, kind, scope, page) : read === 'profiled' ? await profiledRows(db, kind, scope, page, whereOf(spec, scope)) : await rawRows(db, spec, scope, page);
   let revenue = new Map<string, number>();
-  if (rows.length > 0) revenue = rolledUp ? await rolledUpRevenue(db, kind, scope, money) : await revenueByKey(db, spec, scope, money);
+  if (rows.length > 0) {
+    if (read === 'rolled-up') revenue = await rolledUpRevenue(db, kind, scope, money);
+    else if (read === 'raw') revenue = await revenueByKey(db, spec, scope, money);
+    else revenue = sumMaps(await profiledRevenue(db, kind, scope, money), await revenueByKey(db, spec, scope, money, variedOnly(scope.websiteId)));
+  }
   return {
     rows: rows.map((row) => ({
       keys: Object.fromEntries(names.map((name) => [name, (row[`k_${name}`] as string | null) ?? null])),
@@ -81,9 +90,9 @@ async function rawRows(db: Kysely<Database>, spec: BreakdownSpec, scope: StatsSc
  * What each key's visitors paid: the rows in scope joined to their visitors' payments. Payments
  * are few beside events, so they lead the join (CROSS JOIN fixes that order on SQLite, whose
  * planner otherwise walks the events and probes payments per event); the visitor indexes of
- * events and sessions serve the probe.
+ * events and sessions serve the probe. `payments` narrows the payments further.
  */
-async function revenueByKey(db: Kysely<Database>, spec: BreakdownSpec, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
+async function revenueByKey(db: Kysely<Database>, spec: BreakdownSpec, scope: StatsScope, money: MoneyRules, payments = sql`true`): Promise<Map<string, number>> {
   const names = keyNames(spec);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
@@ -94,7 +103,14 @@ async function revenueByKey(db: Kysely<Database>, spec: BreakdownSpec, scope: St
     select ${outer}, sum(x.amount_minor) as minor from (
       select distinct ${selected}, p.id, p.amount_minor
       from payments p cross join ${table}
-      where ${paymentScope({ ...scope, filters: [] }, money)} and ${visitor} = p.visitor_id and ${whereOf(spec, scope, !isPostgres(db))}
+      where ${paymentScope({ ...scope, filters: [] }, money)} and ${payments} and ${visitor} = p.visitor_id and ${whereOf(spec, scope, !isPostgres(db))}
     ) x group by ${outer}`.execute(db);
   return new Map(rows.map((row) => [keyOf(row, names), num(row.minor)]));
+}
+
+/** Two revenue maps added up (they count disjoint visitors). */
+function sumMaps(a: Map<string, number>, b: Map<string, number>): Map<string, number> {
+  const sum = new Map(a);
+  for (const [key, minor] of b) sum.set(key, (sum.get(key) ?? 0) + minor);
+  return sum;
 }

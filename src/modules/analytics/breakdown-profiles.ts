@@ -1,0 +1,111 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Engine } from '../../db/database.ts';
+import { engineOf } from '../../db/engine.ts';
+import type { Database } from '../../db/schema.ts';
+import { chunks } from '../../lib/chunks.ts';
+import type { Breakdown } from '../stats/event-store.ts';
+import { VISITOR_ATTRIBUTES } from '../stats/visitor-attributes.ts';
+import { breakdownIn } from './breakdown-rollup-tables.ts';
+
+// Keeps breakdown_profiles: per breakdown key and visitor profile (the six visitor attributes of
+// ../stats/visitor-attributes.ts as a JSON array), the sum of the breakdown_visitors rows of the
+// visitors whose attributes never varied (visitor_totals.varied = 0): their number under the
+// key, pageviews and events. A breakdown filtered on visitor attributes alone, all time, then
+// sums the matching profiles instead of reading every matching event, and reads only the varied
+// visitors' raw events (../stats/sql/breakdown-profile-reads.ts).
+//
+// The invariant, kept in the transactions that write breakdown_visitors or visitor_totals:
+// - ingestion mirrors each keyed delta it adds to or takes from breakdown_visitors here, for
+//   the visitors steady after the batch (visitor_totals is upserted first); a visitor whose batch
+//   makes an attribute vary first leaves their profile with every row they had (`leaveProfiles`,
+//   before the upsert, while visitor_totals still holds the profile);
+// - a server-goal delete takes the touched visitors out before its repairs and puts them back,
+//   as repaired, after them;
+// - a rebuild derives a website's rows from breakdown_visitors and visitor_totals.
+
+/** A visitor_totals row's profile (`alias`), spelled by the engine as every writer spells it. */
+export function profileJson(engine: Engine, alias: string): RawBuilder<string> {
+  const columns = sql.join(VISITOR_ATTRIBUTES.map((a) => sql.ref(`${alias}.${a}`)));
+  return engine === 'postgres' ? sql<string>`json_build_array(${columns})::text` : sql<string>`json_array(${columns})`;
+}
+
+const ADD_TO_PROFILES = sql`on conflict (website_id, breakdown, key, profile) do update set
+  visitors = breakdown_profiles.visitors + excluded.visitors,
+  pageviews = breakdown_profiles.pageviews + excluded.pageviews,
+  events = breakdown_profiles.events + excluded.events`;
+
+/** `keyed g` joined to its visitors' visitor_totals rows `v`. */
+const KEYED_VISITORS = sql`keyed g join visitor_totals v on v.website_id = g.website_id and v.visitor_id = g.visitor_id`;
+/** Grouped by key and profile (`first` is the alias whose website, breakdown and key lead). */
+const byKeyAndProfile = (first: string) => sql.raw([`${first}.website_id`, `${first}.breakdown`, `${first}.key`, ...VISITOR_ATTRIBUTES.map((a) => `v.${a}`)].join(', '));
+
+/**
+ * Mirrors addKeyed: `keyed` of steady visitors joins their profiles, a visitor counting as new
+ * to a key while breakdown_visitors has no row for them yet (so run it before that table's insert).
+ */
+export async function addKeyedToProfiles(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await sql`${keyed}
+    insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
+    select g.website_id, g.breakdown, g.key, ${profileJson(engineOf(db), 'v')},
+      sum(case when exists (select 1 from breakdown_visitors b where b.website_id = g.website_id
+        and b.visitor_id = g.visitor_id and b.breakdown = g.breakdown and b.key = g.key) then 0 else 1 end),
+      sum(g.pageviews), sum(g.events)
+    from ${KEYED_VISITORS} where v.varied = 0 group by ${byKeyAndProfile('g')}
+    ${ADD_TO_PROFILES}`.execute(db);
+}
+
+/**
+ * Mirrors subtractKeyed: `keyed` of steady visitors leaves their profiles, a visitor leaving a
+ * key with the last of their counts under it (run it before breakdown_visitors is updated).
+ */
+export async function subtractKeyedFromProfiles(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await sql`${keyed}
+    insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
+    select g.website_id, g.breakdown, g.key, ${profileJson(engineOf(db), 'v')},
+      -sum(case when b.events <= g.events then 1 else 0 end), -sum(g.pageviews), -sum(g.events)
+    from ${KEYED_VISITORS} join breakdown_visitors b on b.website_id = g.website_id and b.visitor_id = g.visitor_id
+      and b.breakdown = g.breakdown and b.key = g.key
+    where v.varied = 0 group by ${byKeyAndProfile('g')}
+    ${ADD_TO_PROFILES}`.execute(db);
+  await sql`${keyed}
+    delete from breakdown_profiles where events <= 0
+      and (website_id, breakdown, key) in (select website_id, breakdown, key from keyed)`.execute(db);
+}
+
+const VISITORS_PER_STATEMENT = 500;
+
+/** Adds (1) or takes out (-1) every breakdown_visitors row of these visitors that are steady now. */
+async function moveVisitors(db: Kysely<Database>, websiteId: string, visitorIds: string[], sign: 1 | -1): Promise<void> {
+  const profile = profileJson(engineOf(db), 'v');
+  for (const chunk of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
+    const rows = sql`visitor_totals v join breakdown_visitors b on b.website_id = v.website_id and b.visitor_id = v.visitor_id
+      where v.website_id = ${websiteId} and v.visitor_id in (${sql.join(chunk)}) and v.varied = 0`;
+    await sql`insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
+      select b.website_id, b.breakdown, b.key, ${profile}, ${sql.lit(sign)} * count(*), ${sql.lit(sign)} * sum(b.pageviews), ${sql.lit(sign)} * sum(b.events)
+      from ${rows} group by ${byKeyAndProfile('b')}
+      ${ADD_TO_PROFILES}`.execute(db);
+    if (sign < 0) {
+      await sql`delete from breakdown_profiles where website_id = ${websiteId} and events <= 0
+        and (breakdown, key, profile) in (select b.breakdown, b.key, ${profile} from ${rows})`.execute(db);
+    }
+  }
+}
+
+/** These visitors, as visitor_totals holds them now, leave their profiles with every row they have. */
+export const leaveProfiles = (db: Kysely<Database>, websiteId: string, visitorIds: string[]) => moveVisitors(db, websiteId, visitorIds, -1);
+
+/** These visitors, as visitor_totals holds them now, join their profiles with every row they have. */
+export const joinProfiles = (db: Kysely<Database>, websiteId: string, visitorIds: string[]) => moveVisitors(db, websiteId, visitorIds, 1);
+
+/**
+ * Replaces a website's rows of these breakdowns with ones derived from breakdown_visitors and
+ * visitor_totals (so run it after both are rebuilt).
+ */
+export async function rebuildBreakdownProfiles(db: Kysely<Database>, websiteId: string, kinds: readonly Breakdown[]): Promise<void> {
+  await sql`delete from breakdown_profiles where website_id = ${websiteId} and ${breakdownIn(kinds)}`.execute(db);
+  await sql`insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
+    select b.website_id, b.breakdown, b.key, ${profileJson(engineOf(db), 'v')}, count(*), sum(b.pageviews), sum(b.events)
+    from breakdown_visitors b join visitor_totals v on v.website_id = b.website_id and v.visitor_id = b.visitor_id
+    where b.website_id = ${websiteId} and ${breakdownIn(kinds)} and v.varied = 0
+    group by ${byKeyAndProfile('b')}`.execute(db);
+}

@@ -1,0 +1,93 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { engineOf } from '../../../db/engine.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { Breakdown, MoneyRules } from '../event-store.ts';
+import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
+import type { PageRequest, StatsScope } from '../stats.params.ts';
+import { VISITOR_ATTRIBUTES, type VisitorAttribute } from '../visitor-attributes.ts';
+import { type KeyedRow, keyElement, keyJson, keyNames, keyOf } from './breakdown-keys-sql.ts';
+import { keyedByName } from './breakdown-rollup-reads.ts';
+import { paymentScope } from './overview-sql.ts';
+import { columnCondition, num, pageTotal } from './scope-sql.ts';
+
+// An all-time breakdown filtered on visitor attributes alone (../visitor-attributes.ts), read in
+// two parts that count disjoint visitors: the visitors whose attributes never varied, from the
+// sums of the matching profiles in breakdown_profiles (kept by
+// src/modules/analytics/breakdown-profiles.ts), and the few whose attributes varied, from their
+// raw events or sessions in scope. A steady visitor's events all carry the profile's values, so
+// the filter keeps all of them or none, and their rows under a key are theirs in the filtered
+// breakdown too. The raw read (breakdowns-sql.ts) gives the same rows, much slower.
+
+/** The website's visitors whose attributes varied (the partial index of visitor_totals finds them). */
+const variedVisitors = (websiteId: string) => sql`select vt.visitor_id from visitor_totals vt where vt.website_id = ${websiteId} and vt.varied <> 0`;
+
+/** The scope's filters over a profile (`p.profile`) or over visitor_totals columns (`v`). */
+function attributeFilters(scope: StatsScope, valueOf: (attribute: VisitorAttribute) => RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql.join(
+    scope.filters.map((filter) => columnCondition(valueOf(filter.dimension as VisitorAttribute), filter)),
+    sql` and `,
+  );
+}
+
+/**
+ * `with matched as (...)`: per key (as stored), the visitors, pageviews and rows of both parts.
+ * `rawWhere` keeps the events (`e`) or sessions (`s`) in scope, as the raw read does.
+ */
+function matchedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, rawWhere: RawBuilder<unknown>): RawBuilder<unknown> {
+  const engine = engineOf(db);
+  const spec = BREAKDOWN_SPECS[kind];
+  const alias = spec.from === 'events' ? 'e' : 's';
+  const table = sql.raw(spec.from === 'events' ? 'events e' : 'sessions s');
+  const pageviews = sql.raw(spec.from === 'events' ? "sum(case when e.type = 'pageview' then 1 else 0 end)" : 'sum(s.pageviews)');
+  const key = keyJson(engine, kind, alias);
+  const profiled = attributeFilters(scope, (a) => keyElement(engine, sql.ref('p.profile'), VISITOR_ATTRIBUTES.indexOf(a)));
+  return sql`with matched as (
+      select p.key, sum(p.visitors) as visitors, sum(p.pageviews) as pageviews, sum(p.events) as n
+      from breakdown_profiles p
+      where p.website_id = ${scope.websiteId} and p.breakdown = ${kind} and ${profiled}
+      group by p.key
+      union all
+      select ${key} as key, count(distinct ${sql.ref(`${alias}.visitor_id`)}) as visitors, ${pageviews} as pageviews, count(*) as n
+      from ${table}
+      where ${rawWhere} and ${sql.ref(`${alias}.visitor_id`)} in (${variedVisitors(scope.websiteId)})
+      group by ${key})`;
+}
+
+/** One row per key, sorted as the raw read sorts (visitors, rows, then each key value, unknown last). */
+export async function profiledRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest, rawWhere: RawBuilder<unknown>) {
+  const names = keyNames(BREAKDOWN_SPECS[kind]);
+  const elements = names.map((_, i) => keyElement(engineOf(db), sql.ref('m.key'), i));
+  const tieBreak = sql.join(elements.map((element) => sql`case when ${element} is null then 1 else 0 end, ${element}`));
+  const matched = matchedRows(db, kind, scope, rawWhere);
+  const found = await sql<{ key: string; visitors: unknown; pageviews: unknown; n: unknown; total_rows: unknown }>`${matched}
+    select m.key, sum(m.visitors) as visitors, sum(m.pageviews) as pageviews, sum(m.n) as n, count(*) over () as total_rows
+    from matched m group by m.key
+    order by sum(m.visitors) desc, sum(m.n) desc, ${tieBreak}
+    limit ${page.limit} offset ${page.offset}`.execute(db);
+  const rows = found.rows.map(({ key, ...counts }): KeyedRow => ({ ...keyedByName(names, key), ...counts }));
+  const total = await pageTotal(rows, page, async () => {
+    const { rows: counted } = await sql<{ n: unknown }>`${matched} select count(distinct m.key) as n from matched m`.execute(db);
+    return counted[0]?.n;
+  });
+  return { rows, total };
+}
+
+/**
+ * What each key's steady matching visitors paid, all time: their payments joined to their rows
+ * of breakdown_visitors (a visitor has one row per key, so each payment counts once per key).
+ * The varied visitors' payments are the raw read's, restricted to them (`variedOnly`).
+ */
+export async function profiledRevenue(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
+  const names = keyNames(BREAKDOWN_SPECS[kind]);
+  const { rows } = await sql<{ key: string; minor: unknown }>`
+    select t.key, sum(p.amount_minor) as minor
+    from payments p cross join visitor_totals v cross join breakdown_visitors t
+    where ${paymentScope({ ...scope, filters: [] }, money)} and v.website_id = p.website_id and v.visitor_id = p.visitor_id and v.varied = 0
+      and ${attributeFilters(scope, (a) => sql.ref(`v.${a}`))}
+      and t.website_id = p.website_id and t.visitor_id = p.visitor_id and t.breakdown = ${kind}
+    group by t.key`.execute(db);
+  return new Map(rows.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
+}
+
+/** `p.visitor_id` among the varied visitors: the raw revenue read's share beside profiledRevenue. */
+export const variedOnly = (websiteId: string) => sql`p.visitor_id in (${variedVisitors(websiteId)})`;
