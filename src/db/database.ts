@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type ConnectionLostListener, resilientPool } from './pg-pool.ts';
 import { databaseUrlKind, sqlitePathFromUrl } from './database-url.ts';
+import { introspectOneSchema } from './schema-introspector.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite-driver.ts';
 import { WalFlusher, flushCommits } from './sqlite-durability.ts';
@@ -155,8 +156,8 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       for (const listener of lostListeners) listener(error);
     });
     const credentialWrites = new WriteWatch(isCredentialWrite);
-    const kysely = new Kysely<Database>({ dialect: credentialWrites.wrap(new PostgresDialect({ pool: kyselyPool })) });
     const schema = options.pgSchema ?? 'public';
+    const kysely = new Kysely<Database>({ dialect: introspectOneSchema(credentialWrites.wrap(new PostgresDialect({ pool: kyselyPool })), schema) });
     pools.set(kysely, pool);
     return {
       kysely,
