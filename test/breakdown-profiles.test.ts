@@ -17,8 +17,9 @@ import { newEvent } from './helpers/factories.ts';
 
 // An all-time breakdown filtered on visitor attributes alone sums breakdown_profiles (the rows of
 // the visitors whose attributes never varied, per key and profile) and reads the raw events or
-// sessions of the varied visitors only. It must say exactly what the raw read says, for every
-// breakdown, filter and page, revenue included; and the profiles must equal a rebuild after
+// sessions of the varied visitors only; the overview does the same with profile_totals. They
+// must say exactly what the raw read says, for every breakdown, filter and page, revenue and
+// sessions included; and the profiles must equal a rebuild after
 // ingestion (visitors who start to vary within a batch or in a later one, sessions that grow), a
 // server-goal delete that makes a visitor steady again, a session rebuild and the migration.
 
@@ -41,12 +42,16 @@ const PAGES = [
   { limit: 5, offset: 50 },
 ];
 
+/** The rows of breakdown_profiles and profile_totals of a website, in a stable order. */
 async function profileRows(db: Kysely<Database>, websiteId: string): Promise<string[]> {
-  const rows = await db.selectFrom('breakdown_profiles').selectAll().where('website_id', '=', websiteId).execute();
+  const rows = [
+    ...(await db.selectFrom('breakdown_profiles').selectAll().where('website_id', '=', websiteId).execute()),
+    ...(await db.selectFrom('profile_totals').selectAll().where('website_id', '=', websiteId).execute()),
+  ];
   return rows.map((row) => JSON.stringify(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))).sort();
 }
 
-describeEachEngine('breakdowns filtered on visitor attributes, from profiles', (engine) => {
+describeEachEngine('breakdowns and the overview filtered on visitor attributes, from profiles', (engine) => {
   const t = useTestApp(engine);
 
   /** The fixture (v1 varies on region and city), and visitors who vary, start to vary, or stay steady across batches. */
@@ -105,6 +110,26 @@ describeEachEngine('breakdowns filtered on visitor attributes, from profiles', (
     // v1 (varied on region and city, not on country) paid 49.00: its revenue counts in the US rows.
     const us = await store.breakdown('pages', { websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! }, PAGES[0]!, MONEY);
     expect(us.rows.find((row) => row.keys.path === '/pricing')).toMatchObject({ visitors: 3, revenueMinor: 4900 });
+  });
+
+  it('give the overview the raw read gives, for every filter', async () => {
+    const f = await website();
+    const store = sqlEventStore(t.db);
+    for (const filters of FILTER_SETS) {
+      const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters };
+      const fromProfiles = await store.overview(scope, MONEY);
+      expect(fromProfiles, JSON.stringify(filters)).toEqual(await store.overview({ ...scope, range: EVERYTHING }, MONEY));
+    }
+    // US: v1 (varied on region and city only), v3 (steady) and v8, v9, v11 (varied) with their US events.
+    const us = await store.overview({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! }, MONEY);
+    expect(us).toMatchObject({ visitors: 5, convertedVisitors: 2, revenueMinor: 4900, payments: 1 });
+    expect(us.sessions).toBeGreaterThan(4);
+    expect(us.bounces).toBeGreaterThan(0);
+    expect(us.sessionMillis).toBeGreaterThan(0);
+    // It reads profile_totals: a change there alone shows.
+    await t.db.updateTable('profile_totals').set((eb) => ({ sessions: eb('sessions', '+', 100) })).where('website_id', '=', f.website.id).execute();
+    const skewed = await store.overview({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! }, MONEY);
+    expect(skewed.sessions).toBe(us.sessions + 100);
   });
 
   it('read the profiles for steady visitors and the raw events for varied ones', async () => {

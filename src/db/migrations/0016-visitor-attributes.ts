@@ -4,11 +4,15 @@ import { deriveVisitorTotals } from '../../modules/analytics/visitor-totals.ts';
 import { VISITOR_ATTRIBUTES } from '../../modules/stats/visitor-attributes.ts';
 import { columnTypes } from './column-types.ts';
 
+/** The visitor's goal completions, sessions, bounces and session milliseconds (the overview's counts). */
+const COUNTS = ['goals', 'sessions', 'bounces', 'millis'];
+
 /**
- * visitor_totals gains each visitor's latest event with a page and their visitor attributes with
- * the bits of those that varied (src/modules/stats/visitor-attributes.ts); the rows are derived
- * again from the events already stored. The partial index finds the few visitors whose
- * attributes varied, which filtered reads take from the raw events.
+ * visitor_totals gains each visitor's latest event with a page, their visitor attributes with
+ * the bits of those that varied (src/modules/stats/visitor-attributes.ts) and the counts the
+ * overview sums; the rows are derived again from the events and sessions already stored. The
+ * partial index finds the few visitors whose attributes varied, which filtered reads take from
+ * the raw events.
  */
 export function visitorAttributes(engine: Engine) {
   const t = columnTypes(engine);
@@ -18,6 +22,7 @@ export function visitorAttributes(engine: Engine) {
       await db.schema.alterTable('visitor_totals').addColumn('latest_event_id', 'text').execute();
       await db.schema.alterTable('visitor_totals').addColumn('varied', 'integer', (c) => c.notNull().defaultTo(0)).execute();
       for (const attribute of VISITOR_ATTRIBUTES) await db.schema.alterTable('visitor_totals').addColumn(attribute, 'text').execute();
+      for (const count of COUNTS) await db.schema.alterTable('visitor_totals').addColumn(count, 'bigint', (c) => c.notNull().defaultTo(0)).execute();
       await db.schema.createIndex('visitor_totals_varied_idx').on('visitor_totals').column('website_id').where(sql<boolean>`varied <> 0`).execute();
       await sql`delete from visitor_totals`.execute(db);
       await deriveVisitorTotals(db, null);
@@ -25,7 +30,7 @@ export function visitorAttributes(engine: Engine) {
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropIndex('visitor_totals_varied_idx').execute();
-      for (const column of ['latest_at', 'latest_event_id', 'varied', ...VISITOR_ATTRIBUTES]) {
+      for (const column of ['latest_at', 'latest_event_id', 'varied', ...VISITOR_ATTRIBUTES, ...COUNTS]) {
         await db.schema.alterTable('visitor_totals').dropColumn(column).execute();
       }
     },

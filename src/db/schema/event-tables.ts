@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Bool, JsonText } from './values.ts';
 
 // What ingestion keeps: raw events and payments, sessions, visitor profiles, notes, and the
@@ -130,6 +130,21 @@ export interface BreakdownProfilesTable {
   events: number;
 }
 
+/**
+ * Per visitor profile (as in breakdown_profiles): the sums of the visitor_totals rows of the
+ * visitors whose attributes never varied (migration 0017, src/modules/analytics/profile-totals.ts).
+ */
+export interface ProfileTotalsTable {
+  website_id: string;
+  profile: string;
+  visitors: number;
+  pageviews: number;
+  converted: number;
+  sessions: number;
+  bounces: number;
+  millis: number;
+}
+
 /** Per visitor, all time: first and last event, pageviews and events (the unfiltered visitor list). */
 export interface VisitorTotalsTable {
   website_id: string;
@@ -138,6 +153,12 @@ export interface VisitorTotalsTable {
   last_at: string;
   pageviews: number;
   events: number;
+  /** Custom events with a name (goal completions): the visitor converted when above zero. */
+  goals: number;
+  /** The visitor's sessions, those of them that bounced, and their summed duration. */
+  sessions: Generated<number>;
+  bounces: Generated<number>;
+  millis: Generated<number>;
   /** The latest event with a page (occurred_at desc, id desc), null when none has one. */
   latest_at: string | null;
   latest_event_id: string | null;

@@ -34,7 +34,8 @@ function keyedSessions(engine: Engine, where: RawBuilder<unknown>): RawBuilder<u
 /** A website's sessions by id (the ids of one batch). */
 export type SessionIds = { websiteId: string; sessionId: string }[];
 
-function sessionsWhere(sessions: SessionIds): RawBuilder<unknown> {
+/** `s.website_id = ? and s.session_id in (...)` per website of these sessions. */
+export function sessionsWhere(sessions: SessionIds): RawBuilder<unknown> {
   const byWebsite = new Map<string, string[]>();
   for (const { websiteId, sessionId } of sessions) {
     const ids = byWebsite.get(websiteId);

@@ -4,7 +4,8 @@ import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
-import { followSessionUpsert } from './session-breakdown-rollups.ts';
+import { followSessionUpsert, sessionsWhere } from './session-breakdown-rollups.ts';
+import { addSessionTotals } from './visitor-totals.ts';
 
 // Keeps the sessions table current, inside the transaction that records the events: one row
 // per SDK session id with its start and end, its entry and exit pages and its counts, so bounce
@@ -120,10 +121,17 @@ export function sessionTuples(events: RecordedEvent[]): SessionTuple[] {
   return [...bySession.values()];
 }
 
-/** The batch's sessions upserted, with the session breakdowns' rollups following them. */
+/**
+ * The batch's sessions upserted, with the session breakdowns' rollups and the visitors' session
+ * counts (visitor_totals, upserted before) following them.
+ */
 export async function updateSessions(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
   for (const rows of chunks(sessionTuples(events), ROWS_PER_INSERT)) {
     const ids = rows.map(([websiteId, sessionId]) => ({ websiteId, sessionId }));
-    await followSessionUpsert(trx, ids, () => upsertSessions.all(trx, rows));
+    await followSessionUpsert(trx, ids, async () => {
+      await addSessionTotals(trx, sessionsWhere(ids), -1);
+      await upsertSessions.all(trx, rows);
+      await addSessionTotals(trx, sessionsWhere(ids), 1);
+    });
   }
 }

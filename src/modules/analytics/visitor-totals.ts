@@ -1,11 +1,14 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
 import { VISITOR_ATTRIBUTES, attributeBit, attributesOf } from '../stats/visitor-attributes.ts';
+import { BOUNCE } from '../stats/sql/overview-sql.ts';
+import { millisBetween } from '../stats/sql/scope-sql.ts';
 import { leaveProfiles } from './breakdown-profiles.ts';
+import { rebuildProfileTotals } from './profile-totals.ts';
 
 // Keeps visitor_totals: per website and visitor, all time, the first and last event, pageviews
 // and events, so the unfiltered visitor list (newest activity first, with its full count) reads
@@ -23,12 +26,13 @@ type TotalsTuple = [
   lastAt: string,
   pageviews: number,
   events: number,
+  goals: number,
   latestAt: string | null,
   latestEventId: string | null,
   varied: number,
   ...attributes: (string | null)[],
 ];
-const ATTRIBUTES_AT = 9;
+const ATTRIBUTES_AT = 10;
 const COLUMNS = ATTRIBUTES_AT + VISITOR_ATTRIBUTES.length;
 
 const ROWS_PER_INSERT = 500;
@@ -60,9 +64,10 @@ const upsertTotals = prepareListQuery(COLUMNS, (db, rows: TotalsTuple[]) =>
         last_at: r[3],
         pageviews: r[4],
         events: r[5],
-        latest_at: r[6],
-        latest_event_id: r[7],
-        varied: r[8],
+        goals: r[6],
+        latest_at: r[7],
+        latest_event_id: r[8],
+        varied: r[9],
         ...Object.fromEntries(VISITOR_ATTRIBUTES.map((a, i) => [a, r[ATTRIBUTES_AT + i]])),
       })),
     )
@@ -72,6 +77,7 @@ const upsertTotals = prepareListQuery(COLUMNS, (db, rows: TotalsTuple[]) =>
         last_at: later('last_at'),
         pageviews: sql`visitor_totals.pageviews + excluded.pageviews`,
         events: sql`visitor_totals.events + excluded.events`,
+        goals: sql`visitor_totals.goals + excluded.goals`,
         latest_at: sql.raw(`case when ${LATEST_MOVES} then excluded.latest_at else visitor_totals.latest_at end`),
         latest_event_id: sql.raw(`case when ${LATEST_MOVES} then excluded.latest_event_id else visitor_totals.latest_event_id end`),
         varied: sql.raw(`visitor_totals.varied | excluded.varied | ${newlyVaried(db)}`),
@@ -87,23 +93,24 @@ function totalsTuples(events: RecordedEvent[]): TotalsTuple[] {
     const key = `${e.websiteId}\u0000${e.visitorId}`;
     const attributes = attributesOf(e);
     let row = byVisitor.get(key);
-    if (!row) byVisitor.set(key, (row = [e.websiteId, e.visitorId, e.occurredAt, e.occurredAt, 0, 0, null, null, 0, ...attributes]));
+    if (!row) byVisitor.set(key, (row = [e.websiteId, e.visitorId, e.occurredAt, e.occurredAt, 0, 0, 0, null, null, 0, ...attributes]));
     if (e.occurredAt < row[2]) row[2] = e.occurredAt;
     if (e.occurredAt > row[3]) row[3] = e.occurredAt;
     if (e.type === 'pageview') row[4] += 1;
     row[5] += 1;
-    if (e.path !== null && (row[6] === null || e.occurredAt > row[6] || (e.occurredAt === row[6] && e.id > row[7]!))) {
-      row[6] = e.occurredAt;
-      row[7] = e.id;
+    if (e.type === 'custom' && e.name !== null) row[6] += 1;
+    if (e.path !== null && (row[7] === null || e.occurredAt > row[7] || (e.occurredAt === row[7] && e.id > row[8]!))) {
+      row[7] = e.occurredAt;
+      row[8] = e.id;
     }
     attributes.forEach((value, i) => {
-      if (value !== row[ATTRIBUTES_AT + i]) row[8] |= attributeBit(VISITOR_ATTRIBUTES[i]!);
+      if (value !== row[ATTRIBUTES_AT + i]) row[9] |= attributeBit(VISITOR_ATTRIBUTES[i]!);
     });
   }
   const rows = [...byVisitor.values()];
   for (const row of rows) {
     VISITOR_ATTRIBUTES.forEach((a, i) => {
-      if ((row[8] & attributeBit(a)) !== 0) row[ATTRIBUTES_AT + i] = null;
+      if ((row[9] & attributeBit(a)) !== 0) row[ATTRIBUTES_AT + i] = null;
     });
   }
   return rows;
@@ -132,7 +139,7 @@ async function startingToVary(trx: Kysely<Database>, tuples: TotalsTuple[]): Pro
         .execute();
       for (const row of stored) {
         const tuple = batch.get(row.visitor_id)!;
-        if (tuple[8] !== 0 || VISITOR_ATTRIBUTES.some((a, i) => row[a] !== tuple[ATTRIBUTES_AT + i])) visitorIds.push(row.visitor_id);
+        if (tuple[9] !== 0 || VISITOR_ATTRIBUTES.some((a, i) => row[a] !== tuple[ATTRIBUTES_AT + i])) visitorIds.push(row.visitor_id);
       }
     }
     if (visitorIds.length > 0) found.push({ websiteId, visitorIds });
@@ -164,18 +171,43 @@ export async function deriveVisitorTotals<DB>(db: Kysely<DB>, websiteId: string 
   const visitors = visitorIds === undefined ? sql`true` : sql`visitor_id in (${sql.join(visitorIds)})`;
   const attributes = sql.raw(VISITOR_ATTRIBUTES.join(', '));
   const varied = sql.raw(VISITOR_ATTRIBUTES.map(variedBit).join(' | '));
-  await sql`insert into visitor_totals (website_id, visitor_id, first_at, last_at, pageviews, events, latest_at, latest_event_id, varied, ${attributes})
-    select g.website_id, g.visitor_id, g.first_at, g.last_at, g.pageviews, g.events, l.occurred_at, l.id, g.varied, ${sql.raw(VISITOR_ATTRIBUTES.map((a) => `g.${a}`).join(', '))}
+  const millis = millisBetween(db as unknown as Kysely<Database>, 's.started_at', 's.ended_at');
+  await sql`insert into visitor_totals (website_id, visitor_id, first_at, last_at, pageviews, events, goals, latest_at, latest_event_id, varied, ${attributes},
+      sessions, bounces, millis)
+    select g.website_id, g.visitor_id, g.first_at, g.last_at, g.pageviews, g.events, g.goals, l.occurred_at, l.id, g.varied, ${sql.raw(VISITOR_ATTRIBUTES.map((a) => `g.${a}`).join(', '))},
+      coalesce(s.sessions, 0), coalesce(s.bounces, 0), coalesce(s.millis, 0)
     from (
       select website_id, visitor_id, min(occurred_at) as first_at, max(occurred_at) as last_at,
-        sum(case when type = 'pageview' then 1 else 0 end) as pageviews, count(*) as events, ${varied} as varied,
+        sum(case when type = 'pageview' then 1 else 0 end) as pageviews, count(*) as events,
+        sum(case when type = 'custom' and name is not null then 1 else 0 end) as goals, ${varied} as varied,
         ${sql.raw(VISITOR_ATTRIBUTES.map((a) => `case when ${variesIn(a)} then null else min(${a}) end as ${a}`).join(', '))}
       from events where ${website} and ${visitors} group by website_id, visitor_id
     ) g left join (
       select website_id, visitor_id, occurred_at, id,
         row_number() over (partition by website_id, visitor_id order by occurred_at desc, id desc) as rn
       from events where ${website} and ${visitors} and path is not null
-    ) l on l.website_id = g.website_id and l.visitor_id = g.visitor_id and l.rn = 1`.execute(db);
+    ) l on l.website_id = g.website_id and l.visitor_id = g.visitor_id and l.rn = 1
+    left join (
+      select s.website_id, s.visitor_id, count(*) as sessions, sum(case when ${BOUNCE} then 1 else 0 end) as bounces, sum(${millis}) as millis
+      from sessions s where ${website} and ${visitors} group by s.website_id, s.visitor_id
+    ) s on s.website_id = g.website_id and s.visitor_id = g.visitor_id`.execute(db);
+}
+
+/**
+ * Adds (1) or takes out (-1) the sessions `where` keeps (over `sessions s`) to their visitors'
+ * session counts, bounces and milliseconds: around the batch's session upsert, as the session
+ * breakdowns follow it. The visitors' rows exist: the batch's totals were upserted first.
+ */
+export async function addSessionTotals(trx: Kysely<Database>, where: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
+  const signed = sql.lit(sign);
+  await sql`update visitor_totals set
+      sessions = visitor_totals.sessions + d.sessions, bounces = visitor_totals.bounces + d.bounces, millis = visitor_totals.millis + d.millis
+    from (
+      select s.website_id, s.visitor_id, ${signed} * count(*) as sessions, ${signed} * sum(case when ${BOUNCE} then 1 else 0 end) as bounces,
+        ${signed} * sum(${millisBetween(trx, 's.started_at', 's.ended_at')}) as millis
+      from sessions s where ${where} group by s.website_id, s.visitor_id
+    ) d
+    where visitor_totals.website_id = d.website_id and visitor_totals.visitor_id = d.visitor_id`.execute(trx);
 }
 
 const VISITORS_PER_STATEMENT = 500;
@@ -188,8 +220,12 @@ export async function repairVisitorTotals(db: Kysely<Database>, websiteId: strin
   }
 }
 
-/** Replaces a website's rows with ones derived from all its events. */
+/**
+ * Replaces a website's rows with ones derived from all its events and sessions (so rebuild the
+ * sessions first), and its profile totals with ones derived from them.
+ */
 export async function rebuildVisitorTotals(db: Kysely<Database>, websiteId: string): Promise<void> {
   await db.deleteFrom('visitor_totals').where('website_id', '=', websiteId).execute();
   await deriveVisitorTotals(db, websiteId);
+  await rebuildProfileTotals(db, websiteId);
 }

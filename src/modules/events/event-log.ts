@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { joinProfiles, leaveProfiles } from '../analytics/breakdown-profiles.ts';
 import { repairBreakdownRollups } from '../analytics/breakdown-rollups.ts';
+import { profileTotalsIn, profileTotalsOut } from '../analytics/profile-totals.ts';
 import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
 import { repairVisitorTotals } from '../analytics/visitor-totals.ts';
 import { recountGoalStats } from '../goals/goal-stats.ts';
@@ -44,9 +45,11 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
           await repairRollupsAfterDelete(trx, websiteId, timezone, visitorIds);
           // The visitors leave their profiles as they were and join them as repaired.
           await leaveProfiles(trx, websiteId, visitorIds);
+          await profileTotalsOut(trx, websiteId, visitorIds);
           await repairBreakdownRollups(trx, websiteId, visitorIds);
           await repairVisitorTotals(trx, websiteId, visitorIds);
           await joinProfiles(trx, websiteId, visitorIds);
+          await profileTotalsIn(trx, websiteId, visitorIds);
           await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
         }
         return rows.length;

@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids.ts';
 import { fireAlertsForGoals } from '../alerts/alert-firing.ts';
 import { updateVisitorTotals } from '../analytics/visitor-totals.ts';
 import { updateBreakdownRollups } from '../analytics/breakdown-rollups.ts';
+import { profileTotalsIn, profileTotalsOut, visitorsByWebsite } from '../analytics/profile-totals.ts';
 import { updateDailyRollups } from '../analytics/rollups.ts';
 import { updateSessions } from '../analytics/session-rollup.ts';
 import { updateGoalStats } from '../goals/goal-stats.ts';
@@ -92,10 +93,14 @@ export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], ef
     const rows = recorded.map((e): EventRow => COLUMNS.map(([, value]) => value(e)));
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
     await updateDailyRollups(trx, recorded);
+    // The batch's visitors leave their profiles' totals as they were and join them as updated.
+    const visitors = visitorsByWebsite(recorded);
+    for (const [websiteId, visitorIds] of visitors) await profileTotalsOut(trx, websiteId, visitorIds);
     // Before the breakdown rollups: breakdown_profiles follows the visitors' attributes as updated.
     await updateVisitorTotals(trx, recorded);
     await updateSessions(trx, recorded);
     await updateBreakdownRollups(trx, recorded.map((e) => e.id));
+    for (const [websiteId, visitorIds] of visitors) await profileTotalsIn(trx, websiteId, visitorIds);
   }
   await updateGoalStats(trx, recorded);
   await fireAlertsForGoals(trx, recorded, effects);

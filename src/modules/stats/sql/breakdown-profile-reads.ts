@@ -4,11 +4,12 @@ import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, MoneyRules } from '../event-store.ts';
 import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { VISITOR_ATTRIBUTES, type VisitorAttribute } from '../visitor-attributes.ts';
+import { VISITOR_ATTRIBUTES } from '../visitor-attributes.ts';
 import { type KeyedRow, keyElement, keyJson, keyNames, keyOf } from './breakdown-keys-sql.ts';
 import { keyedByName } from './breakdown-rollup-reads.ts';
 import { paymentScope } from './overview-sql.ts';
-import { columnCondition, num, pageTotal } from './scope-sql.ts';
+import { num, pageTotal } from './scope-sql.ts';
+import { attributeFilters } from './steady-split-sql.ts';
 
 // An all-time breakdown filtered on visitor attributes alone (../visitor-attributes.ts), read in
 // two parts that count disjoint visitors: the visitors whose attributes never varied, from the
@@ -18,22 +19,12 @@ import { columnCondition, num, pageTotal } from './scope-sql.ts';
 // the filter keeps all of them or none, and their rows under a key are theirs in the filtered
 // breakdown too. The raw read (breakdowns-sql.ts) gives the same rows, much slower.
 
-/** The website's visitors whose attributes varied (the partial index of visitor_totals finds them). */
-const variedVisitors = (websiteId: string) => sql`select vt.visitor_id from visitor_totals vt where vt.website_id = ${websiteId} and vt.varied <> 0`;
-
-/** The scope's filters over a profile (`p.profile`) or over visitor_totals columns (`v`). */
-function attributeFilters(scope: StatsScope, valueOf: (attribute: VisitorAttribute) => RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql.join(
-    scope.filters.map((filter) => columnCondition(valueOf(filter.dimension as VisitorAttribute), filter)),
-    sql` and `,
-  );
-}
-
 /**
  * `with matched as (...)`: per key (as stored), the visitors, pageviews and rows of both parts.
- * `rawWhere` keeps the events (`e`) or sessions (`s`) in scope, as the raw read does.
+ * `variedWhere` keeps the varied visitors' events (`e`) or sessions (`s`) in scope, as the raw
+ * read does.
  */
-function matchedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, rawWhere: RawBuilder<unknown>): RawBuilder<unknown> {
+function matchedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, variedWhere: RawBuilder<unknown>): RawBuilder<unknown> {
   const engine = engineOf(db);
   const spec = BREAKDOWN_SPECS[kind];
   const alias = spec.from === 'events' ? 'e' : 's';
@@ -49,16 +40,16 @@ function matchedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, r
       union all
       select ${key} as key, count(distinct ${sql.ref(`${alias}.visitor_id`)}) as visitors, ${pageviews} as pageviews, count(*) as n
       from ${table}
-      where ${rawWhere} and ${sql.ref(`${alias}.visitor_id`)} in (${variedVisitors(scope.websiteId)})
+      where ${variedWhere}
       group by ${key})`;
 }
 
 /** One row per key, sorted as the raw read sorts (visitors, rows, then each key value, unknown last). */
-export async function profiledRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest, rawWhere: RawBuilder<unknown>) {
+export async function profiledRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest, variedWhere: RawBuilder<unknown>) {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const elements = names.map((_, i) => keyElement(engineOf(db), sql.ref('m.key'), i));
   const tieBreak = sql.join(elements.map((element) => sql`case when ${element} is null then 1 else 0 end, ${element}`));
-  const matched = matchedRows(db, kind, scope, rawWhere);
+  const matched = matchedRows(db, kind, scope, variedWhere);
   const found = await sql<{ key: string; visitors: unknown; pageviews: unknown; n: unknown; total_rows: unknown }>`${matched}
     select m.key, sum(m.visitors) as visitors, sum(m.pageviews) as pageviews, sum(m.n) as n, count(*) over () as total_rows
     from matched m group by m.key
@@ -75,7 +66,7 @@ export async function profiledRows(db: Kysely<Database>, kind: Breakdown, scope:
 /**
  * What each key's steady matching visitors paid, all time: their payments joined to their rows
  * of breakdown_visitors (a visitor has one row per key, so each payment counts once per key).
- * The varied visitors' payments are the raw read's, restricted to them (`variedOnly`).
+ * The varied visitors' payments are the raw read's, restricted to them.
  */
 export async function profiledRevenue(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
@@ -88,6 +79,3 @@ export async function profiledRevenue(db: Kysely<Database>, kind: Breakdown, sco
     group by t.key`.execute(db);
   return new Map(rows.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
 }
-
-/** `p.visitor_id` among the varied visitors: the raw revenue read's share beside profiledRevenue. */
-export const variedOnly = (websiteId: string) => sql`p.visitor_id in (${variedVisitors(websiteId)})`;

@@ -4,12 +4,13 @@ import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
 import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import { EVENT_KIND_CONDITION, type KeyedRow, keyNames, keyOf } from './breakdown-keys-sql.ts';
-import { profiledRevenue, profiledRows, variedOnly } from './breakdown-profile-reads.ts';
+import { profiledRevenue, profiledRows } from './breakdown-profile-reads.ts';
 import { rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { attributeMask } from '../visitor-attributes.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
 import { num, pageTotal, scopeCondition } from './scope-sql.ts';
+import { variedVisitors } from './steady-split-sql.ts';
 
 // Breakdowns: rows of distinct visitors per key, sorted by visitors. Event breakdowns group the
 // events in scope; session breakdowns (entry and exit pages, referrers, campaigns) group the
@@ -22,10 +23,13 @@ import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 const alias = (spec: BreakdownSpec) => (spec.from === 'events' ? 'e' : 's');
 const keyColumns = (spec: BreakdownSpec) => keyNames(spec).map((name) => sql.ref(`${alias(spec)}.${spec.keys[name]}`));
 
-function whereOf(spec: BreakdownSpec, scope: StatsScope, byVisitor = false): RawBuilder<unknown> {
-  if (spec.from === 'sessions') return sessionScope(scope, { byVisitor });
-  const condition = scopeCondition(scope, { byVisitor });
-  return spec.only ? sql`${condition} and ${EVENT_KIND_CONDITION[spec.only]}` : condition;
+/** The events or sessions in scope; with `visitors` (a subquery of visitor ids), theirs alone. */
+function whereOf(spec: BreakdownSpec, scope: StatsScope, byVisitor = false, visitors?: RawBuilder<unknown>): RawBuilder<unknown> {
+  if (spec.from === 'sessions') return sessionScope(scope, { byVisitor, visitors });
+  const parts = [scopeCondition(scope, { byVisitor })];
+  if (spec.only) parts.push(EVENT_KIND_CONDITION[spec.only]);
+  if (visitors) parts.push(sql`e.visitor_id in (${visitors})`);
+  return sql.join(parts, sql` and `);
 }
 
 export async function breakdown(
@@ -37,17 +41,7 @@ export async function breakdown(
 ): Promise<RowsPage<BreakdownRow>> {
   const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
-  // Every breakdown is kept all time as a rollup: whole without filters, by visitor profile for
-  // filters on visitor attributes alone.
-  const read = scope.range !== null ? 'raw' : scope.filters.length === 0 ? 'rolled-up' : attributeMask(scope.filters) !== null ? 'profiled' : 'raw';
-  const { rows, total } =
-    read === 'rolled-up' ? await rolledUpRows(db, kind, scope, page) : read === 'profiled' ? await profiledRows(db, kind, scope, page, whereOf(spec, scope)) : await rawRows(db, spec, scope, page);
-  let revenue = new Map<string, number>();
-  if (rows.length > 0) {
-    if (read === 'rolled-up') revenue = await rolledUpRevenue(db, kind, scope, money);
-    else if (read === 'raw') revenue = await revenueByKey(db, spec, scope, money);
-    else revenue = sumMaps(await profiledRevenue(db, kind, scope, money), await revenueByKey(db, spec, scope, money, variedOnly(scope.websiteId)));
-  }
+  const { rows, total, revenue } = await keyedRows(db, kind, scope, page, money);
   return {
     rows: rows.map((row) => ({
       keys: Object.fromEntries(names.map((name) => [name, (row[`k_${name}`] as string | null) ?? null])),
@@ -58,6 +52,29 @@ export async function breakdown(
     })),
     total,
   };
+}
+
+/**
+ * The page of rows and each row's revenue. Every breakdown is kept all time as a rollup: whole
+ * without filters, by visitor profile for filters on visitor attributes alone (the varied
+ * visitors' share read raw); anything else reads the raw events or sessions.
+ */
+async function keyedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest, money: MoneyRules) {
+  const spec = BREAKDOWN_SPECS[kind];
+  const noRevenue = new Map<string, number>();
+  if (scope.range === null && scope.filters.length === 0) {
+    const { rows, total } = await rolledUpRows(db, kind, scope, page);
+    return { rows, total, revenue: rows.length > 0 ? await rolledUpRevenue(db, kind, scope, money) : noRevenue };
+  }
+  if (scope.range === null && attributeMask(scope.filters) !== null) {
+    const varied = variedVisitors(scope.websiteId);
+    const { rows, total } = await profiledRows(db, kind, scope, page, whereOf(spec, scope, false, varied));
+    if (rows.length === 0) return { rows, total, revenue: noRevenue };
+    const revenue = sumMaps(await profiledRevenue(db, kind, scope, money), await revenueByKey(db, spec, scope, money, sql`p.visitor_id in (${varied})`));
+    return { rows, total, revenue };
+  }
+  const { rows, total } = await rawRows(db, spec, scope, page);
+  return { rows, total, revenue: rows.length > 0 ? await revenueByKey(db, spec, scope, money) : noRevenue };
 }
 
 /** Groups the events (or sessions) in scope: a key's `k_<name>` columns, visitors, pageviews and rows. */

@@ -5,23 +5,33 @@ import type { StatsScope } from '../stats.params.ts';
 import type { DaySpan } from '../whole-days.ts';
 import { millisBetween, num, rangeCondition, scopeCondition } from './scope-sql.ts';
 import { dailyTotals, distinctVisitors } from './series-sql.ts';
+import { engineOf } from '../../../db/engine.ts';
+import { VISITOR_ATTRIBUTES, attributeMask } from '../visitor-attributes.ts';
+import { attributeFilters, variedVisitors } from './steady-split-sql.ts';
+import { keyElement } from './breakdown-keys-sql.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
 // bounces and duration from the sessions that started in the range (and, when filtered, hold an
 // event in scope); revenue from the payments in the range (when filtered, of the visitors in scope).
 // Unfiltered, over whole local days of the website, the same numbers come from the rollups:
 // visitor_recency and daily_totals for the traffic, session_buckets for the sessions (a few
-// thousand rows for a month instead of every event and session).
+// thousand rows for a month instead of every event and session). All time and filtered on visitor
+// attributes alone, they come from profile_totals and the varied visitors' raw rows.
 
 /** A session bounces when it has at most one pageview and no goal. */
 export const BOUNCE = sql`(s.pageviews <= 1 and s.goals = 0)`;
 
-/** `s.<...>` restricted to the sessions in scope. */
-export function sessionScope(scope: StatsScope, options: { byVisitor?: boolean } = {}): RawBuilder<unknown> {
+/**
+ * `s.<...>` restricted to the sessions in scope; with `visitors` (a subquery of visitor ids), to
+ * theirs, tested on the events too, so that the filters' events are read for them alone.
+ */
+export function sessionScope(scope: StatsScope, options: { byVisitor?: boolean; visitors?: RawBuilder<unknown> } = {}): RawBuilder<unknown> {
   // See ScopeOptions.byVisitor: a unary + keeps SQLite on the visitor index when probing.
   const inRange = rangeCondition(scope, options.byVisitor ? sql`+s.started_at` : sql.ref('s.started_at'));
-  if (scope.filters.length === 0) return sql`s.website_id = ${scope.websiteId} and ${inRange}`;
-  return sql`s.website_id = ${scope.websiteId} and ${inRange} and s.session_id in (select e.session_id from events e where ${scopeCondition(scope)})`;
+  const only = (column: string) => (options.visitors ? sql` and ${sql.ref(column)} in (${options.visitors})` : sql``);
+  if (scope.filters.length === 0) return sql`s.website_id = ${scope.websiteId} and ${inRange}${only('s.visitor_id')}`;
+  return sql`s.website_id = ${scope.websiteId} and ${inRange}${only('s.visitor_id')}
+    and s.session_id in (select e.session_id from events e where ${scopeCondition(scope)}${only('e.visitor_id')})`;
 }
 
 export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<unknown> {
@@ -32,12 +42,12 @@ export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<u
 
 type Row = Record<string, unknown>;
 
-async function eventTraffic(db: Kysely<Database>, scope: StatsScope): Promise<Row> {
+async function eventTraffic(db: Kysely<Database>, scope: StatsScope, visitors = sql`true`): Promise<Row> {
   const { rows } = await sql<Row>`
     select count(distinct e.visitor_id) as visitors,
       sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews,
       count(distinct case when e.type = 'custom' and e.name is not null then e.visitor_id end) as converted
-    from events e where ${scopeCondition(scope)}`.execute(db);
+    from events e where ${scopeCondition(scope)} and ${visitors}`.execute(db);
   return rows[0] ?? {};
 }
 
@@ -53,17 +63,18 @@ async function rollupTraffic(db: Kysely<Database>, websiteId: string, days: DayS
   return { visitors: found?.visitors, converted: found?.converted, pageviews };
 }
 
-async function sessionTotals(db: Kysely<Database>, scope: StatsScope, fromBuckets: boolean): Promise<Row> {
+async function sessionTotals(db: Kysely<Database>, scope: StatsScope, fromBuckets: boolean, visitors?: RawBuilder<unknown>): Promise<Row> {
   const { rows } = fromBuckets
     ? await sql<Row>`select sum(b.sessions) as sessions, sum(b.bounces) as bounces, sum(b.millis) as millis
         from session_buckets b where b.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('b.bucket'))}`.execute(db)
     : await sql<Row>`select count(*) as sessions, sum(case when ${BOUNCE} then 1 else 0 end) as bounces,
         sum(${millisBetween(db, 's.started_at', 's.ended_at')}) as millis
-        from sessions s where ${sessionScope(scope)}`.execute(db);
+        from sessions s where ${sessionScope(scope, { visitors })}`.execute(db);
   return rows[0] ?? {};
 }
 
 export async function overview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
+  if (scope.range === null && scope.filters.length > 0 && attributeMask(scope.filters) !== null) return profiledOverview(db, scope, money);
   const days = scope.filters.length === 0 ? (scope.wholeDays ?? null) : null;
   const [t, s, payments] = await Promise.all([
     days ? rollupTraffic(db, scope.websiteId, days) : eventTraffic(db, scope),
@@ -81,5 +92,45 @@ export async function overview(db: Kysely<Database>, scope: StatsScope, money: M
     sessionMillis: num(s.millis),
     revenueMinor: num(p.minor),
     payments: num(p.payments),
+  };
+}
+
+/**
+ * All time, filtered on visitor attributes alone: the steady visitors' counts from the matching
+ * profiles of profile_totals (src/modules/analytics/profile-totals.ts), the varied visitors'
+ * from their raw events, sessions and payments; the two parts count disjoint visitors (the split
+ * of breakdown-profile-reads.ts).
+ */
+async function profiledOverview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
+  const engine = engineOf(db);
+  const varied = (column: string) => sql`${sql.ref(column)} in (${variedVisitors(scope.websiteId)})`;
+  const unfiltered = paymentScope({ ...scope, filters: [] }, money);
+  const [steady, t, s, steadyPaid, variedPaid] = await Promise.all([
+    sql<Row>`select sum(p.visitors) as visitors, sum(p.pageviews) as pageviews, sum(p.converted) as converted,
+        sum(p.sessions) as sessions, sum(p.bounces) as bounces, sum(p.millis) as millis
+      from profile_totals p
+      where p.website_id = ${scope.websiteId} and ${attributeFilters(scope, (a) => keyElement(engine, sql.ref('p.profile'), VISITOR_ATTRIBUTES.indexOf(a)))}`.execute(db),
+    eventTraffic(db, scope, varied('e.visitor_id')),
+    sessionTotals(db, scope, false, variedVisitors(scope.websiteId)),
+    sql<Row>`select sum(p.amount_minor) as minor, count(*) as payments
+      from payments p cross join visitor_totals v
+      where ${unfiltered} and v.website_id = p.website_id and v.visitor_id = p.visitor_id and v.varied = 0
+        and ${attributeFilters(scope, (a) => sql.ref(`v.${a}`))}`.execute(db),
+    sql<Row>`select sum(p.amount_minor) as minor, count(*) as payments
+      from payments p
+      where ${unfiltered} and ${varied('p.visitor_id')}
+        and p.visitor_id in (select e.visitor_id from events e where ${scopeCondition(scope)} and ${varied('e.visitor_id')})`.execute(db),
+  ]);
+  const sum = (row: Row | undefined, other: Row | undefined, name: string) => num(row?.[name]) + num(other?.[name]);
+  const p = steady.rows[0];
+  return {
+    visitors: num(p?.visitors) + num(t.visitors),
+    pageviews: num(p?.pageviews) + num(t.pageviews),
+    convertedVisitors: num(p?.converted) + num(t.converted),
+    sessions: num(p?.sessions) + num(s.sessions),
+    bounces: num(p?.bounces) + num(s.bounces),
+    sessionMillis: num(p?.millis) + num(s.millis),
+    revenueMinor: sum(steadyPaid.rows[0], variedPaid.rows[0], 'minor'),
+    payments: sum(steadyPaid.rows[0], variedPaid.rows[0], 'payments'),
   };
 }
