@@ -63,7 +63,7 @@ export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, settle:
     },
     async findLatestPageview(websiteId, visitorId) {
       await settle();
-      const [row] = await ch.rows<PageviewContext>(sql`select hostname, country, browser, os, device from events
+      const [row] = await ch.rows<PageviewContext>(sql`select hostname, country, region, city, browser, os, device from events
         where website_id = ${websiteId} and visitor_id = ${visitorId} and type = 'pageview'
         order by occurred_ms desc limit 1`);
       return row;

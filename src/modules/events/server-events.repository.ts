@@ -1,13 +1,13 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, EventsTable, PaymentsTable } from '../../db/schema.ts';
 
-export type PageviewContext = Pick<Selectable<EventsTable>, 'hostname' | 'country' | 'browser' | 'os' | 'device'>;
+export type PageviewContext = Pick<Selectable<EventsTable>, 'hostname' | 'country' | 'region' | 'city' | 'browser' | 'os' | 'device'>;
 
 /** The visitor's latest pageview on the website (events_website_visitor_idx), or undefined. */
 export async function findLatestPageview(db: Kysely<Database>, websiteId: string, visitorId: string): Promise<PageviewContext | undefined> {
   return db
     .selectFrom('events')
-    .select(['hostname', 'country', 'browser', 'os', 'device'])
+    .select(['hostname', 'country', 'region', 'city', 'browser', 'os', 'device'])
     .where('website_id', '=', websiteId)
     .where('visitor_id', '=', visitorId)
     .where('type', '=', 'pageview')

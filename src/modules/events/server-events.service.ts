@@ -55,8 +55,9 @@ export function normaliseGoalName(raw: string, field: string): string {
 
 /**
  * A goal completed by a visitor the website has seen: the visitor needs a pageview on it. The
- * event carries the device and place of the visitor's latest pageview, so breakdowns of goals
- * by country or browser include server-side goals.
+ * event carries the device and place (country, region, city) of the visitor's latest pageview,
+ * so breakdowns of goals by place or browser include server-side goals, and a visitor's
+ * attributes stay steady (src/modules/stats/visitor-attributes.ts).
  */
 export async function recordServerGoal(
   db: Kysely<Database>,
@@ -86,7 +87,7 @@ export async function recordServerGoal(
     metadata,
     source: 'api',
     occurredAt: new Date().toISOString(),
-    details: { description: input.description ?? null },
+    details: { description: input.description ?? null, region: pageview.region, city: pageview.city },
   };
   const [recorded] = await events.write([event]);
   return { message: `Goal "${name}" recorded`, eventId: recorded!.id };
