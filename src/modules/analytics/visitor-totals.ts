@@ -200,12 +200,15 @@ export async function deriveVisitorTotals<DB>(db: Kysely<DB>, websiteId: string 
  */
 export async function addSessionTotals(trx: Kysely<Database>, where: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
   const signed = sql.lit(sign);
-  await sql`update visitor_totals set
+  // The batch's sessions are read first by their key: grouped in one statement, SQLite walks the
+  // website's sessions in visitor order instead (sessions_website_visitor_idx gives the grouping).
+  await sql`with batch as materialized (select s.website_id, s.visitor_id, s.started_at, s.ended_at, s.pageviews, s.goals from sessions s where ${where})
+    update visitor_totals set
       sessions = visitor_totals.sessions + d.sessions, bounces = visitor_totals.bounces + d.bounces, millis = visitor_totals.millis + d.millis
     from (
       select s.website_id, s.visitor_id, ${signed} * count(*) as sessions, ${signed} * sum(case when ${BOUNCE} then 1 else 0 end) as bounces,
         ${signed} * sum(${millisBetween(trx, 's.started_at', 's.ended_at')}) as millis
-      from sessions s where ${where} group by s.website_id, s.visitor_id
+      from batch s group by s.website_id, s.visitor_id
     ) d
     where visitor_totals.website_id = d.website_id and visitor_totals.visitor_id = d.visitor_id`.execute(trx);
 }
