@@ -70,7 +70,7 @@ async function keyedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScop
     const varied = variedVisitors(scope.websiteId);
     const { rows, total } = await profiledRows(db, kind, scope, page, whereOf(spec, scope, false, varied));
     if (rows.length === 0) return { rows, total, revenue: noRevenue };
-    const revenue = sumMaps(await profiledRevenue(db, kind, scope, money), await revenueByKey(db, spec, scope, money, sql`p.visitor_id in (${varied})`));
+    const revenue = sumMaps(await profiledRevenue(db, kind, scope, money), await revenueByKey(db, spec, scope, money, varied));
     return { rows, total, revenue };
   }
   const { rows, total } = await rawRows(db, spec, scope, page);
@@ -107,9 +107,9 @@ async function rawRows(db: Kysely<Database>, spec: BreakdownSpec, scope: StatsSc
  * What each key's visitors paid: the rows in scope joined to their visitors' payments. Payments
  * are few beside events, so they lead the join (CROSS JOIN fixes that order on SQLite, whose
  * planner otherwise walks the events and probes payments per event); the visitor indexes of
- * events and sessions serve the probe. `payments` narrows the payments further.
+ * events and sessions serve the probe. `visitors` (a subquery of visitor ids) narrows both to theirs.
  */
-async function revenueByKey(db: Kysely<Database>, spec: BreakdownSpec, scope: StatsScope, money: MoneyRules, payments = sql`true`): Promise<Map<string, number>> {
+async function revenueByKey(db: Kysely<Database>, spec: BreakdownSpec, scope: StatsScope, money: MoneyRules, visitors?: RawBuilder<unknown>): Promise<Map<string, number>> {
   const names = keyNames(spec);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
@@ -120,7 +120,8 @@ async function revenueByKey(db: Kysely<Database>, spec: BreakdownSpec, scope: St
     select ${outer}, sum(x.amount_minor) as minor from (
       select distinct ${selected}, p.id, p.amount_minor
       from payments p cross join ${table}
-      where ${paymentScope({ ...scope, filters: [] }, money)} and ${payments} and ${visitor} = p.visitor_id and ${whereOf(spec, scope, !isPostgres(db))}
+      where ${paymentScope({ ...scope, filters: [] }, money)} and ${visitors ? sql`p.visitor_id in (${visitors})` : sql`true`}
+        and ${visitor} = p.visitor_id and ${whereOf(spec, scope, !isPostgres(db), visitors)}
     ) x group by ${outer}`.execute(db);
   return new Map(rows.map((row) => [keyOf(row, names), num(row.minor)]));
 }
