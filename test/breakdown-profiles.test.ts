@@ -6,7 +6,8 @@ import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-roll
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
 import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { BREAKDOWNS } from '../src/modules/stats/event-store.ts';
+import { BREAKDOWNS, type FunnelStepSpec } from '../src/modules/stats/event-store.ts';
+import { rawFunnel } from '../src/modules/stats/sql/funnel-sql.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { Filter } from '../src/modules/stats/stats.filters.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
@@ -130,6 +131,28 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
     await t.db.updateTable('profile_totals').set((eb) => ({ sessions: eb('sessions', '+', 100) })).where('website_id', '=', f.website.id).execute();
     const skewed = await store.overview({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! }, MONEY);
     expect(skewed.sessions).toBe(us.sessions + 100);
+  });
+
+  it('give the funnel the raw read gives, for every filter, steady visitors with all their events', async () => {
+    const f = await website();
+    const store = sqlEventStore(t.db);
+    const funnels: FunnelStepSpec[][] = [
+      [{ type: 'pageview', url: '/pricing' }, { type: 'goal', goalName: 'signup' }],
+      [{ type: 'pageview', url: '/docs' }, { type: 'pageview', url: '/pricing' }, { type: 'goal', goalName: 'signup' }],
+    ];
+    let reached = 0;
+    for (const filters of FILTER_SETS) {
+      const scope: StatsScope = { websiteId: f.website.id, range: EVERYTHING, timezone: 'UTC', filters };
+      for (const steps of funnels) {
+        const split = await store.funnel(scope, steps, MONEY);
+        expect(split, JSON.stringify({ filters, steps })).toEqual(await rawFunnel(t.db, scope, steps, MONEY));
+        reached += split.at(-1)!.visitors;
+      }
+    }
+    expect(reached).toBeGreaterThan(0);
+    // US: v1 and v3 reached /pricing; v1 (varied on region only) signed up and paid.
+    const us = await store.funnel({ websiteId: f.website.id, range: EVERYTHING, timezone: 'UTC', filters: FILTER_SETS[0]! }, funnels[0]!, MONEY);
+    expect(us).toEqual([{ visitors: 3, revenueMinor: 4900 }, { visitors: 1, revenueMinor: 4900 }]);
   });
 
   it('read the profiles for steady visitors and the raw events for varied ones', async () => {

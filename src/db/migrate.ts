@@ -17,6 +17,7 @@ import { sessionBreakdownRollups } from './migrations/0014-session-breakdown-rol
 import { visitorTotals } from './migrations/0015-visitor-totals.ts';
 import { visitorAttributes } from './migrations/0016-visitor-attributes.ts';
 import { breakdownProfiles } from './migrations/0017-breakdown-profiles.ts';
+import { funnelIndexes } from './migrations/0018-funnel-indexes.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ function provider(db: Db): MigrationProvider {
     '0015-visitor-totals': visitorTotals(db.engine),
     '0016-visitor-attributes': visitorAttributes(db.engine),
     '0017-breakdown-profiles': breakdownProfiles(db.engine),
+    '0018-funnel-indexes': funnelIndexes(),
   };
   return { getMigrations: async () => migrations };
 }

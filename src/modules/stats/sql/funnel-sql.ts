@@ -1,27 +1,41 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { FunnelStepCounts, FunnelStepSpec, MoneyRules } from '../event-store.ts';
 import { pathOf } from '../stats.filters.ts';
 import type { StatsScope } from '../stats.params.ts';
+import { attributeMask } from '../visitor-attributes.ts';
 import { paymentScope } from './overview-sql.ts';
 import { matches, num, scopeCondition } from './scope-sql.ts';
+import { attributeFilters, variedVisitors } from './steady-split-sql.ts';
 
 // A funnel report in one statement: step n's visitors are those with a matching event at or
 // after the time they reached step n-1, all within the scope; each step keeps the first such time.
+// A page step reads events_website_page_idx (path, visitor, time), a goal step
+// events_website_goal_idx (goal, time, visitor): both cover what a step reads (migration 0018). Filtered on visitor attributes alone, the report is the sum of two
+// that count disjoint visitors: the steady visitors who pass the filters, with every event of
+// theirs (a steady visitor's events all pass or all fail), and the varied visitors' events that
+// pass (the split of steady-split-sql.ts), so the filters are not tested on every step event.
 
 function stepCondition(step: FunnelStepSpec) {
   if (step.type === 'goal') return sql`e.type = 'custom' and e.name = ${step.goalName ?? ''}`;
   return sql`e.type = 'pageview' and ${matches(sql.ref('e.path'), { dimension: 'page', operator: 'is', values: [pathOf(step.url ?? '/')] })}`;
 }
 
-export async function funnel(db: Kysely<Database>, scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelStepCounts[]> {
+/** The report over the events `scope` keeps, of `visitors` (a subquery of visitor ids) when given. */
+async function funnelOf(db: Kysely<Database>, scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules, visitors?: RawBuilder<unknown>): Promise<FunnelStepCounts[]> {
+  const inScope = visitors ? sql`${scopeCondition(scope)} and e.visitor_id in (${visitors})` : scopeCondition(scope);
+  // SQLite would probe each later step by visitor (events_website_visitor_idx, every event of
+  // theirs); a unary + on the visitor column keeps it on the step's own index.
+  const visitor = isPostgres(db) ? sql`e.visitor_id` : sql`+e.visitor_id`;
   const ctes = steps.map((step, i) => {
     const name = sql.raw(`s${i + 1}`);
     if (i === 0) {
-      return sql`${name} as (select e.visitor_id, min(e.occurred_at) as t from events e where ${scopeCondition(scope)} and ${stepCondition(step)} group by e.visitor_id)`;
+      return sql`${name} as (select e.visitor_id, min(e.occurred_at) as t from events e where ${inScope} and ${stepCondition(step)} group by e.visitor_id)`;
     }
     const previous = sql.raw(`s${i}`);
-    return sql`${name} as (select e.visitor_id, min(e.occurred_at) as t from events e join ${previous} on ${previous}.visitor_id = e.visitor_id and e.occurred_at >= ${previous}.t where ${scopeCondition(scope)} and ${stepCondition(step)} group by e.visitor_id)`;
+    return sql`${name} as (select e.visitor_id, min(e.occurred_at) as t from events e join ${previous} on ${previous}.visitor_id = ${visitor} and e.occurred_at >= ${previous}.t
+      where ${inScope} and ${stepCondition(step)} group by ${visitor})`;
   });
   const payments = paymentScope({ ...scope, filters: [] }, money);
   const selects = steps.map((_, i) => {
@@ -32,4 +46,16 @@ export async function funnel(db: Kysely<Database>, scope: StatsScope, steps: Fun
     with ${sql.join(ctes)} ${sql.join(selects, sql` union all `)}`.execute(db);
   const byStep = new Map(rows.map((row) => [num(row.i), row]));
   return steps.map((_, i) => ({ visitors: num(byStep.get(i)?.visitors), revenueMinor: num(byStep.get(i)?.minor) }));
+}
+
+/** The report with the filters tested on every step event (what the split must equal). */
+export const rawFunnel = (db: Kysely<Database>, scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules) => funnelOf(db, scope, steps, money);
+
+export async function funnel(db: Kysely<Database>, scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelStepCounts[]> {
+  if (scope.filters.length === 0 || attributeMask(scope.filters) === null) return funnelOf(db, scope, steps, money);
+  const steadyPassing = sql`select v.visitor_id from visitor_totals v
+    where v.website_id = ${scope.websiteId} and v.varied = 0 and ${attributeFilters(scope, (a) => sql.ref(`v.${a}`))}`;
+  const steady = await funnelOf(db, { ...scope, filters: [] }, steps, money, steadyPassing);
+  const varied = await funnelOf(db, scope, steps, money, variedVisitors(scope.websiteId));
+  return steady.map((counts, i) => ({ visitors: counts.visitors + varied[i]!.visitors, revenueMinor: counts.revenueMinor + varied[i]!.revenueMinor }));
 }
