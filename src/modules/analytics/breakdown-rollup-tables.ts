@@ -1,4 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
+import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from '../stats/event-store.ts';
 
 // What the writers of both kinds of breakdown rollups share (breakdown-rollups.ts for the
@@ -26,6 +28,21 @@ export function keyedRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unkn
       select website_id, visitor_id, breakdown, key, sum(pageviews) as pageviews, count(*) as events
       from (${sql.join(branches, sql` union all `)}) k
       group by website_id, visitor_id, breakdown, key)`;
+}
+
+/**
+ * `keyed` (a `with ... keyed as (...)`) as a snapshot a batch's statements can read several times:
+ * on SQLite the rows are computed once into a temporary table of the connection (each statement
+ * would otherwise compute the CTE again: three to four times per batch and kind), and the
+ * snapshot reads that table; PostgreSQL, where each statement is a round trip, keeps the CTE.
+ * A snapshot holds until the next one is taken, so take it just before its statements.
+ */
+export async function snapshotKeyed(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<RawBuilder<unknown>> {
+  if (isPostgres(db)) return keyed;
+  await sql`create temp table if not exists keyed_batch (website_id text, visitor_id text, breakdown text, key text, pageviews integer, events integer)`.execute(db);
+  await sql`delete from temp.keyed_batch`.execute(db);
+  await sql`${keyed} insert into temp.keyed_batch select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
+  return sql`with keyed as (select * from temp.keyed_batch)`;
 }
 
 /** Deletes both tables' rows of these breakdowns, of one website or of every website. */

@@ -6,7 +6,7 @@ import { chunks } from '../../lib/chunks.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { BREAKDOWNS } from '../stats/event-store.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
-import { ADD_TO_TOTALS, addKeyed, breakdownIn, deleteRows, deriveKeyed, keyedRows } from './breakdown-rollup-tables.ts';
+import { ADD_TO_TOTALS, addKeyed, breakdownIn, deleteRows, deriveKeyed, keyedRows, snapshotKeyed } from './breakdown-rollup-tables.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
 import { deriveSessionBreakdownRollups } from './session-breakdown-rollups.ts';
 
@@ -46,7 +46,7 @@ export function keyedEvents(engine: Engine, where: RawBuilder<unknown>): RawBuil
  * and, for ingestion, to breakdown_profiles (a delete's repair moves its visitors there itself).
  */
 async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>, profiles: boolean): Promise<void> {
-  const keyed = keyedEvents(engineOf(db), where);
+  const keyed = await snapshotKeyed(db, keyedEvents(engineOf(db), where));
   if (profiles) await addKeyedToProfiles(db, keyed);
   await addKeyed(db, keyed);
 }

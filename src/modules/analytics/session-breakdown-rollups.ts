@@ -5,7 +5,7 @@ import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles, subtractKeyedFromProfiles } from './breakdown-profiles.ts';
-import { addKeyed, deleteRows, deriveKeyed, keyedRows, subtractKeyed } from './breakdown-rollup-tables.ts';
+import { addKeyed, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
 
 // Keeps the all-time session breakdowns (entry pages, exit pages, referrers, campaigns) in
 // breakdown_visitors and breakdown_totals, beside the event breakdowns: per visitor and key, that
@@ -55,11 +55,13 @@ export function sessionsWhere(sessions: SessionIds): RawBuilder<unknown> {
 export async function followSessionUpsert(trx: Kysely<Database>, sessions: SessionIds, upsert: () => Promise<unknown>): Promise<void> {
   if (sessions.length === 0) return;
   const keyed = keyedSessions(engineOf(trx), sessionsWhere(sessions));
-  await subtractKeyedFromProfiles(trx, keyed);
-  await subtractKeyed(trx, keyed);
+  const stored = await snapshotKeyed(trx, keyed);
+  await subtractKeyedFromProfiles(trx, stored);
+  await subtractKeyed(trx, stored);
   await upsert();
-  await addKeyedToProfiles(trx, keyed);
-  await addKeyed(trx, keyed);
+  const upserted = await snapshotKeyed(trx, keyed);
+  await addKeyedToProfiles(trx, upserted);
+  await addKeyed(trx, upserted);
 }
 
 /**
