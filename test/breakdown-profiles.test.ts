@@ -9,33 +9,23 @@ import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { BREAKDOWNS, type FunnelStepSpec } from '../src/modules/stats/event-store.ts';
 import { rawFunnel } from '../src/modules/stats/sql/funnel-sql.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
-import type { Filter } from '../src/modules/stats/stats.filters.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
+import { ATTRIBUTE_FILTER_SETS, EVERYTHING } from './helpers/attribute-filters.ts';
 import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
 
 // An all-time breakdown filtered on visitor attributes alone sums breakdown_profiles (the rows of
 // the visitors whose attributes never varied, per key and profile) and reads the raw events or
-// sessions of the varied visitors only; the overview does the same with profile_totals. They
-// must say exactly what the raw read says, for every breakdown, filter and page, revenue and
-// sessions included; and the profiles must equal a rebuild after
-// ingestion (visitors who start to vary within a batch or in a later one, sessions that grow), a
-// server-goal delete that makes a visitor steady again, a session rebuild and the migration.
+// sessions of the varied visitors only; the overview does the same with profile_totals, and the
+// funnel counts the passing steady visitors with all their events. Each must say exactly what the
+// raw read says, for every breakdown, filter and page, revenue and sessions included; and the
+// profiles must equal a rebuild after ingestion (visitors who start to vary within a batch or in a
+// later one, sessions that grow), a server-goal delete that makes a visitor steady again, a session
+// rebuild and the migration.
 
 const MONEY = { currency: 'USD', includeRenewals: true };
-/** A range around every event of the tests: the same events, read from the raw tables. */
-const EVERYTHING = { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z' };
-
-const FILTER_SETS: Filter[][] = [
-  [{ dimension: 'country', operator: 'is', values: ['US'] }],
-  [{ dimension: 'country', operator: 'is_not', values: ['US'] }],
-  [{ dimension: 'country', operator: 'is', values: ['US', 'FR'] }, { dimension: 'device', operator: 'is', values: ['desktop'] }],
-  [{ dimension: 'region', operator: 'is_not', values: ['California'] }],
-  [{ dimension: 'city', operator: 'contains', values: ['san', 'aus'] }],
-  [{ dimension: 'browser', operator: 'does_not_contain', values: ['fire'] }, { dimension: 'os', operator: 'is', values: ['Windows', 'macOS'] }],
-];
 
 const PAGES = [
   { limit: 100, offset: 0 },
@@ -96,7 +86,7 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
     const f = await website();
     const store = sqlEventStore(t.db);
     let nonEmpty = 0;
-    for (const filters of FILTER_SETS) {
+    for (const filters of ATTRIBUTE_FILTER_SETS) {
       const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters };
       for (const kind of BREAKDOWNS) {
         for (const page of PAGES) {
@@ -107,29 +97,29 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
         }
       }
     }
-    expect(nonEmpty).toBeGreaterThan(FILTER_SETS.length * BREAKDOWNS.length);
+    expect(nonEmpty).toBeGreaterThan(ATTRIBUTE_FILTER_SETS.length * BREAKDOWNS.length);
     // v1 (varied on region and city, not on country) paid 49.00: its revenue counts in the US rows.
-    const us = await store.breakdown('pages', { websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! }, PAGES[0]!, MONEY);
+    const us = await store.breakdown('pages', { websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! }, PAGES[0]!, MONEY);
     expect(us.rows.find((row) => row.keys.path === '/pricing')).toMatchObject({ visitors: 3, revenueMinor: 4900 });
   });
 
   it('give the overview the raw read gives, for every filter', async () => {
     const f = await website();
     const store = sqlEventStore(t.db);
-    for (const filters of FILTER_SETS) {
+    for (const filters of ATTRIBUTE_FILTER_SETS) {
       const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters };
       const fromProfiles = await store.overview(scope, MONEY);
       expect(fromProfiles, JSON.stringify(filters)).toEqual(await store.overview({ ...scope, range: EVERYTHING }, MONEY));
     }
     // US: v1 (varied on region and city only), v3 (steady) and v8, v9, v11 (varied) with their US events.
-    const us = await store.overview({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! }, MONEY);
+    const us = await store.overview({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! }, MONEY);
     expect(us).toMatchObject({ visitors: 5, convertedVisitors: 2, revenueMinor: 4900, payments: 1 });
     expect(us.sessions).toBeGreaterThan(4);
     expect(us.bounces).toBeGreaterThan(0);
     expect(us.sessionMillis).toBeGreaterThan(0);
     // It reads profile_totals: a change there alone shows.
     await t.db.updateTable('profile_totals').set((eb) => ({ sessions: eb('sessions', '+', 100) })).where('website_id', '=', f.website.id).execute();
-    const skewed = await store.overview({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! }, MONEY);
+    const skewed = await store.overview({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! }, MONEY);
     expect(skewed.sessions).toBe(us.sessions + 100);
   });
 
@@ -141,7 +131,7 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
       [{ type: 'pageview', url: '/docs' }, { type: 'pageview', url: '/pricing' }, { type: 'goal', goalName: 'signup' }],
     ];
     let reached = 0;
-    for (const filters of FILTER_SETS) {
+    for (const filters of ATTRIBUTE_FILTER_SETS) {
       const scope: StatsScope = { websiteId: f.website.id, range: EVERYTHING, timezone: 'UTC', filters };
       for (const steps of funnels) {
         const split = await store.funnel(scope, steps, MONEY);
@@ -151,14 +141,14 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
     }
     expect(reached).toBeGreaterThan(0);
     // US: v1 and v3 reached /pricing; v1 (varied on region only) signed up and paid.
-    const us = await store.funnel({ websiteId: f.website.id, range: EVERYTHING, timezone: 'UTC', filters: FILTER_SETS[0]! }, funnels[0]!, MONEY);
+    const us = await store.funnel({ websiteId: f.website.id, range: EVERYTHING, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! }, funnels[0]!, MONEY);
     expect(us).toEqual([{ visitors: 3, revenueMinor: 4900 }, { visitors: 1, revenueMinor: 4900 }]);
   });
 
   it('read the profiles for steady visitors and the raw events for varied ones', async () => {
     const f = await website();
     const store = sqlEventStore(t.db);
-    const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! };
+    const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! };
     const before = await store.breakdown('pages', scope, PAGES[0]!, MONEY);
     await t.db.updateTable('breakdown_profiles').set((eb) => ({ visitors: eb('visitors', '+', 100) })).where('website_id', '=', f.website.id).where('breakdown', '=', 'pages').execute();
     const skewed = await store.breakdown('pages', scope, PAGES[0]!, MONEY);

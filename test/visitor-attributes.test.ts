@@ -2,10 +2,10 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
-import type { Filter } from '../src/modules/stats/stats.filters.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { attributeBit } from '../src/modules/stats/visitor-attributes.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
+import { ATTRIBUTE_FILTER_SETS, EVERYTHING } from './helpers/attribute-filters.ts';
 import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
@@ -16,18 +16,6 @@ import { newEvent } from './helpers/factories.ts';
 // filtered attributes never varied and the raw events for the others: it must say exactly what
 // the raw read says, and the rows must equal a rebuild whether the disagreement arrived within
 // one batch or across batches.
-
-/** A range around every event of the tests: the same events, read from the raw table. */
-const EVERYTHING = { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z' };
-
-const FILTER_SETS: Filter[][] = [
-  [{ dimension: 'country', operator: 'is', values: ['US'] }],
-  [{ dimension: 'country', operator: 'is_not', values: ['US'] }],
-  [{ dimension: 'country', operator: 'is', values: ['US', 'FR'] }, { dimension: 'device', operator: 'is', values: ['desktop'] }],
-  [{ dimension: 'region', operator: 'is_not', values: ['California'] }],
-  [{ dimension: 'city', operator: 'does_not_contain', values: ['san'] }],
-  [{ dimension: 'browser', operator: 'contains', values: ['fire', 'saf'] }, { dimension: 'os', operator: 'is_not', values: ['Linux'] }],
-];
 
 const PAGES = [
   { limit: 100, offset: 0 },
@@ -88,7 +76,7 @@ describeEachEngine('visitor attributes in visitor_totals', (engine) => {
   it('give the visitor list filtered on them, all time, exactly what the raw events give, for every page', async () => {
     const f = await website();
     const store = sqlEventStore(t.db);
-    for (const filters of FILTER_SETS) {
+    for (const filters of ATTRIBUTE_FILTER_SETS) {
       const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters };
       for (const page of PAGES) {
         const fromTotals = await store.visitors(scope, {}, page);
@@ -96,7 +84,7 @@ describeEachEngine('visitor attributes in visitor_totals', (engine) => {
         expect(fromTotals, JSON.stringify({ filters, page })).toEqual(fromEvents);
       }
     }
-    const us = await store.visitors({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! }, {}, { limit: 100, offset: 0 });
+    const us = await store.visitors({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! }, {}, { limit: 100, offset: 0 });
     // v8 counts with its US page only; v1 varied on region, not on country, so it passes whole.
     expect(us.rows.map((row) => [row.visitorId, row.pageViewCount])).toEqual([
       ['v3', 3],
@@ -111,7 +99,7 @@ describeEachEngine('visitor attributes in visitor_totals', (engine) => {
     const f = await website();
     const store = sqlEventStore(t.db);
     await t.db.updateTable('visitor_totals').set((eb) => ({ pageviews: eb('pageviews', '+', 100) })).where('website_id', '=', f.website.id).execute();
-    const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: FILTER_SETS[0]! };
+    const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! };
     const skewed = new Map((await store.visitors(scope, {}, { limit: 100, offset: 0 })).rows.map((row) => [row.visitorId, row.pageViewCount]));
     // v3 never varied: its stored row is read. v8's country varied: its events are.
     expect(skewed.get('v3')).toBe(103);

@@ -37,6 +37,12 @@ export function keyElement(engine: Engine, column: RawBuilder<unknown>, index: n
   return engine === 'postgres' ? sql<string | null>`(${column}::json ->> ${sql.lit(index)})` : sql<string | null>`(${column} ->> ${sql.lit(index)})`;
 }
 
+/** Stored keys (`column`) sorted as the raw read sorts its key columns: each value, unknown last. */
+export function storedKeyOrder(engine: Engine, column: RawBuilder<unknown>, names: string[]): RawBuilder<unknown> {
+  const elements = names.map((_, i) => keyElement(engine, column, i));
+  return sql.join(elements.map((element) => sql`case when ${element} is null then 1 else 0 end, ${element}`));
+}
+
 /** A row with its key columns as `k_<name>`, its visitors, pageviews and rows (`n`). */
 export type KeyedRow = Record<string, unknown>;
 

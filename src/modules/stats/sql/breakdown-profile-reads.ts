@@ -4,12 +4,11 @@ import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, MoneyRules } from '../event-store.ts';
 import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { VISITOR_ATTRIBUTES } from '../visitor-attributes.ts';
-import { type KeyedRow, keyElement, keyJson, keyNames, keyOf } from './breakdown-keys-sql.ts';
+import { type KeyedRow, keyJson, keyNames, keyOf, storedKeyOrder } from './breakdown-keys-sql.ts';
 import { keyedByName } from './breakdown-rollup-reads.ts';
 import { paymentScope } from './overview-sql.ts';
 import { num, pageTotal } from './scope-sql.ts';
-import { attributeFilters } from './steady-split-sql.ts';
+import { attributeFilters, profileFilters } from './steady-split-sql.ts';
 
 // An all-time breakdown filtered on visitor attributes alone (../visitor-attributes.ts), read in
 // two parts that count disjoint visitors: the visitors whose attributes never varied, from the
@@ -31,7 +30,7 @@ function matchedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, v
   const table = sql.raw(spec.from === 'events' ? 'events e' : 'sessions s');
   const pageviews = sql.raw(spec.from === 'events' ? "sum(case when e.type = 'pageview' then 1 else 0 end)" : 'sum(s.pageviews)');
   const key = keyJson(engine, kind, alias);
-  const profiled = attributeFilters(scope, (a) => keyElement(engine, sql.ref('p.profile'), VISITOR_ATTRIBUTES.indexOf(a)));
+  const profiled = profileFilters(engine, scope, sql.ref('p.profile'));
   return sql`with matched as (
       select p.key, sum(p.visitors) as visitors, sum(p.pageviews) as pageviews, sum(p.events) as n
       from breakdown_profiles p
@@ -47,8 +46,7 @@ function matchedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, v
 /** One row per key, sorted as the raw read sorts (visitors, rows, then each key value, unknown last). */
 export async function profiledRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest, variedWhere: RawBuilder<unknown>) {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
-  const elements = names.map((_, i) => keyElement(engineOf(db), sql.ref('m.key'), i));
-  const tieBreak = sql.join(elements.map((element) => sql`case when ${element} is null then 1 else 0 end, ${element}`));
+  const tieBreak = storedKeyOrder(engineOf(db), sql.ref('m.key'), names);
   const matched = matchedRows(db, kind, scope, variedWhere);
   const found = await sql<{ key: string; visitors: unknown; pageviews: unknown; n: unknown; total_rows: unknown }>`${matched}
     select m.key, sum(m.visitors) as visitors, sum(m.pageviews) as pageviews, sum(m.n) as n, count(*) over () as total_rows

@@ -4,7 +4,7 @@ import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, MoneyRules } from '../event-store.ts';
 import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { type KeyedRow, keyElement, keyNames, keyOf } from './breakdown-keys-sql.ts';
+import { type KeyedRow, keyNames, keyOf, storedKeyOrder } from './breakdown-keys-sql.ts';
 import { paymentScope } from './overview-sql.ts';
 import { num, pageTotal } from './scope-sql.ts';
 
@@ -15,8 +15,7 @@ import { num, pageTotal } from './scope-sql.ts';
 /** One row per key, sorted as the raw read sorts (visitors, events, then each key value, unknown last). */
 export async function rolledUpRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest) {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
-  const elements = names.map((_, i) => keyElement(engineOf(db), sql.ref('t.key'), i));
-  const tieBreak = sql.join(elements.map((element) => sql`case when ${element} is null then 1 else 0 end, ${element}`));
+  const tieBreak = storedKeyOrder(engineOf(db), sql.ref('t.key'), names);
   const where = sql`t.website_id = ${scope.websiteId} and t.breakdown = ${kind} and t.events > 0`;
   const found = await sql<{ key: string; visitors: unknown; pageviews: unknown; n: unknown; total_rows: unknown }>`
     select t.key, t.visitors, t.pageviews, t.events as n, count(*) over () as total_rows

@@ -6,9 +6,8 @@ import type { DaySpan } from '../whole-days.ts';
 import { millisBetween, num, rangeCondition, scopeCondition } from './scope-sql.ts';
 import { dailyTotals, distinctVisitors } from './series-sql.ts';
 import { engineOf } from '../../../db/engine.ts';
-import { VISITOR_ATTRIBUTES, attributeMask } from '../visitor-attributes.ts';
-import { attributeFilters, variedVisitors } from './steady-split-sql.ts';
-import { keyElement } from './breakdown-keys-sql.ts';
+import { attributeMask } from '../visitor-attributes.ts';
+import { attributeFilters, profileFilters, variedVisitors } from './steady-split-sql.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
 // bounces and duration from the sessions that started in the range (and, when filtered, hold an
@@ -109,7 +108,7 @@ async function profiledOverview(db: Kysely<Database>, scope: StatsScope, money: 
     sql<Row>`select sum(p.visitors) as visitors, sum(p.pageviews) as pageviews, sum(p.converted) as converted,
         sum(p.sessions) as sessions, sum(p.bounces) as bounces, sum(p.millis) as millis
       from profile_totals p
-      where p.website_id = ${scope.websiteId} and ${attributeFilters(scope, (a) => keyElement(engine, sql.ref('p.profile'), VISITOR_ATTRIBUTES.indexOf(a)))}`.execute(db),
+      where p.website_id = ${scope.websiteId} and ${profileFilters(engine, scope, sql.ref('p.profile'))}`.execute(db),
     eventTraffic(db, scope, varied('e.visitor_id')),
     sessionTotals(db, scope, false, variedVisitors(scope.websiteId)),
     sql<Row>`select sum(p.amount_minor) as minor, count(*) as payments

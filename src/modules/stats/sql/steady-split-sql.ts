@@ -1,6 +1,8 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { StatsScope } from '../stats.params.ts';
-import type { VisitorAttribute } from '../visitor-attributes.ts';
+import type { Engine } from '../../../db/database.ts';
+import { VISITOR_ATTRIBUTES, type VisitorAttribute } from '../visitor-attributes.ts';
+import { keyElement } from './breakdown-keys-sql.ts';
 import { columnCondition } from './scope-sql.ts';
 
 // What the reads that split a filter on visitor attributes into steady and varied visitors
@@ -18,3 +20,7 @@ export function attributeFilters(scope: StatsScope, valueOf: (attribute: Visitor
     sql` and `,
   );
 }
+
+/** The scope's filters over a stored profile (a JSON array of the attributes in VISITOR_ATTRIBUTES order). */
+export const profileFilters = (engine: Engine, scope: StatsScope, profile: RawBuilder<unknown>) =>
+  attributeFilters(scope, (a) => keyElement(engine, profile, VISITOR_ATTRIBUTES.indexOf(a)));
