@@ -36,6 +36,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   let dropMarker: Buffer | null = null;
   const severed = new WeakSet<{ client: Socket; upstream: Socket }>();
+  const dropped = new WeakSet<{ client: Socket; upstream: Socket }>();
   const stalled = new WeakSet<{ client: Socket; upstream: Socket }>();
   let stallNew = false;
   const stallPair = (pair: { client: Socket; upstream: Socket }) => {
@@ -50,7 +51,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     const end = () => {
       pairs.delete(pair);
       client.destroy();
-      upstream.destroy();
+      // A dropped pair's server side closes by itself once the server has read the last bytes:
+      // destroying it here could reset it first, and a reset discards what the server has not read.
+      if (!dropped.has(pair)) upstream.destroy();
     };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', () => {
@@ -67,9 +70,11 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       if (dropMarker && chunk.includes(dropMarker)) {
         dropMarker = null;
         pairs.delete(pair);
+        dropped.add(pair);
         // The server gets the bytes and a clean end of stream (a reset could discard them);
-        // the client gets nothing more.
+        // the client gets nothing more, and the server's answer is read and thrown away.
         upstream.unpipe(client);
+        upstream.resume();
         upstream.end(chunk);
         client.destroy();
         return;
