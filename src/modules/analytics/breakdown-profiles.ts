@@ -4,6 +4,7 @@ import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { Breakdown } from '../stats/event-store.ts';
+import { jsonArray } from '../stats/sql/breakdown-keys-sql.ts';
 import { VISITOR_ATTRIBUTES } from '../stats/visitor-attributes.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
 
@@ -24,10 +25,8 @@ import { breakdownIn } from './breakdown-rollup-tables.ts';
 // - a rebuild derives a website's rows from breakdown_visitors and visitor_totals.
 
 /** A visitor_totals row's profile (`alias`), spelled by the engine as every writer spells it. */
-export function profileJson(engine: Engine, alias: string): RawBuilder<string> {
-  const columns = sql.join(VISITOR_ATTRIBUTES.map((a) => sql.ref(`${alias}.${a}`)));
-  return engine === 'postgres' ? sql<string>`json_build_array(${columns})::text` : sql<string>`json_array(${columns})`;
-}
+export const profileJson = (engine: Engine, alias: string): RawBuilder<string> =>
+  jsonArray(engine, VISITOR_ATTRIBUTES.map((a) => sql.ref(`${alias}.${a}`)));
 
 const ADD_TO_PROFILES = sql`on conflict (website_id, breakdown, key, profile) do update set
   visitors = breakdown_profiles.visitors + excluded.visitors,

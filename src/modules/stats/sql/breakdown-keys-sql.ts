@@ -28,8 +28,13 @@ export const SESSION_BREAKDOWNS: readonly Breakdown[] = BREAKDOWNS.filter((kind)
  * conflict).
  */
 export function keyJson(engine: Engine, kind: Breakdown, row = 'e'): RawBuilder<string> {
-  const columns = sql.join(Object.values(BREAKDOWN_SPECS[kind].keys).map((column) => sql.raw(`${row}.${column}`)));
-  return engine === 'postgres' ? sql<string>`json_build_array(${columns})::text` : sql<string>`json_array(${columns})`;
+  return jsonArray(engine, Object.values(BREAKDOWN_SPECS[kind].keys).map((column) => sql.raw(`${row}.${column}`)));
+}
+
+/** These values as one JSON array text, spelled by the engine (a stored key or visitor profile). */
+export function jsonArray(engine: Engine, values: RawBuilder<unknown>[]): RawBuilder<string> {
+  const joined = sql.join(values);
+  return engine === 'postgres' ? sql<string>`json_build_array(${joined})::text` : sql<string>`json_array(${joined})`;
 }
 
 /** The `index`th value of a stored key (null for a JSON null), to sort rows as the raw read sorts its columns. */

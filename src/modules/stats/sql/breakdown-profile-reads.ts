@@ -8,7 +8,7 @@ import { type KeyedRow, keyJson, keyNames, keyOf, storedKeyOrder } from './break
 import { keyedByName } from './breakdown-rollup-reads.ts';
 import { paymentScope } from './overview-sql.ts';
 import { num, pageTotal } from './scope-sql.ts';
-import { attributeFilters, profileFilters } from './steady-split-sql.ts';
+import { profileFilters, steadyAndPassing } from './steady-split-sql.ts';
 
 // An all-time breakdown filtered on visitor attributes alone (../visitor-attributes.ts), read in
 // two parts that count disjoint visitors: the visitors whose attributes never varied, from the
@@ -71,8 +71,8 @@ export async function profiledRevenue(db: Kysely<Database>, kind: Breakdown, sco
   const { rows } = await sql<{ key: string; minor: unknown }>`
     select t.key, sum(p.amount_minor) as minor
     from payments p cross join visitor_totals v cross join breakdown_visitors t
-    where ${paymentScope({ ...scope, filters: [] }, money)} and v.website_id = p.website_id and v.visitor_id = p.visitor_id and v.varied = 0
-      and ${attributeFilters(scope, (a) => sql.ref(`v.${a}`))}
+    where ${paymentScope({ ...scope, filters: [] }, money)} and v.website_id = p.website_id and v.visitor_id = p.visitor_id
+      and ${steadyAndPassing(scope, 'v')}
       and t.website_id = p.website_id and t.visitor_id = p.visitor_id and t.breakdown = ${kind}
     group by t.key`.execute(db);
   return new Map(rows.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));

@@ -7,15 +7,16 @@ import type { StatsScope } from '../stats.params.ts';
 import { attributeMask } from '../visitor-attributes.ts';
 import { paymentScope } from './overview-sql.ts';
 import { matches, num, scopeCondition } from './scope-sql.ts';
-import { attributeFilters, variedVisitors } from './steady-split-sql.ts';
+import { steadyPassingVisitors, variedVisitors } from './steady-split-sql.ts';
 
 // A funnel report in one statement: step n's visitors are those with a matching event at or
 // after the time they reached step n-1, all within the scope; each step keeps the first such time.
 // A page step reads events_website_page_idx (path, visitor, time), a goal step
-// events_website_goal_idx (goal, time, visitor): both cover what a step reads (migration 0018). Filtered on visitor attributes alone, the report is the sum of two
-// that count disjoint visitors: the steady visitors who pass the filters, with every event of
-// theirs (a steady visitor's events all pass or all fail), and the varied visitors' events that
-// pass (the split of steady-split-sql.ts), so the filters are not tested on every step event.
+// events_website_goal_idx (goal, time, visitor): both cover what a step reads (migration 0018).
+// Filtered on visitor attributes alone, the report is the sum of two that count disjoint
+// visitors: the steady visitors who pass the filters, with every event of theirs (a steady
+// visitor's events all pass or all fail), and the varied visitors' events that pass (the split of
+// steady-split-sql.ts), so the filters are not tested on every step event.
 
 function stepCondition(step: FunnelStepSpec) {
   if (step.type === 'goal') return sql`e.type = 'custom' and e.name = ${step.goalName ?? ''}`;
@@ -53,9 +54,7 @@ export const rawFunnel = (db: Kysely<Database>, scope: StatsScope, steps: Funnel
 
 export async function funnel(db: Kysely<Database>, scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelStepCounts[]> {
   if (scope.filters.length === 0 || attributeMask(scope.filters) === null) return funnelOf(db, scope, steps, money);
-  const steadyPassing = sql`select v.visitor_id from visitor_totals v
-    where v.website_id = ${scope.websiteId} and v.varied = 0 and ${attributeFilters(scope, (a) => sql.ref(`v.${a}`))}`;
-  const steady = await funnelOf(db, { ...scope, filters: [] }, steps, money, steadyPassing);
+  const steady = await funnelOf(db, { ...scope, filters: [] }, steps, money, steadyPassingVisitors(scope));
   const varied = await funnelOf(db, scope, steps, money, variedVisitors(scope.websiteId));
   return steady.map((counts, i) => ({ visitors: counts.visitors + varied[i]!.visitors, revenueMinor: counts.revenueMinor + varied[i]!.revenueMinor }));
 }

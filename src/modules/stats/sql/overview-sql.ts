@@ -7,7 +7,7 @@ import { millisBetween, num, rangeCondition, scopeCondition } from './scope-sql.
 import { dailyTotals, distinctVisitors } from './series-sql.ts';
 import { engineOf } from '../../../db/engine.ts';
 import { attributeMask } from '../visitor-attributes.ts';
-import { attributeFilters, profileFilters, variedVisitors } from './steady-split-sql.ts';
+import { profileFilters, steadyAndPassing, variedVisitors } from './steady-split-sql.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
 // bounces and duration from the sessions that started in the range (and, when filtered, hold an
@@ -41,12 +41,12 @@ export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<u
 
 type Row = Record<string, unknown>;
 
-async function eventTraffic(db: Kysely<Database>, scope: StatsScope, visitors = sql`true`): Promise<Row> {
+async function eventTraffic(db: Kysely<Database>, scope: StatsScope, visitors?: RawBuilder<unknown>): Promise<Row> {
   const { rows } = await sql<Row>`
     select count(distinct e.visitor_id) as visitors,
       sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews,
       count(distinct case when e.type = 'custom' and e.name is not null then e.visitor_id end) as converted
-    from events e where ${scopeCondition(scope)} and ${visitors}`.execute(db);
+    from events e where ${scopeCondition(scope)}${visitors ? sql` and e.visitor_id in (${visitors})` : sql``}`.execute(db);
   return rows[0] ?? {};
 }
 
@@ -109,12 +109,11 @@ async function profiledOverview(db: Kysely<Database>, scope: StatsScope, money: 
         sum(p.sessions) as sessions, sum(p.bounces) as bounces, sum(p.millis) as millis
       from profile_totals p
       where p.website_id = ${scope.websiteId} and ${profileFilters(engine, scope, sql.ref('p.profile'))}`.execute(db),
-    eventTraffic(db, scope, varied('e.visitor_id')),
+    eventTraffic(db, scope, variedVisitors(scope.websiteId)),
     sessionTotals(db, scope, false, variedVisitors(scope.websiteId)),
     sql<Row>`select sum(p.amount_minor) as minor, count(*) as payments
       from payments p cross join visitor_totals v
-      where ${unfiltered} and v.website_id = p.website_id and v.visitor_id = p.visitor_id and v.varied = 0
-        and ${attributeFilters(scope, (a) => sql.ref(`v.${a}`))}`.execute(db),
+      where ${unfiltered} and v.website_id = p.website_id and v.visitor_id = p.visitor_id and ${steadyAndPassing(scope, 'v')}`.execute(db),
     sql<Row>`select sum(p.amount_minor) as minor, count(*) as payments
       from payments p
       where ${unfiltered} and ${varied('p.visitor_id')}

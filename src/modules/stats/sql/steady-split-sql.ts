@@ -21,6 +21,14 @@ export function attributeFilters(scope: StatsScope, valueOf: (attribute: Visitor
   );
 }
 
+/** A visitor_totals row (`alias`) of a steady visitor who passes the scope's filters. */
+export const steadyAndPassing = (scope: StatsScope, alias: string) =>
+  sql`${sql.ref(`${alias}.varied`)} = 0 and ${attributeFilters(scope, (a) => sql.ref(`${alias}.${a}`))}`;
+
+/** The website's steady visitors who pass the scope's filters (with all their events). */
+export const steadyPassingVisitors = (scope: StatsScope) =>
+  sql`select sv.visitor_id from visitor_totals sv where sv.website_id = ${scope.websiteId} and ${steadyAndPassing(scope, 'sv')}`;
+
 /** The scope's filters over a stored profile (a JSON array of the attributes in VISITOR_ATTRIBUTES order). */
 export const profileFilters = (engine: Engine, scope: StatsScope, profile: RawBuilder<unknown>) =>
   attributeFilters(scope, (a) => keyElement(engine, profile, VISITOR_ATTRIBUTES.indexOf(a)));
