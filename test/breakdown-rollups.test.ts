@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import { breakdownRollups } from '../src/db/migrations/0013-breakdown-rollups.ts';
+import { breakdownDays } from '../src/db/migrations/0019-breakdown-days.ts';
 import { sessionBreakdownRollups } from '../src/db/migrations/0014-session-breakdown-rollups.ts';
 import type { Database } from '../src/db/schema.ts';
 import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
@@ -29,6 +30,9 @@ async function rollupRows(db: Kysely<Database>, websiteId: string) {
   return {
     visitors: sorted(await db.selectFrom('breakdown_visitors').selectAll().where('website_id', '=', websiteId).execute()),
     totals: sorted(await db.selectFrom('breakdown_totals').selectAll().where('website_id', '=', websiteId).execute()),
+    days: sorted(await db.selectFrom('breakdown_days').selectAll().where('website_id', '=', websiteId).execute()),
+    // A day whose visitors all came back later keeps a row of 0, which a rebuild has no row for.
+    lastDays: sorted(await db.selectFrom('breakdown_last_days').selectAll().where('website_id', '=', websiteId).where('visitors', '<>', 0).execute()),
   };
 }
 
@@ -131,7 +135,7 @@ describeEachEngine('breakdowns from rollups', (engine) => {
     expect(referrers.rows.find((row) => row.keys.referrer === 'Direct/None')).toMatchObject({ visitors: 2, pageviews: 4 });
 
     const untyped = t.db as unknown as Kysely<unknown>;
-    const migrations = [breakdownRollups(engine), sessionBreakdownRollups(engine)];
+    const migrations = [breakdownRollups(engine), sessionBreakdownRollups(engine), breakdownDays(engine)];
     for (const migration of [...migrations].reverse()) await migration.down(untyped);
     for (const migration of migrations) await migration.up(untyped);
     expect(await rollupRows(t.db, id)).toEqual(repaired);

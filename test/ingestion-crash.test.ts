@@ -68,12 +68,14 @@ async function rowsOf(db: Kysely<Database>, table: (typeof DERIVED)[number] | 'g
   let query = db.selectFrom(table).selectAll().where('website_id', '=', websiteId);
   // A bucket emptied by a session that moved to an earlier one stays at zero; the rebuild drops it.
   if (table === 'session_buckets') query = query.where((eb) => eb.or([eb('sessions', '<>', 0), eb('bounces', '<>', 0), eb('millis', '<>', 0)]));
+  // Likewise a key's day whose visitors all came back on a later day.
+  if (table === 'breakdown_last_days') query = query.where('visitors', '<>', 0);
   const rows = await query.execute();
   const normal = rows.map((row) => JSON.stringify(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : (v as unknown) instanceof Date ? (v as unknown as Date).toISOString() : v])));
   return normal.sort();
 }
 
-const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals', 'breakdown_profiles', 'visitor_totals'] as const;
+const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals', 'breakdown_profiles', 'breakdown_days', 'breakdown_last_days', 'visitor_totals'] as const;
 
 /** The derived tables rebuilt from the raw events, read inside a transaction that is rolled back. */
 async function rebuilt(db: Kysely<Database>, websiteId: string) {

@@ -18,6 +18,7 @@ import { visitorTotals } from './migrations/0015-visitor-totals.ts';
 import { visitorAttributes } from './migrations/0016-visitor-attributes.ts';
 import { breakdownProfiles } from './migrations/0017-breakdown-profiles.ts';
 import { funnelIndexes } from './migrations/0018-funnel-indexes.ts';
+import { breakdownDays } from './migrations/0019-breakdown-days.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ function provider(db: Db): MigrationProvider {
     '0016-visitor-attributes': visitorAttributes(db.engine),
     '0017-breakdown-profiles': breakdownProfiles(db.engine),
     '0018-funnel-indexes': funnelIndexes(),
+    '0019-breakdown-days': breakdownDays(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -33,7 +33,7 @@ export function breakdownRollups(engine: Engine) {
         .addPrimaryKeyConstraint('breakdown_totals_pk', ['website_id', 'breakdown', 'key'])
         .execute();
       // The events already stored, every website at once.
-      await deriveBreakdownRollups(db, engine, null);
+      await deriveBreakdownRollups(db, engine);
       // Statistics for the planner now rather than at autovacuum's next pass (a bulk fill).
       if (engine === 'postgres') await sql`analyze breakdown_visitors, breakdown_totals`.execute(db);
     },

@@ -103,6 +103,37 @@ export interface BreakdownVisitorsTable {
   key: string;
   pageviews: number;
   events: number;
+  /**
+   * For the event breakdowns, the last local day (website's zone, YYYY-MM-DD) of the visitor's
+   * events under the key (migration 0019); null for the session breakdowns.
+   */
+  last_day: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/**
+ * Per event breakdown key and local day (migration 0019, src/modules/analytics/breakdown-days.ts):
+ * the pageviews and events of that day under the key.
+ */
+export interface BreakdownDaysTable {
+  website_id: string;
+  breakdown: string;
+  day: string;
+  key: string;
+  pageviews: number;
+  events: number;
+}
+
+/**
+ * Per event breakdown key and local day: the visitors whose last day under the key it is (rows of
+ * breakdown_visitors by last_day), so the visitors of a key over days up to the last one with
+ * data are a sum (migration 0019).
+ */
+export interface BreakdownLastDaysTable {
+  website_id: string;
+  breakdown: string;
+  day: string;
+  key: string;
+  visitors: number;
 }
 
 /** Per breakdown key: distinct visitors (rows of breakdown_visitors), pageviews and events, all time. */

@@ -18,14 +18,14 @@ export const breakdownIn = (kinds: readonly Breakdown[]) => sql`breakdown in (${
 
 /**
  * `with scoped as (...), keyed as (...)`: per website, visitor, breakdown and key, the summed
- * `pageviews` and the rows (`events`) of `branches`, each a select over `scoped` of website,
- * visitor, breakdown, key and pageviews. The source rows are read once, so `scoped`'s values are
- * bound once.
+ * `pageviews`, the rows (`events`) of `branches`, each a select over `scoped` of website,
+ * visitor, breakdown, key and pageviews (and `day` with `lastDay`), and the latest such `day` as
+ * `last_day` (null without). The source rows are read once, so `scoped`'s values are bound once.
  */
-export function keyedRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknown>[]): RawBuilder<unknown> {
+export function keyedRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknown>[], lastDay = false): RawBuilder<unknown> {
   return sql`with scoped as (${scoped}),
     keyed as (
-      select website_id, visitor_id, breakdown, key, sum(pageviews) as pageviews, count(*) as events
+      select website_id, visitor_id, breakdown, key, sum(pageviews) as pageviews, count(*) as events, ${lastDay ? sql`max(day)` : sql`null`} as last_day
       from (${sql.join(branches, sql` union all `)}) k
       group by website_id, visitor_id, breakdown, key)`;
 }
@@ -39,9 +39,9 @@ export function keyedRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unkn
  */
 export async function snapshotKeyed(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<RawBuilder<unknown>> {
   if (isPostgres(db)) return keyed;
-  await sql`create temp table if not exists keyed_batch (website_id text, visitor_id text, breakdown text, key text, pageviews integer, events integer)`.execute(db);
+  await sql`create temp table if not exists keyed_batch (website_id text, visitor_id text, breakdown text, key text, pageviews integer, events integer, last_day text)`.execute(db);
   await sql`delete from temp.keyed_batch`.execute(db);
-  await sql`${keyed} insert into temp.keyed_batch select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
+  await sql`${keyed} insert into temp.keyed_batch select website_id, visitor_id, breakdown, key, pageviews, events, last_day from keyed`.execute(db);
   return sql`with keyed as (select * from temp.keyed_batch)`;
 }
 
@@ -57,10 +57,12 @@ export async function deleteRows<DB>(db: Kysely<DB>, websiteId: string | null, k
  * pageviews and events, over one website or every website) where they hold none of those
  * breakdowns' rows yet: the rebuilds and the migrations' fills.
  */
-export async function deriveKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>, websiteId: string | null, kinds: readonly Breakdown[]): Promise<void> {
+export async function deriveKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>, websiteId: string | null, kinds: readonly Breakdown[], lastDay = false): Promise<void> {
+  // Migrations 0013 and 0014 fill the table before migration 0019 adds last_day.
+  const day = lastDay ? sql`, last_day` : sql``;
   await sql`${keyed}
-    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
-    select website_id, visitor_id, breakdown, key, pageviews, events from keyed`.execute(db);
+    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events${day})
+    select website_id, visitor_id, breakdown, key, pageviews, events${day} from keyed`.execute(db);
   const website = websiteId === null ? sql`true` : sql`website_id = ${websiteId}`;
   await sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
     select website_id, breakdown, key, count(*), sum(pageviews), sum(events)
@@ -68,8 +70,8 @@ export async function deriveKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>
 }
 
 /**
- * Adds `keyed` (a `with ... keyed as (...)` of website, visitor, breakdown, key, pageviews and
- * events) to both tables: the totals first, counting a visitor as new to a key while
+ * Adds `keyed` (a `with ... keyed as (...)` of website, visitor, breakdown, key, pageviews,
+ * events and last_day) to both tables (a row's last day only moves later): the totals first, counting a visitor as new to a key while
  * breakdown_visitors has no row for them yet, then those rows. (Every INSERT ... SELECT here has
  * a WHERE: SQLite's parser needs one before ON CONFLICT.)
  */
@@ -83,11 +85,12 @@ export async function addKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>): 
     from keyed g where true group by g.website_id, g.breakdown, g.key
     ${ADD_TO_TOTALS}`.execute(db);
   await sql`${keyed}
-    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
-    select website_id, visitor_id, breakdown, key, pageviews, events from keyed where true
+    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events, last_day)
+    select website_id, visitor_id, breakdown, key, pageviews, events, last_day from keyed where true
     on conflict (website_id, visitor_id, breakdown, key) do update set
       pageviews = breakdown_visitors.pageviews + excluded.pageviews,
-      events = breakdown_visitors.events + excluded.events`.execute(db);
+      events = breakdown_visitors.events + excluded.events,
+      last_day = case when excluded.last_day > coalesce(breakdown_visitors.last_day, '') then excluded.last_day else breakdown_visitors.last_day end`.execute(db);
 }
 
 /**

@@ -8,6 +8,9 @@ import { BREAKDOWNS } from '../stats/event-store.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
 import { ADD_TO_TOTALS, addKeyed, breakdownIn, deleteRows, deriveKeyed, keyedRows, snapshotKeyed } from './breakdown-rollup-tables.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
+import { addEventDays, deleteDayRows, deriveLastDays, moveLastDays, subtractLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
+import { type WebsiteOffsets, eventDaySql, offsetsOf } from './local-day-sql.ts';
+import type { RecordedEvent } from '../events/event.types.ts';
 import { deriveSessionBreakdownRollups } from './session-breakdown-rollups.ts';
 
 // Keeps the all-time event breakdowns (pages, countries, regions, cities, devices, browsers,
@@ -27,28 +30,58 @@ const ROW_COLUMNS = ['website_id', 'visitor_id', 'type', 'name', 'link_url'];
 /** The events' columns the rollups read (the CTE below is aliased `e`, as the key SQL expects). */
 const READ_COLUMNS = [...new Set([...ROW_COLUMNS, ...EVENT_BREAKDOWNS.flatMap((kind) => Object.values(BREAKDOWN_SPECS[kind].keys))])];
 
-/**
- * `with keyed as (...)`: per website, visitor, breakdown and key, the pageviews and events among
- * the events that `where` keeps (over the events table `e`).
- */
-export function keyedEvents(engine: Engine, where: RawBuilder<unknown>): RawBuilder<unknown> {
-  const branches = EVENT_BREAKDOWNS.map((kind) => {
+/** Per event breakdown, a select over `scoped` (events as `e`) of website, visitor, breakdown, key, pageviews and, with `day`, day. */
+function eventBranches(engine: Engine, withDay: boolean): RawBuilder<unknown>[] {
+  return EVENT_BREAKDOWNS.map((kind) => {
     const only = BREAKDOWN_SPECS[kind].only;
     return sql`select e.website_id, e.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind)} as key,
-        case when e.type = 'pageview' then 1 else 0 end as pageviews
+        case when e.type = 'pageview' then 1 else 0 end as pageviews${withDay ? sql`, e.day` : sql``}
       from scoped e${only ? sql` where ${EVENT_KIND_CONDITION[only]}` : sql``}`;
   });
-  return keyedRows(sql`select ${sql.join(READ_COLUMNS.map((column) => sql.ref(column)))} from events e where ${where}`, branches);
+}
+
+/** The events `where` keeps, with their local `day` when given (an expression over `e`). */
+function scopedEvents(where: RawBuilder<unknown>, day?: RawBuilder<string>): RawBuilder<unknown> {
+  const columns = sql.join(READ_COLUMNS.map((column) => sql.ref(column)));
+  return sql`select ${columns}${day ? sql`, ${day} as day` : sql``} from events e where ${where}`;
 }
 
 /**
- * Adds the events `where` keeps to both tables (new visitor rows count as visitors of their key),
- * and, for ingestion, to breakdown_profiles (a delete's repair moves its visitors there itself).
+ * `with keyed as (...)`: per website, visitor, breakdown and key, the pageviews and events among
+ * the events that `where` keeps (over the events table `e`), and with `day` (the local day of an
+ * event `e`) their latest day as last_day.
  */
-async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>, profiles: boolean): Promise<void> {
-  const keyed = await snapshotKeyed(db, keyedEvents(engineOf(db), where));
-  if (profiles) await addKeyedToProfiles(db, keyed);
+export function keyedEvents(engine: Engine, where: RawBuilder<unknown>, day?: RawBuilder<string>): RawBuilder<unknown> {
+  return keyedRows(scopedEvents(where, day), eventBranches(engine, day !== undefined), day !== undefined);
+}
+
+/** `with ... day_rows as (...)`: per website, breakdown, local day and key, the pageviews and events `where` keeps. */
+function eventDayRows(engine: Engine, where: RawBuilder<unknown>, day: RawBuilder<string>): RawBuilder<unknown> {
+  return sql`with scoped as (${scopedEvents(where, day)}),
+    day_rows as (
+      select website_id, breakdown, day, key, sum(pageviews) as pageviews, count(*) as events
+      from (${sql.join(eventBranches(engine, true), sql` union all `)}) k
+      group by website_id, breakdown, day, key)`;
+}
+
+interface AddOptions {
+  /** Ingestion: breakdown_profiles follows (a delete's repair moves its visitors there itself). */
+  profiles: boolean;
+  /** The websites' zone offsets over the events, for their local days. */
+  offsets: WebsiteOffsets;
+  /** Ingestion: the events are new, so breakdown_days counts them (a repair re-derives visitors' rows only). */
+  newEvents: boolean;
+}
+
+/** Adds the events `where` keeps to both tables (new visitor rows count as visitors of their key) and to their days. */
+async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>, options: AddOptions): Promise<void> {
+  const engine = engineOf(db);
+  const day = options.offsets.size > 0 ? eventDaySql(engine, options.offsets) : undefined;
+  const keyed = await snapshotKeyed(db, keyedEvents(engine, where, day));
+  if (options.profiles) await addKeyedToProfiles(db, keyed);
+  if (day) await moveLastDays(db, keyed);
   await addKeyed(db, keyed);
+  if (day && options.newEvents) await addEventDays(db, eventDayRows(engine, where, day), 1);
 }
 
 /** Events per statement: the id list is bound once (a CTE), well under both engines' parameter limits. */
@@ -57,11 +90,25 @@ const VISITORS_PER_STATEMENT = 500;
 
 /**
  * After a batch of events is inserted and visitor_totals updated, in its transaction (which holds
- * the websites' row locks).
+ * the websites' row locks); `timezones` holds each website's zone.
  */
-export async function updateBreakdownRollups(trx: Kysely<Database>, eventIds: string[]): Promise<void> {
-  for (const ids of chunks(eventIds, EVENTS_PER_STATEMENT)) {
-    await addEvents(trx, sql`e.id in (${sql.join(ids)})`, true);
+export async function updateBreakdownRollups(trx: Kysely<Database>, events: RecordedEvent[], timezones: Map<string, string>): Promise<void> {
+  for (const batch of chunks(events, EVENTS_PER_STATEMENT)) {
+    const where = sql`e.id in (${sql.join(batch.map((e) => e.id))})`;
+    await addEvents(trx, where, { profiles: true, offsets: offsetsOf(batch, timezones), newEvents: true });
+  }
+}
+
+/**
+ * Before events are deleted (a server-goal delete, under the website's row lock): takes them out
+ * of breakdown_days. `events` are their ids and instants; the repair re-derives the rest after.
+ */
+export async function subtractDeletedEvents(trx: Kysely<Database>, websiteId: string, timezone: string, events: { id: string; occurredAt: string }[]): Promise<void> {
+  const engine = engineOf(trx);
+  for (const batch of chunks(events, EVENTS_PER_STATEMENT)) {
+    const offsets = offsetsOf(batch.map((e) => ({ ...e, websiteId })), new Map([[websiteId, timezone]]));
+    const where = sql`e.website_id = ${websiteId} and e.id in (${sql.join(batch.map((e) => e.id))})`;
+    await addEventDays(trx, eventDayRows(engine, where, eventDaySql(engine, offsets)), -1);
   }
 }
 
@@ -83,25 +130,44 @@ async function subtractVisitorRows(db: Kysely<Database>, rows: RawBuilder<unknow
  * deleted: their old rows leave the totals, new ones are derived and added back, and keys left
  * with no event go. Run it in the deleting transaction, under the website's row lock.
  */
-export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<void> {
+export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: string, timezone: string, visitorIds: string[]): Promise<void> {
+  const offsets = await websiteOffsets(db, websiteId, timezone);
   for (const chunk of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
     const rows = eventRowsOf(websiteId, chunk);
     await subtractVisitorRows(db, rows);
+    await subtractLastDays(db, rows);
     await sql`delete from breakdown_visitors where ${rows}`.execute(db);
     // With their rows gone, every key of theirs counts them as new visitors again.
-    await addEvents(db, sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(chunk)})`, false);
+    await addEvents(db, sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(chunk)})`, { profiles: false, offsets, newEvents: false });
   }
   await sql`delete from breakdown_totals where website_id = ${websiteId} and events <= 0`.execute(db);
 }
 
 /**
- * Derives the event breakdowns' rows of both tables from every stored event of one website, or
- * of all of them, into tables holding none of those rows (one pass over the events): the
- * rebuild, and migration 0013's fill.
+ * Derives the event breakdowns' rows of both tables from every stored event of all websites, into
+ * tables holding none of those rows (one pass over the events): migration 0013's fill, from
+ * before the rows had days.
  */
-export async function deriveBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine, websiteId: string | null): Promise<void> {
-  const website = websiteId === null ? sql`true` : sql`e.website_id = ${websiteId}`;
-  await deriveKeyed(db, keyedEvents(engine, website), websiteId, EVENT_BREAKDOWNS);
+export async function deriveBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine): Promise<void> {
+  await deriveKeyed(db, keyedEvents(engine, sql`true`), null, EVENT_BREAKDOWNS);
+}
+
+/**
+ * Derives a website's event breakdown rows, with their days in `timezone`, from all its events,
+ * into tables holding none of them (breakdown_visitors, breakdown_totals, breakdown_days,
+ * breakdown_last_days): the rebuilds and migration 0019's fill.
+ */
+export async function deriveWebsiteBreakdownRollups(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
+  const engine = engineOf(db);
+  const where = sql`e.website_id = ${websiteId}`;
+  const offsets = await websiteOffsets(db, websiteId, timezone);
+  if (offsets.size === 0) return;
+  const day = eventDaySql(engine, offsets);
+  await deriveKeyed(db, keyedEvents(engine, where, day), websiteId, EVENT_BREAKDOWNS, true);
+  await deriveLastDays(db, websiteId);
+  await sql`${eventDayRows(engine, where, day)}
+    insert into breakdown_days (website_id, breakdown, day, key, pageviews, events)
+    select website_id, breakdown, day, key, pageviews, events from day_rows`.execute(db);
 }
 
 /**
@@ -109,8 +175,21 @@ export async function deriveBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine,
  * breakdown_profiles with ones derived from those rows (so rebuild visitor_totals first).
  */
 export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
+  const timezone = await timezoneOf(db, websiteId);
+  if (timezone === undefined) return;
   await deleteRows(db, websiteId, BREAKDOWNS);
-  await deriveBreakdownRollups(db, engineOf(db), websiteId);
+  await deleteDayRows(db, websiteId);
+  await deriveWebsiteBreakdownRollups(db, websiteId, timezone);
   await deriveSessionBreakdownRollups(db, engineOf(db), websiteId);
   await rebuildBreakdownProfiles(db, websiteId, BREAKDOWNS);
+}
+
+/**
+ * After the website's zone changed (in the update's transaction): its event breakdown rows with
+ * their days in the new zone. The rows' counts do not change, so breakdown_profiles stays.
+ */
+export async function rebuildBreakdownDays(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
+  await deleteRows(db, websiteId, EVENT_BREAKDOWNS);
+  await deleteDayRows(db, websiteId);
+  await deriveWebsiteBreakdownRollups(db, websiteId, timezone);
 }

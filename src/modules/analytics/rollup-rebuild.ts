@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.ts';
 import { isPostgres } from '../../db/engine.ts';
 import { type RecordedFields, VisitorDayBook } from './visitor-day-book.ts';
 import { writeBook } from './rollups.ts';
+import { rebuildBreakdownDays } from './breakdown-rollups.ts';
 import { LocalDays } from './zoned-time.ts';
 
 // Rebuilds a website's day rollups from its raw events, for a new time zone (the local days
@@ -49,8 +50,9 @@ export async function rebuildDailyRollups(db: Kysely<Database>, websiteId: strin
 
 /**
  * For a website update that sets `timezone`: when it differs from the stored one, rebuilds the
- * rollups in it. Call it inside the update's transaction, before the website row is written;
- * on PostgreSQL it locks that row first, so no event batch updates the rollups in between.
+ * rollups in it (the day rollups, and the days of the event breakdowns). Call it inside the
+ * update's transaction, before the website row is written; on PostgreSQL it locks that row
+ * first, so no event batch updates the rollups in between.
  */
 export async function rebuildRollupsForTimezone(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
   let query = db.selectFrom('websites').select('timezone').where('id', '=', websiteId);
@@ -58,4 +60,5 @@ export async function rebuildRollupsForTimezone(db: Kysely<Database>, websiteId:
   const current = await query.executeTakeFirst();
   if (!current || current.timezone === timezone) return;
   await rebuildDailyRollups(db, websiteId, timezone);
+  await rebuildBreakdownDays(db, websiteId, timezone);
 }

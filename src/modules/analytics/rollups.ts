@@ -142,8 +142,8 @@ const addRecency = prepareListQuery(5, (db, rows: RecencyTuple[]) =>
   ),
 );
 
-export async function updateDailyRollups(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export async function updateDailyRollups(trx: Kysely<Database>, events: RecordedEvent[]): Promise<Map<string, string>> {
+  if (events.length === 0) return new Map();
   const db = trx;
   const byWebsite = new Map<string, RecordedEvent[]>();
   for (const event of events) {
@@ -157,6 +157,7 @@ export async function updateDailyRollups(trx: Kysely<Database>, events: Recorded
     // A missing website cannot have events (foreign key): the insert before this failed already.
     if (timezone !== undefined) await updateWebsiteRollups(db, websiteId, timezone, websiteEvents);
   }
+  return timezones;
 }
 
 const asItems = (ids: string[]) => ids.map((id): [string] => [id]);

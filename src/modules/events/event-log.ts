@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { joinProfiles, leaveProfiles } from '../analytics/breakdown-profiles.ts';
-import { repairBreakdownRollups } from '../analytics/breakdown-rollups.ts';
+import { repairBreakdownRollups, subtractDeletedEvents } from '../analytics/breakdown-rollups.ts';
 import { profileTotalsIn, profileTotalsOut } from '../analytics/profile-totals.ts';
 import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
 import { repairVisitorTotals } from '../analytics/visitor-totals.ts';
@@ -39,19 +39,21 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
       db.transaction().execute(async (trx) => {
         const timezone = await deletes.lockWebsiteTimezone(trx, websiteId);
         if (timezone === undefined) throw notFound('Website not found');
-        const rows = await deletes.deleteServerGoals(trx, websiteId, filters);
-        if (rows.length > 0) {
-          const visitorIds = rows.map((row) => row.visitor_id);
-          await repairRollupsAfterDelete(trx, websiteId, timezone, visitorIds);
-          // The visitors leave their profiles as they were and join them as repaired.
-          await leaveProfiles(trx, websiteId, visitorIds);
-          await profileTotalsOut(trx, websiteId, visitorIds);
-          await repairBreakdownRollups(trx, websiteId, visitorIds);
-          await repairVisitorTotals(trx, websiteId, visitorIds);
-          await joinProfiles(trx, websiteId, visitorIds);
-          await profileTotalsIn(trx, websiteId, visitorIds);
-          await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
-        }
+        const doomed = await deletes.findServerGoals(trx, websiteId, filters);
+        if (doomed.length === 0) return 0;
+        // Their days leave breakdown_days while the events can still be read.
+        await subtractDeletedEvents(trx, websiteId, timezone, doomed);
+        const rows = await deletes.deleteEvents(trx, websiteId, doomed.map((event) => event.id));
+        const visitorIds = rows.map((row) => row.visitor_id);
+        await repairRollupsAfterDelete(trx, websiteId, timezone, visitorIds);
+        // The visitors leave their profiles as they were and join them as repaired.
+        await leaveProfiles(trx, websiteId, visitorIds);
+        await profileTotalsOut(trx, websiteId, visitorIds);
+        await repairBreakdownRollups(trx, websiteId, timezone, visitorIds);
+        await repairVisitorTotals(trx, websiteId, visitorIds);
+        await joinProfiles(trx, websiteId, visitorIds);
+        await profileTotalsIn(trx, websiteId, visitorIds);
+        await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
         return rows.length;
       }),
     // The website's transaction deleted its events with everything else.

@@ -92,14 +92,14 @@ export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], ef
   } else {
     const rows = recorded.map((e): EventRow => COLUMNS.map(([, value]) => value(e)));
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
-    await updateDailyRollups(trx, recorded);
+    const timezones = await updateDailyRollups(trx, recorded);
     // The batch's visitors leave their profiles' totals as they were and join them as updated.
     const visitors = visitorsByWebsite(recorded);
     for (const [websiteId, visitorIds] of visitors) await profileTotalsOut(trx, websiteId, visitorIds);
     // Before the breakdown rollups: breakdown_profiles follows the visitors' attributes as updated.
     await updateVisitorTotals(trx, recorded);
     await updateSessions(trx, recorded);
-    await updateBreakdownRollups(trx, recorded.map((e) => e.id));
+    await updateBreakdownRollups(trx, recorded, timezones);
     for (const [websiteId, visitorIds] of visitors) await profileTotalsIn(trx, websiteId, visitorIds);
   }
   await updateGoalStats(trx, recorded);

@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
+import { chunks } from '../../lib/chunks.ts';
 import type { InstantRange } from '../goals/tracked-goals.range.ts';
+
+const IDS_PER_STATEMENT = 500;
 
 export interface GoalFilters {
   visitorId?: string;
@@ -26,10 +29,11 @@ export async function lockWebsiteTimezone(db: Kysely<Database>, websiteId: strin
   return (await query.executeTakeFirst())?.timezone;
 }
 
-/** Deletes the server-recorded goal completions (source api) that match; answers what went. */
-export async function deleteServerGoals(db: Kysely<Database>, websiteId: string, filters: GoalFilters) {
+/** The server-recorded goal completions (source api) that match: their ids and instants. */
+export async function findServerGoals(db: Kysely<Database>, websiteId: string, filters: GoalFilters): Promise<{ id: string; occurredAt: string }[]> {
   let query = db
-    .deleteFrom('events')
+    .selectFrom('events')
+    .select(['id', 'occurred_at'])
     .where('website_id', '=', websiteId)
     .where('type', '=', 'custom')
     .where('name', 'is not', null)
@@ -37,7 +41,18 @@ export async function deleteServerGoals(db: Kysely<Database>, websiteId: string,
   if (filters.name !== undefined) query = query.where('name', '=', filters.name);
   if (filters.visitorId !== undefined) query = query.where('visitor_id', '=', filters.visitorId);
   if (filters.range) query = query.where('occurred_at', '>=', filters.range.from).where('occurred_at', '<', filters.range.to);
-  return query.returning(['name', 'visitor_id']).execute();
+  const rows = await query.execute();
+  // PostgreSQL answers timestamps as Dates, SQLite as the stored ISO text.
+  return rows.map((row) => ({ id: row.id, occurredAt: new Date(row.occurred_at as unknown as string).toISOString() }));
+}
+
+/** Deletes these events of the website (ids from findServerGoals); answers what went. */
+export async function deleteEvents(db: Kysely<Database>, websiteId: string, ids: string[]) {
+  const deleted: { name: string | null; visitor_id: string }[] = [];
+  for (const chunk of chunks(ids, IDS_PER_STATEMENT)) {
+    deleted.push(...(await db.deleteFrom('events').where('website_id', '=', websiteId).where('id', 'in', chunk).returning(['name', 'visitor_id']).execute()));
+  }
+  return deleted;
 }
 
 export async function deletePayments(db: Kysely<Database>, websiteId: string, filters: PaymentFilters): Promise<number> {

@@ -11,6 +11,9 @@ import { num, pageTotal } from './scope-sql.ts';
 // An all-time breakdown without filters, read from its rollup (breakdown_totals and
 // breakdown_visitors, kept by src/modules/analytics/breakdown-rollups.ts): the rows the raw
 // read would give, from one row per key, and each key's revenue from one row per payment.
+// An event breakdown without filters over whole local days of the website that reach its last
+// day with data reads the day rollups instead (breakdown_days, breakdown_last_days, kept by
+// src/modules/analytics/breakdown-days.ts): one row per key and day.
 
 /** One row per key, sorted as the raw read sorts (visitors, events, then each key value, unknown last). */
 export async function rolledUpRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest) {
@@ -48,4 +51,51 @@ export async function rolledUpRevenue(db: Kysely<Database>, kind: Breakdown, sco
 export function keyedByName(names: string[], key: string): KeyedRow {
   const values = JSON.parse(key) as (string | null)[];
   return Object.fromEntries(names.map((name, i) => [`k_${name}`, values[i] ?? null]));
+}
+
+/** Whether no visitor's last day under a key of `kind` is after `last`: then the day rollups answer ranges ending on `last`. */
+async function daysReach(db: Kysely<Database>, kind: Breakdown, websiteId: string, last: string): Promise<boolean> {
+  const { rows } = await sql`select 1 as later from breakdown_last_days
+    where website_id = ${websiteId} and breakdown = ${kind} and day > ${last} and visitors <> 0 limit 1`.execute(db);
+  return rows.length === 0;
+}
+
+/**
+ * One row per key over local days first..last, or null when some visitor's last day is after
+ * `last` (a range that ends before the data does: the raw read answers it). A key's visitors are
+ * those whose last day under it is `first` or later; its pageviews and events, its days' sums.
+ */
+export async function dayRolledUpRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, days: { first: string; last: string }, page: PageRequest) {
+  if (!(await daysReach(db, kind, scope.websiteId, days.last))) return null;
+  const names = keyNames(BREAKDOWN_SPECS[kind]);
+  const tieBreak = storedKeyOrder(engineOf(db), sql.ref('c.key'), names);
+  const keyed = sql`with v as (
+      select key, sum(visitors) as visitors from breakdown_last_days
+      where website_id = ${scope.websiteId} and breakdown = ${kind} and day >= ${days.first} group by key),
+    c as (
+      select key, sum(pageviews) as pageviews, sum(events) as events from breakdown_days
+      where website_id = ${scope.websiteId} and breakdown = ${kind} and day >= ${days.first} and day <= ${days.last} group by key)`;
+  const found = await sql<{ key: string; visitors: unknown; pageviews: unknown; n: unknown; total_rows: unknown }>`${keyed}
+    select c.key, v.visitors, c.pageviews, c.events as n, count(*) over () as total_rows
+    from c join v on v.key = c.key where c.events > 0
+    order by v.visitors desc, c.events desc, ${tieBreak}
+    limit ${page.limit} offset ${page.offset}`.execute(db);
+  const rows = found.rows.map(({ key, ...counts }): KeyedRow => ({ ...keyedByName(names, key), ...counts }));
+  const total = await pageTotal(rows, page, async () => {
+    const { rows: counted } = await sql<{ n: unknown }>`${keyed} select count(*) as n from c join v on v.key = c.key where c.events > 0`.execute(db);
+    return counted[0]?.n;
+  });
+  return { rows, total };
+}
+
+/** What each key's visitors paid in the range (as dayRolledUpRows: those whose last day under it is `first` or later). */
+export async function dayRolledUpRevenue(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, first: string, money: MoneyRules): Promise<Map<string, number>> {
+  const names = keyNames(BREAKDOWN_SPECS[kind]);
+  const { rows } = await sql<{ key: string; minor: unknown }>`
+    select t.key, sum(p.amount_minor) as minor
+    from payments p cross join breakdown_visitors t
+    where ${paymentScope(scope, money)} and t.website_id = p.website_id and t.visitor_id = p.visitor_id and t.breakdown = ${kind}
+      and t.last_day >= ${first}
+    group by t.key`.execute(db);
+  return new Map(rows.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
 }

@@ -5,7 +5,7 @@ import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-sto
 import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import { EVENT_KIND_CONDITION, type KeyedRow, keyNames, keyOf } from './breakdown-keys-sql.ts';
 import { profiledRevenue, profiledRows } from './breakdown-profile-reads.ts';
-import { rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';
+import { dayRolledUpRevenue, dayRolledUpRows, rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { attributeMask } from '../visitor-attributes.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
@@ -17,7 +17,9 @@ import { variedVisitors } from './steady-split-sql.ts';
 // sessions in scope, since where a session came from is its first event's. Each row's revenue
 // is what its visitors paid in the range, each payment counted once per row. All time, every
 // breakdown reads its rollup instead: without filters the whole (breakdown-rollup-reads.ts), with
-// filters on visitor attributes alone the matching profiles (breakdown-profile-reads.ts).
+// filters on visitor attributes alone the matching profiles (breakdown-profile-reads.ts). Over
+// whole days of the website up to its latest data, an event breakdown without filters reads
+// its day rollups (breakdown-rollup-reads.ts).
 
 
 const alias = (spec: BreakdownSpec) => (spec.from === 'events' ? 'e' : 's');
@@ -65,6 +67,11 @@ async function keyedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScop
   if (scope.range === null && scope.filters.length === 0) {
     const { rows, total } = await rolledUpRows(db, kind, scope, page);
     return { rows, total, revenue: rows.length > 0 ? await rolledUpRevenue(db, kind, scope, money) : noRevenue };
+  }
+  const days = scope.wholeDays;
+  if (scope.range !== null && scope.filters.length === 0 && spec.from === 'events' && days && days !== 'all') {
+    const found = await dayRolledUpRows(db, kind, scope, days, page);
+    if (found) return { ...found, revenue: found.rows.length > 0 ? await dayRolledUpRevenue(db, kind, scope, days.first, money) : noRevenue };
   }
   if (scope.range === null && attributeMask(scope.filters) !== null) {
     const varied = variedVisitors(scope.websiteId);

@@ -1,0 +1,95 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { EVENT_BREAKDOWNS } from '../stats/sql/breakdown-keys-sql.ts';
+import { breakdownIn } from './breakdown-rollup-tables.ts';
+import { type WebsiteOffsets, offsetPeriods } from './local-day-sql.ts';
+
+// The event breakdowns by local day of the website's zone, so a breakdown over whole days that
+// reach the last day with data reads a few rows per key and day instead of every event in range:
+// - breakdown_days: per key and day, the pageviews and events of that day (a sum over days);
+// - breakdown_last_days: per key and day, the visitors whose last day under the key it is (the
+//   rows of breakdown_visitors by their last_day). Over days F..L, where L is at or after every
+//   last day, a visitor had the key in range exactly when their last day is F or later, so the
+//   key's distinct visitors are the sum of its rows from F on.
+// breakdown_visitors.last_day moves with the events (breakdown-rollup-tables.ts addKeyed); the
+// writers here move the two tables with it: ingestion adds a batch, a goal delete takes its
+// events out before they go and its visitors' rows are re-derived, a time-zone change derives
+// them again (breakdown-rollups.ts).
+
+/**
+ * Before `keyed` (with last_day) is added to breakdown_visitors: each visitor whose last day under
+ * a key moves (or who is new to it) leaves the old day's count and joins the new one's.
+ */
+export async function moveLastDays(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  const stored = sql`v.website_id = g.website_id and v.visitor_id = g.visitor_id and v.breakdown = g.breakdown and v.key = g.key`;
+  await sql`${keyed}
+    insert into breakdown_last_days (website_id, breakdown, day, key, visitors)
+    select website_id, breakdown, day, key, sum(n) from (
+      select g.website_id, g.breakdown, g.last_day as day, g.key, 1 as n
+      from keyed g left join breakdown_visitors v on ${stored}
+      where g.last_day is not null and (v.last_day is null or g.last_day > v.last_day)
+      union all
+      select g.website_id, g.breakdown, v.last_day as day, g.key, -1 as n
+      from keyed g join breakdown_visitors v on ${stored}
+      where g.last_day > v.last_day
+    ) m where true group by website_id, breakdown, day, key
+    on conflict (website_id, breakdown, day, key) do update set visitors = breakdown_last_days.visitors + excluded.visitors`.execute(db);
+}
+
+/** Before these rows of breakdown_visitors are deleted: they leave their last days' counts. */
+export async function subtractLastDays(db: Kysely<Database>, rows: RawBuilder<unknown>): Promise<void> {
+  await sql`insert into breakdown_last_days (website_id, breakdown, day, key, visitors)
+    select website_id, breakdown, last_day, key, -count(*)
+    from breakdown_visitors where ${rows} and last_day is not null
+    group by website_id, breakdown, last_day, key
+    on conflict (website_id, breakdown, day, key) do update set visitors = breakdown_last_days.visitors + excluded.visitors`.execute(db);
+}
+
+/**
+ * Adds (sign 1) or takes out (sign -1) the events `dayRows` groups (a `with ... day_rows as (...)`
+ * of website, breakdown, day, key, pageviews and events) to breakdown_days.
+ */
+export async function addEventDays(db: Kysely<Database>, dayRows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
+  await sql`${dayRows}
+    insert into breakdown_days (website_id, breakdown, day, key, pageviews, events)
+    select website_id, breakdown, day, key, ${sql.lit(sign)} * pageviews, ${sql.lit(sign)} * events from day_rows where true
+    on conflict (website_id, breakdown, day, key) do update set
+      pageviews = breakdown_days.pageviews + excluded.pageviews,
+      events = breakdown_days.events + excluded.events`.execute(db);
+  if (sign < 0) {
+    await sql`${dayRows}
+      delete from breakdown_days where events <= 0
+        and (website_id, breakdown, day, key) in (select website_id, breakdown, day, key from day_rows)`.execute(db);
+  }
+}
+
+/** Fills breakdown_last_days from a website's breakdown_visitors rows (the rebuild, after deriving them). */
+export async function deriveLastDays(db: Kysely<Database>, websiteId: string): Promise<void> {
+  await sql`insert into breakdown_last_days (website_id, breakdown, day, key, visitors)
+    select website_id, breakdown, last_day, key, count(*)
+    from breakdown_visitors where website_id = ${websiteId} and ${breakdownIn(EVENT_BREAKDOWNS)} and last_day is not null
+    group by website_id, breakdown, last_day, key`.execute(db);
+}
+
+/** Deletes a website's rows of both tables. */
+export async function deleteDayRows(db: Kysely<Database>, websiteId: string): Promise<void> {
+  await sql`delete from breakdown_days where website_id = ${websiteId}`.execute(db);
+  await sql`delete from breakdown_last_days where website_id = ${websiteId}`.execute(db);
+}
+
+/** The zone's offsets over every stored event of the website (none: no events). */
+export async function websiteOffsets(db: Kysely<Database>, websiteId: string, timezone: string): Promise<WebsiteOffsets> {
+  // Two subqueries, so that each is one step of the (website, time) index on SQLite.
+  const { rows } = await sql<{ first: unknown; last: unknown }>`select
+    (select min(occurred_at) from events where website_id = ${websiteId}) as first,
+    (select max(occurred_at) from events where website_id = ${websiteId}) as last`.execute(db);
+  const row = rows[0];
+  if (!row || row.first === null || row.last === null) return new Map();
+  const ms = (value: unknown) => (value instanceof Date ? value.getTime() : Date.parse(String(value)));
+  return new Map([[websiteId, offsetPeriods(timezone, ms(row.first), ms(row.last))]]);
+}
+
+/** The website's time zone, or undefined for no such website. */
+export async function timezoneOf(db: Kysely<Database>, websiteId: string): Promise<string | undefined> {
+  return (await db.selectFrom('websites').select('timezone').where('id', '=', websiteId).executeTakeFirst())?.timezone;
+}

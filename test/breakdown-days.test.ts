@@ -1,0 +1,195 @@
+import type { Kysely } from 'kysely';
+import { expect, it } from 'vitest';
+import { breakdownDays } from '../src/db/migrations/0019-breakdown-days.ts';
+import type { Database } from '../src/db/schema.ts';
+import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
+import { offsetPeriods } from '../src/modules/analytics/local-day-sql.ts';
+import { startOfLocalDay } from '../src/modules/analytics/zoned-time.ts';
+import type { NewEvent } from '../src/modules/events/event.types.ts';
+import { type Breakdown, type RowsPage, type BreakdownRow } from '../src/modules/stats/event-store.ts';
+import { EVENT_BREAKDOWNS } from '../src/modules/stats/sql/breakdown-keys-sql.ts';
+import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
+import type { StatsScope } from '../src/modules/stats/stats.params.ts';
+import { wholeDaysOf } from '../src/modules/stats/whole-days.ts';
+import { newId } from '../src/lib/ids.ts';
+import { analyticsFixture } from './helpers/analytics-fixture.ts';
+import { useTestApp } from './helpers/app.ts';
+import { describeEachEngine } from './helpers/engines.ts';
+import { newEvent } from './helpers/factories.ts';
+
+// An event breakdown without filters over whole local days of the website, up to its last day
+// with data, reads breakdown_days (pageviews and events per key and day) and breakdown_last_days
+// (visitors per key by their last day under it) instead of the raw events. It must say exactly
+// what the raw read says, revenue and paging included, across midnights and a daylight-saving
+// change of the website's zone, events that arrive out of order, a server-goal delete and a
+// change of zone; a range that ends before the data does is read raw. Both tables must equal a
+// rebuild and migration 0019's fill.
+
+const MONEY = { currency: 'USD', includeRenewals: true };
+const PAGES = [
+  { limit: 100, offset: 0 },
+  { limit: 2, offset: 1 },
+  { limit: 5, offset: 50 },
+];
+
+const utc = (day: string, zone: string) => new Date(startOfLocalDay(day, zone)!.toMillis()).toISOString();
+
+/** The scope of local days first..last of `zone` (both included), as the route would parse it. */
+function daysScope(websiteId: string, zone: string, first: string, last: string): StatsScope {
+  const next = startOfLocalDay(last, zone)!.plus({ days: 1 }).toISODate()!;
+  const range = { from: utc(first, zone), to: utc(next, zone) };
+  const wholeDays = wholeDaysOf(range, zone);
+  expect(wholeDays).toEqual({ first, last });
+  return { websiteId, range, timezone: zone, filters: [], wholeDays };
+}
+
+async function dayRows(db: Kysely<Database>, websiteId: string) {
+  const sorted = (rows: object[]) => rows.map((row) => JSON.stringify(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))).sort();
+  return {
+    visitors: sorted(await db.selectFrom('breakdown_visitors').selectAll().where('website_id', '=', websiteId).execute()),
+    days: sorted(await db.selectFrom('breakdown_days').selectAll().where('website_id', '=', websiteId).execute()),
+    // A day whose visitors all came back later keeps a row of 0, which a rebuild has no row for.
+    lastDays: sorted(await db.selectFrom('breakdown_last_days').selectAll().where('website_id', '=', websiteId).where('visitors', '<>', 0).execute()),
+  };
+}
+
+describeEachEngine('event breakdowns over whole days, from the day rollups', (engine) => {
+  const t = useTestApp(engine);
+  const store = () => sqlEventStore(t.db);
+
+  /** The fixture (early March, Paris) and traffic around the night of 2026-03-29, when Paris moves to UTC+2. */
+  async function website() {
+    const f = await analyticsFixture(t);
+    const at = (visitorId: string, occurredAt: string, extra: Partial<NewEvent> = {}) =>
+      newEvent(f.website.id, visitorId, { sessionId: `s-${visitorId}-${occurredAt.slice(0, 10)}`, hostname: f.website.domain, path: '/docs', country: 'US', device: 'desktop', browser: 'Chrome', os: 'Windows', occurredAt, ...extra });
+    await t.app.events.write([
+      // 23:30 UTC on the 27th is the 28th in Paris (UTC+1).
+      at('v20', '2026-03-27T23:30:00.000Z'),
+      at('v20', '2026-03-28T22:59:00.000Z', { path: '/pricing' }),
+      // 23:30 UTC on the 28th is still the 29th's 00:30 in Paris; 22:30 UTC on the 29th is 00:30 on the 30th (UTC+2).
+      at('v21', '2026-03-28T23:30:00.000Z', { country: 'FR' }),
+      at('v21', '2026-03-29T22:30:00.000Z', { country: 'FR', path: '/pricing' }),
+      at('v22', '2026-03-29T21:59:00.000Z', { type: 'custom', name: 'signup', path: '/pricing' }),
+      at('v22', '2026-03-29T22:00:00.000Z', { type: 'external_link', details: { linkUrl: 'https://example.org/' } }),
+    ]);
+    // Out of order: v20 comes back on an earlier day, v21 on a later one.
+    await t.app.events.write([
+      at('v20', '2026-03-26T10:00:00.000Z', { path: '/pricing', browser: 'Firefox' }),
+      at('v21', '2026-03-31T10:00:00.000Z', { country: 'FR', path: '/' }),
+      at('v1', '2026-03-30T08:00:00.000Z', { path: '/' }),
+      newEvent(f.website.id, 'v22', { type: 'custom', name: 'upgrade', source: 'api', sessionId: null, hostname: null, path: null, country: 'US', occurredAt: '2026-03-31T09:00:00.000Z' }),
+    ]);
+    const payment = (visitorId: string, occurredAt: string, amountMinor: number) => ({
+      id: newId(), website_id: f.website.id, transaction_id: `tx-${newId()}`, amount_minor: amountMinor, currency: 'USD', visitor_id: visitorId,
+      email: null, renewal: false, refunded: false, occurred_at: occurredAt, created_at: occurredAt,
+    });
+    await t.db.insertInto('payments').values([payment('v21', '2026-03-29T23:00:00.000Z', 1500), payment('v20', '2026-03-26T11:00:00.000Z', 700)]).execute();
+    return f;
+  }
+
+  /** Every event breakdown over these local days and pages equals the raw read of the same range. */
+  async function expectDaysEqualRaw(websiteId: string, zone: string, ranges: [string, string][]) {
+    for (const [first, last] of ranges) {
+      const scope = daysScope(websiteId, zone, first, last);
+      for (const kind of EVENT_BREAKDOWNS) {
+        for (const page of PAGES) {
+          const raw = await store().breakdown(kind, { ...scope, wholeDays: null }, page, MONEY);
+          const days = await store().breakdown(kind, scope, page, MONEY);
+          expect(days, `${kind} ${first}..${last} ${JSON.stringify(page)}`).toEqual(raw);
+        }
+      }
+    }
+  }
+
+  const LAST_DAY = '2026-03-31';
+  const RANGES: [string, string][] = [
+    ['2026-03-01', LAST_DAY],
+    ['2026-03-28', LAST_DAY],
+    ['2026-03-29', '2026-04-02'],
+    ['2026-03-30', LAST_DAY],
+    [LAST_DAY, LAST_DAY],
+    ['2026-04-01', '2026-04-30'],
+  ];
+
+  it('answers every event breakdown over days reaching the last one exactly as the raw events do', async () => {
+    const f = await website();
+    await expectDaysEqualRaw(f.website.id, 'Europe/Paris', RANGES);
+    const pages = await store().breakdown('pages', daysScope(f.website.id, 'Europe/Paris', '2026-03-28', LAST_DAY), PAGES[0]!, MONEY);
+    // v20 (28th), v21 (30th, in Paris) and v20's earlier visit on the 26th, outside the range.
+    expect(pages.rows.find((row) => row.keys.path === '/pricing')).toMatchObject({ visitors: 2, pageviews: 2, revenueMinor: 1500 });
+  });
+
+  it('reads the day rollups when the range reaches the last day, and the raw events when it ends before', async () => {
+    const f = await website();
+    const id = f.website.id;
+    const read = (scope: StatsScope, kind: Breakdown = 'countries'): Promise<RowsPage<BreakdownRow>> => store().breakdown(kind, scope, PAGES[0]!, MONEY);
+    const reaching = daysScope(id, 'Europe/Paris', '2026-03-28', LAST_DAY);
+    const before = daysScope(id, 'Europe/Paris', '2026-03-01', '2026-03-30');
+    const [reachingBefore, beforeBefore] = [await read(reaching), await read(before)];
+    // Skew the rollups: a read that uses them changes, the raw one does not.
+    await t.db.updateTable('breakdown_days').set({ events: 1000 }).where('website_id', '=', id).where('breakdown', '=', 'countries').where('day', '=', LAST_DAY).execute();
+    await t.db.updateTable('breakdown_last_days').set({ visitors: 1000 }).where('website_id', '=', id).where('breakdown', '=', 'countries').where('day', '=', LAST_DAY).execute();
+    const skewed = await read(reaching);
+    expect(skewed).not.toEqual(reachingBefore);
+    expect(skewed.rows[0]!.visitors).toBeGreaterThan(1000);
+    expect(await read(before)).toEqual(beforeBefore);
+  });
+
+  it('keeps the day rollups equal to a rebuild across ingestion, a goal delete, a change of zone and the migration', async () => {
+    const f = await website();
+    const id = f.website.id;
+    const ingested = await dayRows(t.db, id);
+    expect(ingested.days.length).toBeGreaterThan(0);
+    expect(ingested.visitors.every((row) => row.includes('"last_day"'))).toBe(true);
+    await t.db.transaction().execute((trx) => rebuildBreakdownRollups(trx, id));
+    expect(await dayRows(t.db, id)).toEqual(ingested);
+
+    // v22's upgrade was its only event on the 31st: its last day under US goes back to the 30th (Paris).
+    const deleted = await t.request('DELETE', '/api/v1/goals', { token: f.owner.token, query: { websiteId: id, name: 'upgrade' } });
+    expect(deleted.status).toBe(200);
+    const repaired = await dayRows(t.db, id);
+    expect(repaired).not.toEqual(ingested);
+    await t.db.transaction().execute((trx) => rebuildBreakdownRollups(trx, id));
+    expect(await dayRows(t.db, id)).toEqual(repaired);
+    await expectDaysEqualRaw(id, 'Europe/Paris', RANGES);
+
+    // In Los Angeles, 23:30 UTC on the 27th is still the 27th.
+    const moved = await t.request('PUT', `/api/v1/admin/websites/${id}`, { token: f.owner.token, body: { timezone: 'America/Los_Angeles' } });
+    expect(moved.status, moved.raw).toBe(200);
+    const zoned = await dayRows(t.db, id);
+    expect(zoned.days.some((row) => row.includes('"2026-03-27"'))).toBe(true);
+    await t.db.transaction().execute((trx) => rebuildBreakdownRollups(trx, id));
+    expect(await dayRows(t.db, id)).toEqual(zoned);
+    await expectDaysEqualRaw(id, 'America/Los_Angeles', [['2026-03-27', LAST_DAY], ['2026-03-02', LAST_DAY]]);
+
+    const migration = breakdownDays(engine);
+    const untyped = t.db as unknown as Kysely<unknown>;
+    await migration.down(untyped);
+    await migration.up(untyped);
+    expect(await dayRows(t.db, id)).toEqual(zoned);
+  });
+
+  it('serves the route over whole days as over the same range read raw', async () => {
+    const f = await website();
+    const query = { websiteId: f.website.id, startAt: '2026-03-28', endAt: LAST_DAY };
+    const days = await t.request('GET', '/api/v1/analytics/pages', { token: f.owner.token, query });
+    expect(days.status, days.raw).toBe(200);
+    // The same range a millisecond short of the last midnight (endAt is included) is not whole days: read raw.
+    const end = new Date(Date.parse(utc('2026-04-01', 'Europe/Paris')) - 2).toISOString();
+    const raw = await t.request('GET', '/api/v1/analytics/pages', { token: f.owner.token, query: { ...query, startAt: utc('2026-03-28', 'Europe/Paris'), endAt: end } });
+    expect(raw.status, raw.raw).toBe(200);
+    expect(days.body.data).toEqual(raw.body.data);
+    expect(days.body.data.length).toBeGreaterThan(1);
+  });
+});
+
+it('finds each offset change of a zone to the millisecond', () => {
+  const march = Date.parse('2026-03-01T00:00:00.000Z');
+  const november = Date.parse('2026-11-30T00:00:00.000Z');
+  expect(offsetPeriods('Europe/Paris', march, november)).toEqual([
+    { from: null, seconds: 3600 },
+    { from: Date.parse('2026-03-29T01:00:00.000Z'), seconds: 7200 },
+    { from: Date.parse('2026-10-25T01:00:00.000Z'), seconds: 3600 },
+  ]);
+  expect(offsetPeriods('Asia/Kolkata', march, november)).toEqual([{ from: null, seconds: 19800 }]);
+});
