@@ -6,8 +6,7 @@ import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-roll
 import { offsetPeriods } from '../src/modules/analytics/local-day-sql.ts';
 import { startOfLocalDay } from '../src/modules/analytics/zoned-time.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { type Breakdown, type RowsPage, type BreakdownRow } from '../src/modules/stats/event-store.ts';
-import { EVENT_BREAKDOWNS } from '../src/modules/stats/sql/breakdown-keys-sql.ts';
+import { BREAKDOWNS, type Breakdown, type RowsPage, type BreakdownRow } from '../src/modules/stats/event-store.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { wholeDaysOf } from '../src/modules/stats/whole-days.ts';
@@ -17,12 +16,13 @@ import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
 
-// An event breakdown without filters over whole local days of the website, up to its last day
-// with data, reads breakdown_days (pageviews and events per key and day) and breakdown_last_days
-// (visitors per key by their last day under it) instead of the raw events. It must say exactly
-// what the raw read says, revenue and paging included, across midnights and a daylight-saving
-// change of the website's zone, events that arrive out of order, a server-goal delete and a
-// change of zone; a range that ends before the data does is read raw. Both tables must equal a
+// A breakdown without filters over whole local days of the website, up to its last day with
+// data, reads breakdown_days (pageviews and events or sessions per key and day) and
+// breakdown_last_days (visitors per key by their last day under it) instead of the raw events or
+// sessions. It must say exactly what the raw read says, revenue and paging included, across
+// midnights and a daylight-saving change of the website's zone, events that arrive out of order
+// (a session that starts a day earlier, or whose entry or exit page moves), a server-goal delete
+// and a change of zone; a range that ends before the data does is read raw. Both tables must equal a
 // rebuild and migration 0019's fill.
 
 const MONEY = { currency: 'USD', includeRenewals: true };
@@ -72,8 +72,12 @@ describeEachEngine('event breakdowns over whole days, from the day rollups', (en
       at('v22', '2026-03-29T21:59:00.000Z', { type: 'custom', name: 'signup', path: '/pricing' }),
       at('v22', '2026-03-29T22:00:00.000Z', { type: 'external_link', details: { linkUrl: 'https://example.org/' } }),
     ]);
-    // Out of order: v20 comes back on an earlier day, v21 on a later one.
+    // Out of order: v20 comes back on an earlier day, v21 on a later one; v20's first session
+    // gains an earlier start, on the 27th in Paris, and another entry page, and v21's first
+    // session grows (its exit page moves).
     await t.app.events.write([
+      at('v20', '2026-03-27T22:30:00.000Z', { sessionId: 's-v20-2026-03-27', path: '/early' }),
+      at('v21', '2026-03-28T23:40:00.000Z', { sessionId: 's-v21-2026-03-28', country: 'FR', path: '/later' }),
       at('v20', '2026-03-26T10:00:00.000Z', { path: '/pricing', browser: 'Firefox' }),
       at('v21', '2026-03-31T10:00:00.000Z', { country: 'FR', path: '/' }),
       at('v1', '2026-03-30T08:00:00.000Z', { path: '/' }),
@@ -87,11 +91,11 @@ describeEachEngine('event breakdowns over whole days, from the day rollups', (en
     return f;
   }
 
-  /** Every event breakdown over these local days and pages equals the raw read of the same range. */
+  /** Every breakdown over these local days and pages equals the raw read of the same range. */
   async function expectDaysEqualRaw(websiteId: string, zone: string, ranges: [string, string][]) {
     for (const [first, last] of ranges) {
       const scope = daysScope(websiteId, zone, first, last);
-      for (const kind of EVENT_BREAKDOWNS) {
+      for (const kind of BREAKDOWNS) {
         for (const page of PAGES) {
           const raw = await store().breakdown(kind, { ...scope, wholeDays: null }, page, MONEY);
           const days = await store().breakdown(kind, scope, page, MONEY);
@@ -111,7 +115,7 @@ describeEachEngine('event breakdowns over whole days, from the day rollups', (en
     ['2026-04-01', '2026-04-30'],
   ];
 
-  it('answers every event breakdown over days reaching the last one exactly as the raw events do', async () => {
+  it('answers every breakdown over days reaching the last one exactly as the raw events and sessions do', async () => {
     const f = await website();
     await expectDaysEqualRaw(f.website.id, 'Europe/Paris', RANGES);
     const pages = await store().breakdown('pages', daysScope(f.website.id, 'Europe/Paris', '2026-03-28', LAST_DAY), PAGES[0]!, MONEY);
@@ -122,17 +126,19 @@ describeEachEngine('event breakdowns over whole days, from the day rollups', (en
   it('reads the day rollups when the range reaches the last day, and the raw events when it ends before', async () => {
     const f = await website();
     const id = f.website.id;
-    const read = (scope: StatsScope, kind: Breakdown = 'countries'): Promise<RowsPage<BreakdownRow>> => store().breakdown(kind, scope, PAGES[0]!, MONEY);
     const reaching = daysScope(id, 'Europe/Paris', '2026-03-28', LAST_DAY);
     const before = daysScope(id, 'Europe/Paris', '2026-03-01', '2026-03-30');
-    const [reachingBefore, beforeBefore] = [await read(reaching), await read(before)];
-    // Skew the rollups: a read that uses them changes, the raw one does not.
-    await t.db.updateTable('breakdown_days').set({ events: 1000 }).where('website_id', '=', id).where('breakdown', '=', 'countries').where('day', '=', LAST_DAY).execute();
-    await t.db.updateTable('breakdown_last_days').set({ visitors: 1000 }).where('website_id', '=', id).where('breakdown', '=', 'countries').where('day', '=', LAST_DAY).execute();
-    const skewed = await read(reaching);
-    expect(skewed).not.toEqual(reachingBefore);
-    expect(skewed.rows[0]!.visitors).toBeGreaterThan(1000);
-    expect(await read(before)).toEqual(beforeBefore);
+    for (const kind of ['countries', 'referrers'] as Breakdown[]) {
+      const read = (scope: StatsScope): Promise<RowsPage<BreakdownRow>> => store().breakdown(kind, scope, PAGES[0]!, MONEY);
+      const [reachingBefore, beforeBefore] = [await read(reaching), await read(before)];
+      // Skew the rollups: a read that uses them changes, the raw one does not.
+      await t.db.updateTable('breakdown_days').set({ events: 1000 }).where('website_id', '=', id).where('breakdown', '=', kind).where('day', '=', LAST_DAY).execute();
+      await t.db.updateTable('breakdown_last_days').set({ visitors: 1000 }).where('website_id', '=', id).where('breakdown', '=', kind).where('day', '=', LAST_DAY).execute();
+      const skewed = await read(reaching);
+      expect(skewed, kind).not.toEqual(reachingBefore);
+      expect(skewed.rows[0]!.visitors, kind).toBeGreaterThan(1000);
+      expect(await read(before), kind).toEqual(beforeBefore);
+    }
   });
 
   it('keeps the day rollups equal to a rebuild across ingestion, a goal delete, a change of zone and the migration', async () => {

@@ -12,7 +12,7 @@ import { SESSION_BREAKDOWNS } from '../../modules/stats/sql/breakdown-keys-sql.t
 export function sessionBreakdownRollups(engine: Engine) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await deriveSessionBreakdownRollups(db, engine, null);
+      await deriveSessionBreakdownRollups(db, engine);
       if (engine === 'postgres') await sql`analyze breakdown_visitors, breakdown_totals`.execute(db);
     },
     async down(db: Kysely<unknown>): Promise<void> {

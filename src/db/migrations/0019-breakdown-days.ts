@@ -3,12 +3,12 @@ import type { Engine } from '../database.ts';
 import type { Database } from '../schema.ts';
 import { deleteRows } from '../../modules/analytics/breakdown-rollup-tables.ts';
 import { deriveWebsiteBreakdownRollups } from '../../modules/analytics/breakdown-rollups.ts';
-import { EVENT_BREAKDOWNS } from '../../modules/stats/sql/breakdown-keys-sql.ts';
+import { BREAKDOWNS } from '../../modules/stats/event-store.ts';
 
 /**
- * The event breakdowns by local day (src/modules/analytics/breakdown-days.ts): breakdown_visitors
- * gains each row's last day, breakdown_days and breakdown_last_days are new. A website's event
- * breakdown rows are derived again from its events, in its zone, by the live derive (as 0013 and
+ * The breakdowns by local day (src/modules/analytics/breakdown-days.ts): breakdown_visitors gains
+ * each row's last day, breakdown_days and breakdown_last_days are new. A website's breakdown rows
+ * are derived again from its events and sessions, in its zone, by the live derive (as 0013 and
  * 0014 did); their counts do not change, so breakdown_profiles stays as it is.
  */
 export function breakdownDays(engine: Engine) {
@@ -34,7 +34,7 @@ export function breakdownDays(engine: Engine) {
       const live = db as Kysely<Database>;
       const websites = await live.selectFrom('websites').select(['id', 'timezone']).execute();
       for (const website of websites) {
-        await deleteRows(live, website.id, EVENT_BREAKDOWNS);
+        await deleteRows(live, website.id, BREAKDOWNS);
         await deriveWebsiteBreakdownRollups(live, website.id, website.timezone);
       }
       if (engine === 'postgres') await sql`analyze breakdown_visitors, breakdown_days, breakdown_last_days`.execute(db);

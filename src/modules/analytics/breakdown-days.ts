@@ -1,12 +1,13 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { EVENT_BREAKDOWNS } from '../stats/sql/breakdown-keys-sql.ts';
+import type { Breakdown } from '../stats/event-store.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
 import { type WebsiteOffsets, offsetPeriods } from './local-day-sql.ts';
 
-// The event breakdowns by local day of the website's zone, so a breakdown over whole days that
-// reach the last day with data reads a few rows per key and day instead of every event in range:
-// - breakdown_days: per key and day, the pageviews and events of that day (a sum over days);
+// The breakdowns by local day of the website's zone (an event's day; a session's, its start's), so
+// a breakdown over whole days that reach the last day with data reads a few rows per key and day
+// instead of every event or session in range:
+// - breakdown_days: per key and day, the pageviews and events (sessions) of that day (a sum over days);
 // - breakdown_last_days: per key and day, the visitors whose last day under the key it is (the
 //   rows of breakdown_visitors by their last_day). Over days F..L, where L is at or after every
 //   last day, a visitor had the key in range exactly when their last day is F or later, so the
@@ -14,7 +15,8 @@ import { type WebsiteOffsets, offsetPeriods } from './local-day-sql.ts';
 // breakdown_visitors.last_day moves with the events (breakdown-rollup-tables.ts addKeyed); the
 // writers here move the two tables with it: ingestion adds a batch, a goal delete takes its
 // events out before they go and its visitors' rows are re-derived, a time-zone change derives
-// them again (breakdown-rollups.ts).
+// them again (breakdown-rollups.ts). A session's key can change as it grows, so the session
+// breakdowns' last days are recomputed for the batch's visitors (session-breakdown-rollups.ts).
 
 /**
  * Before `keyed` (with last_day) is added to breakdown_visitors: each visitor whose last day under
@@ -36,10 +38,13 @@ export async function moveLastDays(db: Kysely<Database>, keyed: RawBuilder<unkno
     on conflict (website_id, breakdown, day, key) do update set visitors = breakdown_last_days.visitors + excluded.visitors`.execute(db);
 }
 
-/** Before these rows of breakdown_visitors are deleted: they leave their last days' counts. */
-export async function subtractLastDays(db: Kysely<Database>, rows: RawBuilder<unknown>): Promise<void> {
+/**
+ * These rows of breakdown_visitors leave their last days' counts (sign -1: before they are
+ * deleted or their last days recomputed) or join them (sign 1: after the recompute).
+ */
+export async function countLastDays(db: Kysely<Database>, rows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
   await sql`insert into breakdown_last_days (website_id, breakdown, day, key, visitors)
-    select website_id, breakdown, last_day, key, -count(*)
+    select website_id, breakdown, last_day, key, ${sql.lit(sign)} * count(*)
     from breakdown_visitors where ${rows} and last_day is not null
     group by website_id, breakdown, last_day, key
     on conflict (website_id, breakdown, day, key) do update set visitors = breakdown_last_days.visitors + excluded.visitors`.execute(db);
@@ -63,18 +68,18 @@ export async function addEventDays(db: Kysely<Database>, dayRows: RawBuilder<unk
   }
 }
 
-/** Fills breakdown_last_days from a website's breakdown_visitors rows (the rebuild, after deriving them). */
-export async function deriveLastDays(db: Kysely<Database>, websiteId: string): Promise<void> {
+/** Fills breakdown_last_days from a website's breakdown_visitors rows of these breakdowns (the rebuild, after deriving them). */
+export async function deriveLastDays(db: Kysely<Database>, websiteId: string, kinds: readonly Breakdown[]): Promise<void> {
   await sql`insert into breakdown_last_days (website_id, breakdown, day, key, visitors)
     select website_id, breakdown, last_day, key, count(*)
-    from breakdown_visitors where website_id = ${websiteId} and ${breakdownIn(EVENT_BREAKDOWNS)} and last_day is not null
+    from breakdown_visitors where website_id = ${websiteId} and ${breakdownIn(kinds)} and last_day is not null
     group by website_id, breakdown, last_day, key`.execute(db);
 }
 
-/** Deletes a website's rows of both tables. */
-export async function deleteDayRows(db: Kysely<Database>, websiteId: string): Promise<void> {
-  await sql`delete from breakdown_days where website_id = ${websiteId}`.execute(db);
-  await sql`delete from breakdown_last_days where website_id = ${websiteId}`.execute(db);
+/** Deletes a website's rows of both tables for these breakdowns. */
+export async function deleteDayRows(db: Kysely<Database>, websiteId: string, kinds: readonly Breakdown[]): Promise<void> {
+  await sql`delete from breakdown_days where website_id = ${websiteId} and ${breakdownIn(kinds)}`.execute(db);
+  await sql`delete from breakdown_last_days where website_id = ${websiteId} and ${breakdownIn(kinds)}`.execute(db);
 }
 
 /** The zone's offsets over every stored event of the website (none: no events). */

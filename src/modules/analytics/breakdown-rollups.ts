@@ -8,10 +8,10 @@ import { BREAKDOWNS } from '../stats/event-store.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
 import { ADD_TO_TOTALS, addKeyed, breakdownIn, deleteRows, deriveKeyed, keyedRows, snapshotKeyed } from './breakdown-rollup-tables.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
-import { addEventDays, deleteDayRows, deriveLastDays, moveLastDays, subtractLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
-import { type WebsiteOffsets, eventDaySql, offsetsOf } from './local-day-sql.ts';
+import { addEventDays, countLastDays, deleteDayRows, deriveLastDays, moveLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
+import { type WebsiteOffsets, rowDaySql, offsetsOf } from './local-day-sql.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
-import { deriveSessionBreakdownRollups } from './session-breakdown-rollups.ts';
+import { deriveWebsiteSessionRollups } from './session-breakdown-rollups.ts';
 
 // Keeps the all-time event breakdowns (pages, countries, regions, cities, devices, browsers,
 // operating systems, hostnames, goals, exit clicks) as rollups, so an unfiltered all-time
@@ -76,7 +76,7 @@ interface AddOptions {
 /** Adds the events `where` keeps to both tables (new visitor rows count as visitors of their key) and to their days. */
 async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>, options: AddOptions): Promise<void> {
   const engine = engineOf(db);
-  const day = options.offsets.size > 0 ? eventDaySql(engine, options.offsets) : undefined;
+  const day = options.offsets.size > 0 ? rowDaySql(engine, options.offsets) : undefined;
   const keyed = await snapshotKeyed(db, keyedEvents(engine, where, day));
   if (options.profiles) await addKeyedToProfiles(db, keyed);
   if (day) await moveLastDays(db, keyed);
@@ -108,7 +108,7 @@ export async function subtractDeletedEvents(trx: Kysely<Database>, websiteId: st
   for (const batch of chunks(events, EVENTS_PER_STATEMENT)) {
     const offsets = offsetsOf(batch.map((e) => ({ ...e, websiteId })), new Map([[websiteId, timezone]]));
     const where = sql`e.website_id = ${websiteId} and e.id in (${sql.join(batch.map((e) => e.id))})`;
-    await addEventDays(trx, eventDayRows(engine, where, eventDaySql(engine, offsets)), -1);
+    await addEventDays(trx, eventDayRows(engine, where, rowDaySql(engine, offsets)), -1);
   }
 }
 
@@ -135,7 +135,7 @@ export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: st
   for (const chunk of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
     const rows = eventRowsOf(websiteId, chunk);
     await subtractVisitorRows(db, rows);
-    await subtractLastDays(db, rows);
+    await countLastDays(db, rows, -1);
     await sql`delete from breakdown_visitors where ${rows}`.execute(db);
     // With their rows gone, every key of theirs counts them as new visitors again.
     await addEvents(db, sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(chunk)})`, { profiles: false, offsets, newEvents: false });
@@ -153,21 +153,22 @@ export async function deriveBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine)
 }
 
 /**
- * Derives a website's event breakdown rows, with their days in `timezone`, from all its events,
- * into tables holding none of them (breakdown_visitors, breakdown_totals, breakdown_days,
- * breakdown_last_days): the rebuilds and migration 0019's fill.
+ * Derives a website's breakdown rows, with their days in `timezone`, from all its events and
+ * sessions, into tables holding none of them (breakdown_visitors, breakdown_totals,
+ * breakdown_days, breakdown_last_days): the rebuilds and migration 0019's fill.
  */
 export async function deriveWebsiteBreakdownRollups(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
   const engine = engineOf(db);
   const where = sql`e.website_id = ${websiteId}`;
   const offsets = await websiteOffsets(db, websiteId, timezone);
   if (offsets.size === 0) return;
-  const day = eventDaySql(engine, offsets);
+  const day = rowDaySql(engine, offsets);
   await deriveKeyed(db, keyedEvents(engine, where, day), websiteId, EVENT_BREAKDOWNS, true);
-  await deriveLastDays(db, websiteId);
+  await deriveLastDays(db, websiteId, EVENT_BREAKDOWNS);
   await sql`${eventDayRows(engine, where, day)}
     insert into breakdown_days (website_id, breakdown, day, key, pageviews, events)
     select website_id, breakdown, day, key, pageviews, events from day_rows`.execute(db);
+  await deriveWebsiteSessionRollups(db, websiteId, offsets);
 }
 
 /**
@@ -178,18 +179,17 @@ export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: s
   const timezone = await timezoneOf(db, websiteId);
   if (timezone === undefined) return;
   await deleteRows(db, websiteId, BREAKDOWNS);
-  await deleteDayRows(db, websiteId);
+  await deleteDayRows(db, websiteId, BREAKDOWNS);
   await deriveWebsiteBreakdownRollups(db, websiteId, timezone);
-  await deriveSessionBreakdownRollups(db, engineOf(db), websiteId);
   await rebuildBreakdownProfiles(db, websiteId, BREAKDOWNS);
 }
 
 /**
- * After the website's zone changed (in the update's transaction): its event breakdown rows with
- * their days in the new zone. The rows' counts do not change, so breakdown_profiles stays.
+ * After the website's zone changed (in the update's transaction): its breakdown rows with their
+ * days in the new zone. The rows' counts do not change, so breakdown_profiles stays.
  */
 export async function rebuildBreakdownDays(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
-  await deleteRows(db, websiteId, EVENT_BREAKDOWNS);
-  await deleteDayRows(db, websiteId);
+  await deleteRows(db, websiteId, BREAKDOWNS);
+  await deleteDayRows(db, websiteId, BREAKDOWNS);
   await deriveWebsiteBreakdownRollups(db, websiteId, timezone);
 }

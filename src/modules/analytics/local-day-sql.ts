@@ -58,13 +58,26 @@ export function localDaySql(engine: Engine, column: RawBuilder<unknown>, periods
 /** What the local day of an event needs: per website, its time zone's offsets over the events' span. */
 export type WebsiteOffsets = Map<string, OffsetPeriod[]>;
 
-/** The local day of each event `e` in its own website's zone (the websites of `offsets` only). */
-export function eventDaySql(engine: Engine, offsets: WebsiteOffsets): RawBuilder<string> {
-  const column = sql.ref('e.occurred_at');
+/**
+ * The local day of each row's instant in its own website's zone (the websites of `offsets` only):
+ * an event's `e.occurred_at` by default, a session's `s.started_at` with `row` 's'.
+ */
+export function rowDaySql(engine: Engine, offsets: WebsiteOffsets, row: 'e' | 's' = 'e'): RawBuilder<string> {
+  const column = sql.ref(row === 'e' ? 'e.occurred_at' : 's.started_at');
   const entries = [...offsets];
   if (entries.length === 1) return localDaySql(engine, column, entries[0]![1]);
   const whens = entries.map(([websiteId, periods]) => sql`when ${websiteId} then ${localDaySql(engine, column, periods)}`);
-  return sql<string>`(case e.website_id ${sql.join(whens, sql` `)} end)`;
+  return sql<string>`(case ${sql.ref(`${row}.website_id`)} ${sql.join(whens, sql` `)} end)`;
+}
+
+/** Offsets per website over spans of instants (ms), given each website's zone. */
+export function offsetsOver(spans: Map<string, { first: number; last: number }>, timezones: Map<string, string>): WebsiteOffsets {
+  const offsets: WebsiteOffsets = new Map();
+  for (const [websiteId, span] of spans) {
+    const timezone = timezones.get(websiteId);
+    if (timezone !== undefined) offsets.set(websiteId, offsetPeriods(timezone, span.first, span.last));
+  }
+  return offsets;
 }
 
 /** Offsets per website over the instants of its events (ISO strings), given each website's zone. */
@@ -79,10 +92,5 @@ export function offsetsOf(events: { websiteId: string; occurredAt: string }[], t
       if (ms > span.last) span.last = ms;
     }
   }
-  const offsets: WebsiteOffsets = new Map();
-  for (const [websiteId, span] of spans) {
-    const timezone = timezones.get(websiteId);
-    if (timezone !== undefined) offsets.set(websiteId, offsetPeriods(timezone, span.first, span.last));
-  }
-  return offsets;
+  return offsetsOver(spans, timezones);
 }

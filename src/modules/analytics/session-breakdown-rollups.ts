@@ -5,7 +5,9 @@ import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles, subtractKeyedFromProfiles } from './breakdown-profiles.ts';
-import { addKeyed, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
+import { addKeyed, breakdownIn, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
+import { addEventDays, countLastDays, deleteDayRows, deriveLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
+import { type WebsiteOffsets, offsetsOver, rowDaySql } from './local-day-sql.ts';
 
 // Keeps the all-time session breakdowns (entry pages, exit pages, referrers, campaigns) in
 // breakdown_visitors and breakdown_totals, beside the event breakdowns: per visitor and key, that
@@ -13,22 +15,51 @@ import { addKeyed, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKe
 // pageviews; per key, its visitors, sessions and pageviews. A session's exit page and pageviews
 // change with nearly every event of it, so ingestion moves the batch's sessions set-based: their
 // rows as stored leave the rollups before the sessions' upsert, and their rows as upserted join
-// them after it (`followSessionUpsert`), in the events' transaction. The session rebuild derives
-// a whole website again; a website deletion deletes the rows.
+// them after it (`followSessionUpsert`), in the events' transaction, and so do their start days
+// (breakdown-days.ts). The session rebuild derives a whole website again; a website deletion
+// deletes the rows.
 
 /** The sessions' columns the keys read, besides the website, visitor and pageviews. */
 const KEY_COLUMNS = [...new Set(SESSION_BREAKDOWNS.flatMap((kind) => Object.values(BREAKDOWN_SPECS[kind].keys)))];
 
+/** The sessions `where` keeps, with the local `day` of their start when given (an expression over `s`). */
+function scopedSessions(where: RawBuilder<unknown>, day?: RawBuilder<string>): RawBuilder<unknown> {
+  const columns = ['website_id', 'visitor_id', 'pageviews', ...KEY_COLUMNS].map((column) => sql.ref(column));
+  return sql`select ${sql.join(columns)}${day ? sql`, ${day} as day` : sql``} from sessions s where ${where}`;
+}
+
+/** Per session breakdown, a select over `scoped` of website, visitor, breakdown, key, pageviews and, with `day`, day. */
+function sessionBranches(engine: Engine, withDay: boolean): RawBuilder<unknown>[] {
+  return SESSION_BREAKDOWNS.map(
+    (kind) => sql`select s.website_id, s.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind, 's')} as key, s.pageviews${withDay ? sql`, s.day` : sql``} from scoped s`,
+  );
+}
+
 /**
  * `with keyed as (...)`: per website, visitor, session breakdown and key, the sessions (`events`)
- * and pageviews among the sessions that `where` keeps (over the sessions table `s`).
+ * and pageviews among the sessions that `where` keeps (over the sessions table `s`), and with
+ * `day` their latest start day as last_day.
  */
-function keyedSessions(engine: Engine, where: RawBuilder<unknown>): RawBuilder<unknown> {
-  const columns = ['website_id', 'visitor_id', 'pageviews', ...KEY_COLUMNS].map((column) => sql.ref(column));
-  const branches = SESSION_BREAKDOWNS.map(
-    (kind) => sql`select s.website_id, s.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind, 's')} as key, s.pageviews from scoped s`,
-  );
-  return keyedRows(sql`select ${sql.join(columns)} from sessions s where ${where}`, branches);
+function keyedSessions(engine: Engine, where: RawBuilder<unknown>, day?: RawBuilder<string>): RawBuilder<unknown> {
+  return keyedRows(scopedSessions(where, day), sessionBranches(engine, day !== undefined), day !== undefined);
+}
+
+/** `with ... day_rows as (...)`: per website, session breakdown, start day and key, the sessions and pageviews `where` keeps. */
+function sessionDayRows(engine: Engine, where: RawBuilder<unknown>, day: RawBuilder<string>): RawBuilder<unknown> {
+  return sql`with scoped as (${scopedSessions(where, day)}),
+    day_rows as (
+      select website_id, breakdown, day, key, sum(pageviews) as pageviews, count(*) as events
+      from (${sql.join(sessionBranches(engine, true), sql` union all `)}) k
+      group by website_id, breakdown, day, key)`;
+}
+
+/** A batch's session: its website, id and visitor, and the first and last instants of the batch's events in it. */
+export interface BatchSession {
+  websiteId: string;
+  sessionId: string;
+  visitorId: string;
+  first: string;
+  last: string;
 }
 
 /** A website's sessions by id (the ids of one batch). */
@@ -36,25 +67,70 @@ export type SessionIds = { websiteId: string; sessionId: string }[];
 
 /** `s.website_id = ? and s.session_id in (...)` per website of these sessions. */
 export function sessionsWhere(sessions: SessionIds): RawBuilder<unknown> {
-  const byWebsite = new Map<string, string[]>();
-  for (const { websiteId, sessionId } of sessions) {
-    const ids = byWebsite.get(websiteId);
-    if (ids) ids.push(sessionId);
-    else byWebsite.set(websiteId, [sessionId]);
+  return perWebsite(sessions.map(({ websiteId, sessionId }) => [websiteId, sessionId]), (websiteId, ids) => sql`(s.website_id = ${websiteId} and s.session_id in (${sql.join(ids)}))`);
+}
+
+/** The `or` of `condition` per website of these (website, value) pairs, over each website's values. */
+function perWebsite(pairs: [string, string][], condition: (websiteId: string, values: string[]) => RawBuilder<unknown>): RawBuilder<unknown> {
+  const byWebsite = new Map<string, Set<string>>();
+  for (const [websiteId, value] of pairs) {
+    const values = byWebsite.get(websiteId);
+    if (values) values.add(value);
+    else byWebsite.set(websiteId, new Set([value]));
   }
-  const conditions = [...byWebsite].map(([websiteId, ids]) => sql`(s.website_id = ${websiteId} and s.session_id in (${sql.join(ids)}))`);
-  return sql.join(conditions, sql` or `);
+  return sql`(${sql.join([...byWebsite].map(([websiteId, values]) => condition(websiteId, [...values])), sql` or `)})`;
+}
+
+/** `<alias>.website_id = ? and <alias>.visitor_id in (...)` per website of these visitors. */
+const visitorsWhere = (visitors: [string, string][], alias?: string) =>
+  perWebsite(visitors, (websiteId, ids) => sql`(${sql.ref(alias ? `${alias}.website_id` : 'website_id')} = ${websiteId} and ${sql.ref(alias ? `${alias}.visitor_id` : 'visitor_id')} in (${sql.join(ids)}))`);
+
+/**
+ * The batch's visitors (its events' and, should a session's stored visitor differ, the stored
+ * one's) and the zones' offsets over all their sessions and the batch's events, so every start day
+ * the statements compute is covered.
+ */
+async function batchVisitors(trx: Kysely<Database>, sessions: BatchSession[], timezones: Map<string, string>) {
+  const spans = new Map<string, { first: number; last: number }>();
+  const widen = (websiteId: string, first: number, last: number) => {
+    const span = spans.get(websiteId);
+    if (!span) spans.set(websiteId, { first, last });
+    else spans.set(websiteId, { first: Math.min(span.first, first), last: Math.max(span.last, last) });
+  };
+  for (const session of sessions) widen(session.websiteId, Date.parse(session.first), Date.parse(session.last));
+  const visitors = new Map<string, [string, string]>(sessions.map((s) => [`${s.websiteId} ${s.visitorId}`, [s.websiteId, s.visitorId]]));
+  const { rows } = await sql<{ website_id: string; visitor_id: string; first: unknown }>`
+    select x.website_id, x.visitor_id, min(x.started_at) as first from sessions x
+    where ${visitorsWhere([...visitors.values()], 'x')}
+      or (x.website_id, x.visitor_id) in (select s.website_id, s.visitor_id from sessions s where ${sessionsWhere(sessions)})
+    group by x.website_id, x.visitor_id`.execute(trx);
+  for (const row of rows) {
+    const first = row.first instanceof Date ? row.first.getTime() : Date.parse(String(row.first));
+    widen(row.website_id, first, first);
+    visitors.set(`${row.website_id} ${row.visitor_id}`, [row.website_id, row.visitor_id]);
+  }
+  return { visitors: [...visitors.values()], offsets: offsetsOver(spans, timezones) };
 }
 
 /**
  * Runs the upsert of these sessions with their rollup rows moved around it: the rows of the
  * sessions as stored go out before it, the rows of the sessions as upserted come in after it.
  * A new session has no rows to take out. breakdown_profiles follows both moves for the visitors
- * steady after the batch (visitor_totals is updated first). In the events' transaction.
+ * steady after the batch (visitor_totals is updated first). breakdown_days follows the same two
+ * moves; a session's key can change as it grows, so the last days of the batch's visitors leave
+ * breakdown_last_days before, are recomputed from all their sessions after, and join it again.
+ * In the events' transaction; `timezones` holds each website's zone.
  */
-export async function followSessionUpsert(trx: Kysely<Database>, sessions: SessionIds, upsert: () => Promise<unknown>): Promise<void> {
+export async function followSessionUpsert(trx: Kysely<Database>, sessions: BatchSession[], timezones: Map<string, string>, upsert: () => Promise<unknown>): Promise<void> {
   if (sessions.length === 0) return;
-  const keyed = keyedSessions(engineOf(trx), sessionsWhere(sessions));
+  const engine = engineOf(trx);
+  const where = sessionsWhere(sessions);
+  const { visitors, offsets } = await batchVisitors(trx, sessions, timezones);
+  const day = rowDaySql(engine, offsets, 's');
+  const visitorRows = sql`${visitorsWhere(visitors)} and ${breakdownIn(SESSION_BREAKDOWNS)}`;
+  await countLastDays(trx, visitorRows, -1);
+  await addEventDays(trx, sessionDayRows(engine, where, day), -1);
+  const keyed = keyedSessions(engine, where);
   const stored = await snapshotKeyed(trx, keyed);
   await subtractKeyedFromProfiles(trx, stored);
   await subtractKeyed(trx, stored);
@@ -62,20 +138,41 @@ export async function followSessionUpsert(trx: Kysely<Database>, sessions: Sessi
   const upserted = await snapshotKeyed(trx, keyed);
   await addKeyedToProfiles(trx, upserted);
   await addKeyed(trx, upserted);
+  await addEventDays(trx, sessionDayRows(engine, where, day), 1);
+  await sql`${keyedSessions(engine, visitorsWhere(visitors, 's'), day)}
+    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events, last_day)
+    select website_id, visitor_id, breakdown, key, 0, 0, last_day from keyed where true
+    on conflict (website_id, visitor_id, breakdown, key) do update set last_day = excluded.last_day`.execute(trx);
+  await countLastDays(trx, visitorRows, 1);
 }
 
 /**
- * Derives the session breakdowns' rows of both tables from the stored sessions of one website, or
- * of all of them, into tables holding none of those rows: migration 0014's fill.
+ * Derives the session breakdowns' rows of both tables from the stored sessions of all websites,
+ * into tables holding none of those rows: migration 0014's fill, from before the rows had days.
  */
-export async function deriveSessionBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine, websiteId: string | null): Promise<void> {
-  const website = websiteId === null ? sql`true` : sql`s.website_id = ${websiteId}`;
-  await deriveKeyed(db, keyedSessions(engine, website), websiteId, SESSION_BREAKDOWNS);
+export async function deriveSessionBreakdownRollups<DB>(db: Kysely<DB>, engine: Engine): Promise<void> {
+  await deriveKeyed(db, keyedSessions(engine, sql`true`), null, SESSION_BREAKDOWNS);
 }
 
-/** Replaces a website's session breakdown rows, and their profiles, with ones derived from its sessions (after a session rebuild). */
+/** Derives a website's session breakdown rows with their start days (offsets over its events) into tables holding none of them. */
+export async function deriveWebsiteSessionRollups(db: Kysely<Database>, websiteId: string, offsets: WebsiteOffsets): Promise<void> {
+  const engine = engineOf(db);
+  const where = sql`s.website_id = ${websiteId}`;
+  const day = rowDaySql(engine, offsets, 's');
+  await deriveKeyed(db, keyedSessions(engine, where, day), websiteId, SESSION_BREAKDOWNS, true);
+  await deriveLastDays(db, websiteId, SESSION_BREAKDOWNS);
+  await sql`${sessionDayRows(engine, where, day)}
+    insert into breakdown_days (website_id, breakdown, day, key, pageviews, events)
+    select website_id, breakdown, day, key, pageviews, events from day_rows`.execute(db);
+}
+
+/** Replaces a website's session breakdown rows, their days and their profiles with ones derived from its sessions (after a session rebuild). */
 export async function rebuildSessionBreakdownRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
+  const timezone = await timezoneOf(db, websiteId);
+  if (timezone === undefined) return;
   await deleteRows(db, websiteId, SESSION_BREAKDOWNS);
-  await deriveSessionBreakdownRollups(db, engineOf(db), websiteId);
+  await deleteDayRows(db, websiteId, SESSION_BREAKDOWNS);
+  const offsets = await websiteOffsets(db, websiteId, timezone);
+  if (offsets.size > 0) await deriveWebsiteSessionRollups(db, websiteId, offsets);
   await rebuildBreakdownProfiles(db, websiteId, SESSION_BREAKDOWNS);
 }

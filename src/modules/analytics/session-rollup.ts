@@ -123,12 +123,12 @@ export function sessionTuples(events: RecordedEvent[]): SessionTuple[] {
 
 /**
  * The batch's sessions upserted, with the session breakdowns' rollups and the visitors' session
- * counts (visitor_totals, upserted before) following them.
+ * counts (visitor_totals, upserted before) following them; `timezones` holds each website's zone.
  */
-export async function updateSessions(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
+export async function updateSessions(trx: Kysely<Database>, events: RecordedEvent[], timezones: Map<string, string>): Promise<void> {
   for (const rows of chunks(sessionTuples(events), ROWS_PER_INSERT)) {
-    const ids = rows.map(([websiteId, sessionId]) => ({ websiteId, sessionId }));
-    await followSessionUpsert(trx, ids, async () => {
+    const ids = rows.map(([websiteId, sessionId, visitorId, first, last]) => ({ websiteId, sessionId, visitorId, first, last }));
+    await followSessionUpsert(trx, ids, timezones, async () => {
       await addSessionTotals(trx, sessionsWhere(ids), -1);
       await upsertSessions.all(trx, rows);
       await addSessionTotals(trx, sessionsWhere(ids), 1);

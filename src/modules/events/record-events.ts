@@ -98,7 +98,7 @@ export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], ef
     for (const [websiteId, visitorIds] of visitors) await profileTotalsOut(trx, websiteId, visitorIds);
     // Before the breakdown rollups: breakdown_profiles follows the visitors' attributes as updated.
     await updateVisitorTotals(trx, recorded);
-    await updateSessions(trx, recorded);
+    await updateSessions(trx, recorded, timezones);
     await updateBreakdownRollups(trx, recorded, timezones);
     for (const [websiteId, visitorIds] of visitors) await profileTotalsIn(trx, websiteId, visitorIds);
   }

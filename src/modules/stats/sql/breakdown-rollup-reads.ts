@@ -11,8 +11,8 @@ import { num, pageTotal } from './scope-sql.ts';
 // An all-time breakdown without filters, read from its rollup (breakdown_totals and
 // breakdown_visitors, kept by src/modules/analytics/breakdown-rollups.ts): the rows the raw
 // read would give, from one row per key, and each key's revenue from one row per payment.
-// An event breakdown without filters over whole local days of the website that reach its last
-// day with data reads the day rollups instead (breakdown_days, breakdown_last_days, kept by
+// A breakdown without filters over whole local days of the website that reach its last day with
+// data reads the day rollups instead (breakdown_days, breakdown_last_days, kept by
 // src/modules/analytics/breakdown-days.ts): one row per key and day.
 
 /** One row per key, sorted as the raw read sorts (visitors, events, then each key value, unknown last). */

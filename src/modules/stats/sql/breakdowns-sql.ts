@@ -18,8 +18,8 @@ import { variedVisitors } from './steady-split-sql.ts';
 // is what its visitors paid in the range, each payment counted once per row. All time, every
 // breakdown reads its rollup instead: without filters the whole (breakdown-rollup-reads.ts), with
 // filters on visitor attributes alone the matching profiles (breakdown-profile-reads.ts). Over
-// whole days of the website up to its latest data, an event breakdown without filters reads
-// its day rollups (breakdown-rollup-reads.ts).
+// whole days of the website up to its latest data, a breakdown without filters reads its day
+// rollups (breakdown-rollup-reads.ts).
 
 
 const alias = (spec: BreakdownSpec) => (spec.from === 'events' ? 'e' : 's');
@@ -69,7 +69,7 @@ async function keyedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScop
     return { rows, total, revenue: rows.length > 0 ? await rolledUpRevenue(db, kind, scope, money) : noRevenue };
   }
   const days = scope.wholeDays;
-  if (scope.range !== null && scope.filters.length === 0 && spec.from === 'events' && days && days !== 'all') {
+  if (scope.range !== null && scope.filters.length === 0 && days && days !== 'all') {
     const found = await dayRolledUpRows(db, kind, scope, days, page);
     if (found) return { ...found, revenue: found.rows.length > 0 ? await dayRolledUpRevenue(db, kind, scope, days.first, money) : noRevenue };
   }
