@@ -98,6 +98,7 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
       base,
       headers,
       websiteId,
+      timezone: TIMEZONE,
       funnelId,
       serverPid: sightline.child.pid,
       seconds: options.seconds,

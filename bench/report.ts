@@ -110,14 +110,15 @@ export function printReport(report: Report): void {
 }
 
 const READ_COLUMNS = ['engine', 'read', 'filtered', 'p50 ms', 'p99 ms', 'requests', 'target'];
-const READ_WIDTHS = [9, 40, 9, 8, 8, 9, 7];
+// 'filtered': yes, no, or '30 days' (unfiltered, over the last 30 whole days).
+const READ_WIDTHS = [9, 40, 10, 8, 8, 9, 7];
 
 /** ClickHouse's own target: overview and every breakdown at p50 <= 500 ms over 100 M events. */
 function printClickHouse(result: ClickHouseBenchResult): void {
   console.log('');
   console.log(`clickhouse: ${result.events} events written in ${result.seedSeconds.toFixed(1)} s, ${(result.bytesOnDisk / 2 ** 30).toFixed(2)} GiB on disk`);
   printWebsiteApi('clickhouse', result.events, result.websiteApi);
-  const targeted = result.websiteApi.reads.filter((read) => !read.path.includes('/funnels/') && !read.path.startsWith('/api/v1/visitors'));
+  const targeted = result.websiteApi.reads.filter((read) => !read.lastDays && !read.path.includes('/funnels/') && !read.path.startsWith('/api/v1/visitors'));
   const met = targeted.filter((read) => read.requests > 0 && read.p50Ms <= TARGETS.clickhouseP50Ms).length;
   console.log(`clickhouse: ${met} of ${targeted.length} overview and breakdown reads (filtered and not) at p50 <= ${TARGETS.clickhouseP50Ms} ms: ${verdict(met === targeted.length)}`);
 }
@@ -129,11 +130,14 @@ function printWebsiteApi(engine: string, events: number, result: WebsiteApiResul
   const within = (read: WebsiteApiResult['reads'][number]) => read.requests > 0 && read.p50Ms <= TARGETS.readP50Ms && read.p99Ms <= TARGETS.readP99Ms;
   for (const read of result.reads) {
     const ok = within(read);
-    const cells = [engine, read.path.split('?')[0]!.replace('/api/v1/', ''), read.filtered ? 'yes' : 'no', read.p50Ms.toFixed(1), read.p99Ms.toFixed(1), String(read.requests), verdict(ok)];
+    const params = read.lastDays ? '30 days' : read.filtered ? 'yes' : 'no';
+    const cells = [engine, read.path.split('?')[0]!.replace('/api/v1/', ''), params, read.p50Ms.toFixed(1), read.p99Ms.toFixed(1), String(read.requests), verdict(ok)];
     console.log(row(cells, READ_WIDTHS));
   }
-  const met = result.reads.filter(within).length;
-  console.log(`${engine}: ${met} of ${result.reads.length} reads within p50 <= ${TARGETS.readP50Ms} ms and p99 <= ${TARGETS.readP99Ms} ms`);
+  const defaults = result.reads.filter((read) => !read.lastDays);
+  const lastDays = result.reads.filter((read) => read.lastDays);
+  console.log(`${engine}: ${defaults.filter(within).length} of ${defaults.length} reads within p50 <= ${TARGETS.readP50Ms} ms and p99 <= ${TARGETS.readP99Ms} ms`);
+  console.log(`${engine}: over the last 30 whole days (unfiltered), ${lastDays.filter(within).length} of ${lastDays.length} reads within the same target`);
   const { hammer, healthz, admin } = result.stall;
   console.log(
     `${engine}: while 4 clients hammer a filtered breakdown (${hammer.requests} answered, ${hammer.reqPerSec.toFixed(2)} req/s): ` +

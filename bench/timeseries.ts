@@ -103,6 +103,7 @@ export async function benchTimeseries(engine: Engine, database: BenchDatabase, o
         base,
         headers,
         websiteId,
+        timezone: TIMEZONE,
         funnelId,
         serverPid: sightline.child.pid,
         seconds: options.websiteApi.seconds,

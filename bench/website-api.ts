@@ -1,9 +1,11 @@
+import { DateTime } from 'luxon';
 import { BREAKDOWNS } from '../src/modules/stats/event-store.ts';
 import { type LoadResult, load } from './load.ts';
 
 // The website API's reads over the time-series website (a million synthetic events over 30
 // days by default): each read's latency with one client at a time, unfiltered and with two
-// filters, then whether long reads stall the server: four clients hammer breakdowns while one
+// filters (each route's default range), and the overview and breakdowns over the last 30 whole
+// days (the dashboard's default view), then whether long reads stall the server: four clients hammer breakdowns while one
 // client each measures /healthz and an admin read.
 
 export const READ_FILTERS = 'filter_country=US&filter_device=desktop';
@@ -12,6 +14,8 @@ export const READ_FILTERS = 'filter_country=US&filter_device=desktop';
 export interface ReadLatency {
   path: string;
   filtered: boolean;
+  /** Over the last 30 whole days of the website (the dashboard's default view) instead of the route's default range. */
+  lastDays: boolean;
   p50Ms: number;
   p99Ms: number;
   requests: number;
@@ -33,6 +37,8 @@ export interface WebsiteApiOptions {
   base: string;
   headers: Record<string, string>;
   websiteId: string;
+  /** The website's zone, for the last 30 whole days. */
+  timezone: string;
   funnelId: string;
   serverPid: number | undefined;
   seconds: number;
@@ -53,18 +59,22 @@ export async function createBenchFunnel(call: Call, base: string, headers: Recor
   return (JSON.parse(funnel.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
 }
 
-function readPaths(websiteId: string, funnelId: string): { path: string; filtered: boolean }[] {
+/** The last 30 local days of `timezone`, today included, as the dashboard asks for them. */
+export function last30Days(timezone: string): string {
+  const today = DateTime.now().setZone(timezone).startOf('day');
+  return `startAt=${today.minus({ days: 29 }).toISODate()}&endAt=${today.toISODate()}`;
+}
+
+function readPaths(websiteId: string, funnelId: string, timezone: string): { path: string; filtered: boolean; lastDays: boolean }[] {
   const site = `websiteId=${websiteId}`;
-  const plain = [
-    '/api/v1/analytics/overview',
-    ...BREAKDOWNS.map((kind) => `/api/v1/analytics/${kind}`),
-    `/api/v1/analytics/funnels/${funnelId}`,
-    '/api/v1/visitors',
-  ];
-  return plain.flatMap((path) => [
-    { path: `${path}?${site}`, filtered: false },
-    { path: `${path}?${site}&${READ_FILTERS}`, filtered: true },
+  const breakdowns = BREAKDOWNS.map((kind) => `/api/v1/analytics/${kind}`);
+  const plain = ['/api/v1/analytics/overview', ...breakdowns, `/api/v1/analytics/funnels/${funnelId}`, '/api/v1/visitors'];
+  const defaults = plain.flatMap((path) => [
+    { path: `${path}?${site}`, filtered: false, lastDays: false },
+    { path: `${path}?${site}&${READ_FILTERS}`, filtered: true, lastDays: false },
   ]);
+  const lastDays = ['/api/v1/analytics/overview', ...breakdowns].map((path) => ({ path: `${path}?${site}&${last30Days(timezone)}`, filtered: false, lastDays: true }));
+  return [...defaults, ...lastDays];
 }
 
 /** Sequential requests for `seconds`, and at least MIN_SAMPLES of them: reads may take seconds. */
@@ -75,7 +85,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function sample(url: string, headers: Record<string, string>, seconds: number): Promise<Omit<ReadLatency, 'path' | 'filtered'>> {
+async function sample(url: string, headers: Record<string, string>, seconds: number): Promise<Omit<ReadLatency, 'path' | 'filtered' | 'lastDays'>> {
   await (await fetch(url, { headers })).arrayBuffer(); // warm-up: plans, caches
   const times: number[] = [];
   let failed = 0;
@@ -112,9 +122,9 @@ async function hammer(url: string, headers: Record<string, string>, seconds: num
 
 export async function benchWebsiteApi(options: WebsiteApiOptions): Promise<WebsiteApiResult> {
   const reads: ReadLatency[] = [];
-  for (const { path, filtered } of readPaths(options.websiteId, options.funnelId)) {
+  for (const { path, filtered, lastDays } of readPaths(options.websiteId, options.funnelId, options.timezone)) {
     const result = await sample(`${options.base}${path}`, options.headers, options.seconds);
-    reads.push({ path: path.replace(/websiteId=\w+&?/, '').replace(/\?$/, ''), filtered, ...result });
+    reads.push({ path: path.replace(/websiteId=\w+&?/, '').replace(/\?$/, ''), filtered, lastDays, ...result });
     console.error(`  ${path.slice(0, 90)}: p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms`);
   }
   const seconds = Math.max(options.seconds * 2, 5);
