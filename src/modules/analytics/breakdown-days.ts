@@ -51,10 +51,10 @@ export async function countLastDays(db: Kysely<Database>, rows: RawBuilder<unkno
 }
 
 /**
- * Adds (sign 1) or takes out (sign -1) the events `dayRows` groups (a `with ... day_rows as (...)`
+ * Adds (sign 1) or takes out (sign -1) the events or sessions `dayRows` groups (a `with ... day_rows as (...)`
  * of website, breakdown, day, key, pageviews and events) to breakdown_days.
  */
-export async function addEventDays(db: Kysely<Database>, dayRows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
+export async function addDayRows(db: Kysely<Database>, dayRows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
   await sql`${dayRows}
     insert into breakdown_days (website_id, breakdown, day, key, pageviews, events)
     select website_id, breakdown, day, key, ${sql.lit(sign)} * pageviews, ${sql.lit(sign)} * events from day_rows where true

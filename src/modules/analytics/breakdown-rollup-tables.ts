@@ -31,6 +31,19 @@ export function keyedRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unkn
 }
 
 /**
+ * `with scoped as (...), day_rows as (...)`: per website, breakdown, day and key, the summed
+ * `pageviews` and the rows (`events`) of `branches` (selects over `scoped` as for keyedRows, with
+ * `day`), for breakdown_days.
+ */
+export function dayRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return sql`with scoped as (${scoped}),
+    day_rows as (
+      select website_id, breakdown, day, key, sum(pageviews) as pageviews, count(*) as events
+      from (${sql.join(branches, sql` union all `)}) k
+      group by website_id, breakdown, day, key)`;
+}
+
+/**
  * `keyed` (a `with ... keyed as (...)`) as a snapshot a batch's statements can read several times:
  * on SQLite the rows are computed once into a temporary table of the connection (each statement
  * would otherwise compute the CTE again: three to four times per batch and kind), and the

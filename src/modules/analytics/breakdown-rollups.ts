@@ -6,9 +6,9 @@ import { chunks } from '../../lib/chunks.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { BREAKDOWNS } from '../stats/event-store.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
-import { ADD_TO_TOTALS, addKeyed, breakdownIn, deleteRows, deriveKeyed, keyedRows, snapshotKeyed } from './breakdown-rollup-tables.ts';
+import { ADD_TO_TOTALS, addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed } from './breakdown-rollup-tables.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
-import { addEventDays, countLastDays, deleteDayRows, deriveLastDays, moveLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
+import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, moveLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
 import { type WebsiteOffsets, rowDaySql, offsetsOf } from './local-day-sql.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
 import { deriveWebsiteSessionRollups } from './session-breakdown-rollups.ts';
@@ -57,11 +57,7 @@ export function keyedEvents(engine: Engine, where: RawBuilder<unknown>, day?: Ra
 
 /** `with ... day_rows as (...)`: per website, breakdown, local day and key, the pageviews and events `where` keeps. */
 function eventDayRows(engine: Engine, where: RawBuilder<unknown>, day: RawBuilder<string>): RawBuilder<unknown> {
-  return sql`with scoped as (${scopedEvents(where, day)}),
-    day_rows as (
-      select website_id, breakdown, day, key, sum(pageviews) as pageviews, count(*) as events
-      from (${sql.join(eventBranches(engine, true), sql` union all `)}) k
-      group by website_id, breakdown, day, key)`;
+  return dayRows(scopedEvents(where, day), eventBranches(engine, true));
 }
 
 interface AddOptions {
@@ -81,7 +77,7 @@ async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>, optio
   if (options.profiles) await addKeyedToProfiles(db, keyed);
   if (day) await moveLastDays(db, keyed);
   await addKeyed(db, keyed);
-  if (day && options.newEvents) await addEventDays(db, eventDayRows(engine, where, day), 1);
+  if (day && options.newEvents) await addDayRows(db, eventDayRows(engine, where, day), 1);
 }
 
 /** Events per statement: the id list is bound once (a CTE), well under both engines' parameter limits. */
@@ -108,7 +104,7 @@ export async function subtractDeletedEvents(trx: Kysely<Database>, websiteId: st
   for (const batch of chunks(events, EVENTS_PER_STATEMENT)) {
     const offsets = offsetsOf(batch.map((e) => ({ ...e, websiteId })), new Map([[websiteId, timezone]]));
     const where = sql`e.website_id = ${websiteId} and e.id in (${sql.join(batch.map((e) => e.id))})`;
-    await addEventDays(trx, eventDayRows(engine, where, rowDaySql(engine, offsets)), -1);
+    await addDayRows(trx, eventDayRows(engine, where, rowDaySql(engine, offsets)), -1);
   }
 }
 
@@ -165,9 +161,7 @@ export async function deriveWebsiteBreakdownRollups(db: Kysely<Database>, websit
   const day = rowDaySql(engine, offsets);
   await deriveKeyed(db, keyedEvents(engine, where, day), websiteId, EVENT_BREAKDOWNS, true);
   await deriveLastDays(db, websiteId, EVENT_BREAKDOWNS);
-  await sql`${eventDayRows(engine, where, day)}
-    insert into breakdown_days (website_id, breakdown, day, key, pageviews, events)
-    select website_id, breakdown, day, key, pageviews, events from day_rows`.execute(db);
+  await addDayRows(db, eventDayRows(engine, where, day), 1);
   await deriveWebsiteSessionRollups(db, websiteId, offsets);
 }
 

@@ -5,8 +5,8 @@ import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles, subtractKeyedFromProfiles } from './breakdown-profiles.ts';
-import { addKeyed, breakdownIn, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
-import { addEventDays, countLastDays, deleteDayRows, deriveLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
+import { addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
+import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
 import { type WebsiteOffsets, offsetsOver, rowDaySql } from './local-day-sql.ts';
 
 // Keeps the all-time session breakdowns (entry pages, exit pages, referrers, campaigns) in
@@ -46,11 +46,7 @@ function keyedSessions(engine: Engine, where: RawBuilder<unknown>, day?: RawBuil
 
 /** `with ... day_rows as (...)`: per website, session breakdown, start day and key, the sessions and pageviews `where` keeps. */
 function sessionDayRows(engine: Engine, where: RawBuilder<unknown>, day: RawBuilder<string>): RawBuilder<unknown> {
-  return sql`with scoped as (${scopedSessions(where, day)}),
-    day_rows as (
-      select website_id, breakdown, day, key, sum(pageviews) as pageviews, count(*) as events
-      from (${sql.join(sessionBranches(engine, true), sql` union all `)}) k
-      group by website_id, breakdown, day, key)`;
+  return dayRows(scopedSessions(where, day), sessionBranches(engine, true));
 }
 
 /** A batch's session: its website, id and visitor, and the first and last instants of the batch's events in it. */
@@ -129,7 +125,7 @@ export async function followSessionUpsert(trx: Kysely<Database>, sessions: Batch
   const day = rowDaySql(engine, offsets, 's');
   const visitorRows = sql`${visitorsWhere(visitors)} and ${breakdownIn(SESSION_BREAKDOWNS)}`;
   await countLastDays(trx, visitorRows, -1);
-  await addEventDays(trx, sessionDayRows(engine, where, day), -1);
+  await addDayRows(trx, sessionDayRows(engine, where, day), -1);
   const keyed = keyedSessions(engine, where);
   const stored = await snapshotKeyed(trx, keyed);
   await subtractKeyedFromProfiles(trx, stored);
@@ -138,7 +134,7 @@ export async function followSessionUpsert(trx: Kysely<Database>, sessions: Batch
   const upserted = await snapshotKeyed(trx, keyed);
   await addKeyedToProfiles(trx, upserted);
   await addKeyed(trx, upserted);
-  await addEventDays(trx, sessionDayRows(engine, where, day), 1);
+  await addDayRows(trx, sessionDayRows(engine, where, day), 1);
   await sql`${keyedSessions(engine, visitorsWhere(visitors, 's'), day)}
     insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events, last_day)
     select website_id, visitor_id, breakdown, key, 0, 0, last_day from keyed where true
@@ -161,9 +157,7 @@ export async function deriveWebsiteSessionRollups(db: Kysely<Database>, websiteI
   const day = rowDaySql(engine, offsets, 's');
   await deriveKeyed(db, keyedSessions(engine, where, day), websiteId, SESSION_BREAKDOWNS, true);
   await deriveLastDays(db, websiteId, SESSION_BREAKDOWNS);
-  await sql`${sessionDayRows(engine, where, day)}
-    insert into breakdown_days (website_id, breakdown, day, key, pageviews, events)
-    select website_id, breakdown, day, key, pageviews, events from day_rows`.execute(db);
+  await addDayRows(db, sessionDayRows(engine, where, day), 1);
 }
 
 /** Replaces a website's session breakdown rows, their days and their profiles with ones derived from its sessions (after a session rebuild). */
