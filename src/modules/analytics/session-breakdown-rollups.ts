@@ -61,9 +61,12 @@ export interface BatchSession {
 /** A website's sessions by id (the ids of one batch). */
 export type SessionIds = { websiteId: string; sessionId: string }[];
 
-/** `s.website_id = ? and s.session_id in (...)` per website of these sessions. */
-export function sessionsWhere(sessions: SessionIds): RawBuilder<unknown> {
-  return perWebsite(sessions.map(({ websiteId, sessionId }) => [websiteId, sessionId]), (websiteId, ids) => sql`(s.website_id = ${websiteId} and s.session_id in (${sql.join(ids)}))`);
+/** `s.website_id = ? and s.session_id in (...)` per website of these sessions (over `alias` instead of `s` when given). */
+export function sessionsWhere(sessions: SessionIds, alias = 's'): RawBuilder<unknown> {
+  return perWebsite(
+    sessions.map(({ websiteId, sessionId }) => [websiteId, sessionId]),
+    (websiteId, ids) => sql`(${sql.ref(`${alias}.website_id`)} = ${websiteId} and ${sql.ref(`${alias}.session_id`)} in (${sql.join(ids)}))`,
+  );
 }
 
 /** The `or` of `condition` per website of these (website, value) pairs, over each website's values. */
@@ -83,8 +86,9 @@ const visitorsWhere = (visitors: [string, string][], alias?: string) =>
 
 /**
  * The batch's visitors (its events' and, should a session's stored visitor differ, the stored
- * one's) and the zones' offsets over all their sessions and the batch's events, so every start day
- * the statements compute is covered.
+ * one's), the zones' offsets over all their sessions and the batch's events, so every start day
+ * the statements compute is covered, and whether any of them has a session stored (`known`) and
+ * whether any of the batch's sessions is (`stored`): a batch of new visitors has nothing to take out.
  */
 async function batchVisitors(trx: Kysely<Database>, sessions: BatchSession[], timezones: Map<string, string>) {
   const spans = new Map<string, { first: number; last: number }>();
@@ -95,8 +99,9 @@ async function batchVisitors(trx: Kysely<Database>, sessions: BatchSession[], ti
   };
   for (const session of sessions) widen(session.websiteId, Date.parse(session.first), Date.parse(session.last));
   const visitors = new Map<string, [string, string]>(sessions.map((s) => [`${s.websiteId} ${s.visitorId}`, [s.websiteId, s.visitorId]]));
-  const { rows } = await sql<{ website_id: string; visitor_id: string; first: unknown }>`
-    select x.website_id, x.visitor_id, min(x.started_at) as first from sessions x
+  const { rows } = await sql<{ website_id: string; visitor_id: string; first: unknown; stored: unknown }>`
+    select x.website_id, x.visitor_id, min(x.started_at) as first, max(case when ${sessionsWhere(sessions, 'x')} then 1 else 0 end) as stored
+    from sessions x
     where ${visitorsWhere([...visitors.values()], 'x')}
       or (x.website_id, x.visitor_id) in (select s.website_id, s.visitor_id from sessions s where ${sessionsWhere(sessions)})
     group by x.website_id, x.visitor_id`.execute(trx);
@@ -105,7 +110,8 @@ async function batchVisitors(trx: Kysely<Database>, sessions: BatchSession[], ti
     widen(row.website_id, first, first);
     visitors.set(`${row.website_id} ${row.visitor_id}`, [row.website_id, row.visitor_id]);
   }
-  return { visitors: [...visitors.values()], offsets: offsetsOver(spans, timezones) };
+  const stored = rows.some((row) => Number(row.stored) === 1);
+  return { visitors: [...visitors.values()], offsets: offsetsOver(spans, timezones), known: rows.length > 0, stored };
 }
 
 /**
@@ -121,15 +127,18 @@ export async function followSessionUpsert(trx: Kysely<Database>, sessions: Batch
   if (sessions.length === 0) return;
   const engine = engineOf(trx);
   const where = sessionsWhere(sessions);
-  const { visitors, offsets } = await batchVisitors(trx, sessions, timezones);
-  const day = rowDaySql(engine, offsets, 's');
+  const batch = await batchVisitors(trx, sessions, timezones);
+  const { visitors } = batch;
+  const day = rowDaySql(engine, batch.offsets, 's');
   const visitorRows = sql`${visitorsWhere(visitors)} and ${breakdownIn(SESSION_BREAKDOWNS)}`;
-  await countLastDays(trx, visitorRows, -1);
-  await addDayRows(trx, sessionDayRows(engine, where, day), -1);
+  if (batch.known) await countLastDays(trx, visitorRows, -1);
   const keyed = keyedSessions(engine, where);
-  const stored = await snapshotKeyed(trx, keyed);
-  await subtractKeyedFromProfiles(trx, stored);
-  await subtractKeyed(trx, stored);
+  if (batch.stored) {
+    await addDayRows(trx, sessionDayRows(engine, where, day), -1);
+    const stored = await snapshotKeyed(trx, keyed);
+    await subtractKeyedFromProfiles(trx, stored);
+    await subtractKeyed(trx, stored);
+  }
   await upsert();
   const upserted = await snapshotKeyed(trx, keyed);
   await addKeyedToProfiles(trx, upserted);
