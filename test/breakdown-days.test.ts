@@ -6,6 +6,7 @@ import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-roll
 import { offsetPeriods } from '../src/modules/analytics/local-day-sql.ts';
 import { startOfLocalDay } from '../src/modules/analytics/zoned-time.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
+import { insertPaymentOnce } from '../src/modules/events/server-events.repository.ts';
 import { BREAKDOWNS, type Breakdown, type RowsPage, type BreakdownRow } from '../src/modules/stats/event-store.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
@@ -87,7 +88,9 @@ describeEachEngine('event breakdowns over whole days, from the day rollups', (en
       id: newId(), website_id: f.website.id, transaction_id: `tx-${newId()}`, amount_minor: amountMinor, currency: 'USD', visitor_id: visitorId,
       email: null, renewal: false, refunded: false, occurred_at: occurredAt, created_at: occurredAt,
     });
-    await t.db.insertInto('payments').values([payment('v21', '2026-03-29T23:00:00.000Z', 1500), payment('v20', '2026-03-26T11:00:00.000Z', 700)]).execute();
+    for (const row of [payment('v21', '2026-03-29T23:00:00.000Z', 1500), payment('v20', '2026-03-26T11:00:00.000Z', 700)]) {
+      await t.db.transaction().execute((trx) => insertPaymentOnce(trx, row));
+    }
     return f;
   }
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import { breakdownRollups } from '../src/db/migrations/0013-breakdown-rollups.ts';
 import { breakdownDays } from '../src/db/migrations/0019-breakdown-days.ts';
+import { breakdownRevenue } from '../src/db/migrations/0020-breakdown-revenue.ts';
 import { sessionBreakdownRollups } from '../src/db/migrations/0014-session-breakdown-rollups.ts';
 import type { Database } from '../src/db/schema.ts';
 import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
@@ -33,6 +34,8 @@ async function rollupRows(db: Kysely<Database>, websiteId: string) {
     days: sorted(await db.selectFrom('breakdown_days').selectAll().where('website_id', '=', websiteId).execute()),
     // A day whose visitors all came back later keeps a row of 0, which a rebuild has no row for.
     lastDays: sorted(await db.selectFrom('breakdown_last_days').selectAll().where('website_id', '=', websiteId).where('visitors', '<>', 0).execute()),
+    // A key whose paying visitors left it keeps a row of 0, which a rebuild has no row for.
+    revenue: sorted(await db.selectFrom('breakdown_revenue').selectAll().where('website_id', '=', websiteId).where('minor', '<>', 0).execute()),
   };
 }
 
@@ -135,7 +138,7 @@ describeEachEngine('breakdowns from rollups', (engine) => {
     expect(referrers.rows.find((row) => row.keys.referrer === 'Direct/None')).toMatchObject({ visitors: 2, pageviews: 4 });
 
     const untyped = t.db as unknown as Kysely<unknown>;
-    const migrations = [breakdownRollups(engine), sessionBreakdownRollups(engine), breakdownDays(engine)];
+    const migrations = [breakdownRollups(engine), sessionBreakdownRollups(engine), breakdownDays(engine), breakdownRevenue(engine)];
     for (const migration of [...migrations].reverse()) await migration.down(untyped);
     for (const migration of migrations) await migration.up(untyped);
     expect(await rollupRows(t.db, id)).toEqual(repaired);

@@ -70,12 +70,14 @@ async function rowsOf(db: Kysely<Database>, table: (typeof DERIVED)[number] | 'g
   if (table === 'session_buckets') query = query.where((eb) => eb.or([eb('sessions', '<>', 0), eb('bounces', '<>', 0), eb('millis', '<>', 0)]));
   // Likewise a key's day whose visitors all came back on a later day.
   if (table === 'breakdown_last_days') query = query.where('visitors', '<>', 0);
+  // And a key's revenue whose paying visitors left it.
+  if (table === 'breakdown_revenue') query = query.where('minor', '<>', 0);
   const rows = await query.execute();
   const normal = rows.map((row) => JSON.stringify(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : (v as unknown) instanceof Date ? (v as unknown as Date).toISOString() : v])));
   return normal.sort();
 }
 
-const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals', 'breakdown_profiles', 'breakdown_days', 'breakdown_last_days', 'visitor_totals'] as const;
+const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals', 'breakdown_profiles', 'breakdown_days', 'breakdown_last_days', 'breakdown_revenue', 'visitor_totals'] as const;
 
 /** The derived tables rebuilt from the raw events, read inside a transaction that is rolled back. */
 async function rebuilt(db: Kysely<Database>, websiteId: string) {
@@ -130,6 +132,15 @@ async function crashWhileSending(store: Store) {
   });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const website = created.body.data[0] as { id: string; domain: string; trackingId: string };
+  // Three visitors of the load have paid before their first event: every key they gain during
+  // the rounds brings their payments into breakdown_revenue, crashes included.
+  for (const worker of [0, 1, 2]) {
+    const paid = await call(baseUrl, 'POST', `/api/v1/payments?websiteId=${website.id}`, {
+      token,
+      body: { transaction_id: `tx-crash-${worker}`, amount: 10 + worker, currency: 'USD', datafast_visitor_id: `crash-w${worker}-v${worker}` },
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+  }
 
   const acknowledged: string[] = [];
   for (let round = 0; round < 3; round++) {

@@ -86,6 +86,8 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
       t.db.selectFrom(table).selectAll().where('website_id', '=', websiteId).execute();
     // A day whose visitors all came back later keeps a row of 0, which a rebuild has no row for.
     const lastDays = await t.db.selectFrom('breakdown_last_days').selectAll().where('website_id', '=', websiteId).where('visitors', '<>', 0).execute();
+    // Likewise a key whose paying visitors left it keeps a revenue row of 0.
+    const revenue = await t.db.selectFrom('breakdown_revenue').selectAll().where('website_id', '=', websiteId).where('minor', '<>', 0).execute();
     return {
       visitor_days: sorted(await of('visitor_days')),
       daily_totals: sorted(await of('daily_totals')),
@@ -94,6 +96,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
       breakdown_totals: sorted(await of('breakdown_totals')),
       breakdown_days: sorted(await of('breakdown_days')),
       breakdown_last_days: sorted(lastDays),
+      breakdown_revenue: sorted(revenue),
     };
   }
 
@@ -398,6 +401,8 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
         { transaction_id: 'tx_d', amount: 0, currency: 'EUR', timestamp: '2026-03-04T12:00:00Z' },
       ];
       for (const body of payments) expect((await t.request('POST', PAYMENTS, { token: key, body })).status).toBe(200);
+      // The breakdowns' revenue took them in (v1's and v2's keys).
+      await expectRollupsConsistent(context.website.id);
       return context;
     }
     const transactions = async (websiteId: string) =>
@@ -427,6 +432,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
       expect((await ok(PAYMENTS, token, { websiteId: website.id, datafast_visitor_id: v1 })).deleted).toBe(1);
       expect((await ok(PAYMENTS, token, { websiteId: website.id, transaction_id: 'tx_a' })).deleted).toBe(0);
       expect(await transactions(website.id)).toEqual(['tx_c']);
+      await expectRollupsConsistent(website.id);
     });
 
     it('lets the same transaction_id be recorded again after its deletion', async () => {

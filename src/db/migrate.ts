@@ -19,6 +19,7 @@ import { visitorAttributes } from './migrations/0016-visitor-attributes.ts';
 import { breakdownProfiles } from './migrations/0017-breakdown-profiles.ts';
 import { funnelIndexes } from './migrations/0018-funnel-indexes.ts';
 import { breakdownDays } from './migrations/0019-breakdown-days.ts';
+import { breakdownRevenue } from './migrations/0020-breakdown-revenue.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ function provider(db: Db): MigrationProvider {
     '0017-breakdown-profiles': breakdownProfiles(db.engine),
     '0018-funnel-indexes': funnelIndexes(),
     '0019-breakdown-days': breakdownDays(db.engine),
+    '0020-breakdown-revenue': breakdownRevenue(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,5 +1,6 @@
 import { newId } from '../../src/lib/ids.ts';
 import type { NewEvent } from '../../src/modules/events/event.types.ts';
+import { insertPaymentOnce } from '../../src/modules/events/server-events.repository.ts';
 import type { TestApp } from './app.ts';
 import { type TestAccount, createAccount, createWebsite, newEvent } from './factories.ts';
 
@@ -41,9 +42,9 @@ export async function analyticsFixture(t: TestApp): Promise<Fixture> {
     at('v3', 's4', '2026-03-05T09:00:00.000Z', { path: '/', ...US_SAFARI, details: DIRECT }),
   ];
   for (const event of events) await t.app.events.write([event]);
-  await t.db
-    .insertInto('payments')
-    .values({
+  // Through the payments' one writer, which keeps the breakdowns' revenue.
+  await t.db.transaction().execute((trx) =>
+    insertPaymentOnce(trx, {
       id: newId(),
       website_id: website.id,
       transaction_id: `tx-${newId()}`,
@@ -55,8 +56,8 @@ export async function analyticsFixture(t: TestApp): Promise<Fixture> {
       refunded: false,
       occurred_at: '2026-03-02T10:08:00.000Z',
       created_at: '2026-03-02T10:08:00.000Z',
-    })
-    .execute();
+    }),
+  );
   return { owner, website };
 }
 

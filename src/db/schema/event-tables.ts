@@ -136,6 +136,19 @@ export interface BreakdownLastDaysTable {
   visitors: number;
 }
 
+/**
+ * Per breakdown key, currency and renewal flag: what the visitors with a row under the key paid,
+ * refunds left out, all time (src/modules/analytics/breakdown-revenue.ts, migration 0020).
+ */
+export interface BreakdownRevenueTable {
+  website_id: string;
+  breakdown: string;
+  key: string;
+  currency: string;
+  renewal: Bool;
+  minor: number;
+}
+
 /** Per breakdown key: distinct visitors (rows of breakdown_visitors), pageviews and events, all time. */
 export interface BreakdownTotalsTable {
   website_id: string;

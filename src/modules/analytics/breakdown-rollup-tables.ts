@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from '../stats/event-store.ts';
+import { addRevenueOfNewRows, subtractRevenueOfRows } from './breakdown-revenue.ts';
 
 // What the writers of both kinds of breakdown rollups share (breakdown-rollups.ts for the
 // breakdowns over events, session-breakdown-rollups.ts for those over sessions): the two tables
@@ -88,7 +89,8 @@ export async function deriveKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>
  * breakdown_visitors has no row for them yet, then those rows. (Every INSERT ... SELECT here has
  * a WHERE: SQLite's parser needs one before ON CONFLICT.)
  */
-export async function addKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>): Promise<void> {
+export async function addKeyed(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await addRevenueOfNewRows(db, keyed);
   await sql`${keyed}
     insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
     select g.website_id, g.breakdown, g.key,
@@ -110,7 +112,7 @@ export async function addKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>): 
  * Takes `keyed` (as for addKeyed, and already counted in both tables) out of them: a visitor
  * leaves a key's totals with the last of their counts under it, and rows left with no event go.
  */
-export async function subtractKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>): Promise<void> {
+export async function subtractKeyed(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
   await sql`${keyed}
     insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
     select g.website_id, g.breakdown, g.key, -sum(case when v.events <= g.events then 1 else 0 end), -sum(g.pageviews), -sum(g.events)
@@ -124,9 +126,10 @@ export async function subtractKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknow
     on conflict (website_id, visitor_id, breakdown, key) do update set
       pageviews = breakdown_visitors.pageviews + excluded.pageviews,
       events = breakdown_visitors.events + excluded.events`.execute(db);
+  const emptied = sql`events <= 0 and (website_id, visitor_id, breakdown, key) in (select website_id, visitor_id, breakdown, key from keyed)`;
+  await subtractRevenueOfRows(db, emptied, keyed);
   await sql`${keyed}
-    delete from breakdown_visitors where events <= 0
-      and (website_id, visitor_id, breakdown, key) in (select website_id, visitor_id, breakdown, key from keyed)`.execute(db);
+    delete from breakdown_visitors where ${emptied}`.execute(db);
   await sql`${keyed}
     delete from breakdown_totals where events <= 0
       and (website_id, breakdown, key) in (select website_id, breakdown, key from keyed)`.execute(db);

@@ -12,6 +12,7 @@ import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, moveLastDays,
 import { type WebsiteOffsets, rowDaySql, offsetsOf } from './local-day-sql.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
 import { deriveWebsiteSessionRollups } from './session-breakdown-rollups.ts';
+import { rebuildBreakdownRevenue, subtractRevenueOfRows } from './breakdown-revenue.ts';
 
 // Keeps the all-time event breakdowns (pages, countries, regions, cities, devices, browsers,
 // operating systems, hostnames, goals, exit clicks) as rollups, so an unfiltered all-time
@@ -132,6 +133,7 @@ export async function repairBreakdownRollups(db: Kysely<Database>, websiteId: st
     const rows = eventRowsOf(websiteId, chunk);
     await subtractVisitorRows(db, rows);
     await countLastDays(db, rows, -1);
+    await subtractRevenueOfRows(db, rows);
     await sql`delete from breakdown_visitors where ${rows}`.execute(db);
     // With their rows gone, every key of theirs counts them as new visitors again.
     await addEvents(db, sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(chunk)})`, { profiles: false, offsets, newEvents: false });
@@ -176,6 +178,7 @@ export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: s
   await deleteDayRows(db, websiteId, BREAKDOWNS);
   await deriveWebsiteBreakdownRollups(db, websiteId, timezone);
   await rebuildBreakdownProfiles(db, websiteId, BREAKDOWNS);
+  await rebuildBreakdownRevenue(db, websiteId, BREAKDOWNS);
 }
 
 /**

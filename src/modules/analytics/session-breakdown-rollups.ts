@@ -6,6 +6,7 @@ import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles, subtractKeyedFromProfiles } from './breakdown-profiles.ts';
 import { addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
+import { rebuildBreakdownRevenue } from './breakdown-revenue.ts';
 import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
 import { type WebsiteOffsets, offsetsOver, rowDaySql } from './local-day-sql.ts';
 
@@ -178,4 +179,5 @@ export async function rebuildSessionBreakdownRollups(db: Kysely<Database>, websi
   const offsets = await websiteOffsets(db, websiteId, timezone);
   if (offsets.size > 0) await deriveWebsiteSessionRollups(db, websiteId, offsets);
   await rebuildBreakdownProfiles(db, websiteId, SESSION_BREAKDOWNS);
+  await rebuildBreakdownRevenue(db, websiteId, SESSION_BREAKDOWNS);
 }

@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
+import { movePaymentRevenue } from '../analytics/breakdown-revenue.ts';
 import type { InstantRange } from '../goals/tracked-goals.range.ts';
 
 const IDS_PER_STATEMENT = 500;
@@ -55,11 +56,22 @@ export async function deleteEvents(db: Kysely<Database>, websiteId: string, ids:
   return deleted;
 }
 
-export async function deletePayments(db: Kysely<Database>, websiteId: string, filters: PaymentFilters): Promise<number> {
-  let query = db.deleteFrom('payments').where('website_id', '=', websiteId);
+/** The ids of the website's payments that match. */
+function matchingPayments(db: Kysely<Database>, websiteId: string, filters: PaymentFilters) {
+  let query = db.selectFrom('payments').select('id').where('website_id', '=', websiteId);
   if (filters.transactionId !== undefined) query = query.where('transaction_id', '=', filters.transactionId);
   if (filters.visitorId !== undefined) query = query.where('visitor_id', '=', filters.visitorId);
   if (filters.range) query = query.where('occurred_at', '>=', filters.range.from).where('occurred_at', '<', filters.range.to);
-  const result = await query.executeTakeFirst();
+  return query;
+}
+
+/**
+ * Deletes the website's payments that match, their amounts taken out of the breakdowns' revenue
+ * first; in a transaction holding the website's row lock. Answers how many went.
+ */
+export async function deletePayments(db: Kysely<Database>, websiteId: string, filters: PaymentFilters): Promise<number> {
+  const matching = matchingPayments(db, websiteId, filters);
+  await movePaymentRevenue(db, sql`p.website_id = ${websiteId} and p.id in (${matching})`, -1);
+  const result = await db.deleteFrom('payments').where('website_id', '=', websiteId).where('id', 'in', matching).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

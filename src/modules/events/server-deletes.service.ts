@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { lockWebsite } from '../../db/locks.ts';
 import { AppError, invalidField, notFound } from '../../errors.ts';
 import { type InstantRange, parseRange } from '../goals/tracked-goals.range.ts';
 import { findWebsiteTimezone } from '../websites/websites.repository.ts';
@@ -71,6 +72,9 @@ export async function deletePayments(db: Kysely<Database>, websiteId: string, qu
   if (filters.transactionId === undefined && filters.visitorId === undefined && filters.range === null) {
     throw invalidField('query', `${NO_FILTER}: transaction_id, datafast_visitor_id, or startAt and endAt`);
   }
-  const deleted = await repo.deletePayments(db, websiteId, filters);
+  const deleted = await db.transaction().execute(async (trx) => {
+    await lockWebsite(trx, websiteId);
+    return repo.deletePayments(trx, websiteId, filters);
+  });
   return { message: `Deleted ${plural(deleted, 'payment', 'payments')}`, deleted };
 }

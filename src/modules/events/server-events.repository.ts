@@ -1,5 +1,6 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, EventsTable, PaymentsTable } from '../../db/schema.ts';
+import { movePaymentRevenue } from '../analytics/breakdown-revenue.ts';
 
 export type PageviewContext = Pick<Selectable<EventsTable>, 'hostname' | 'country' | 'region' | 'city' | 'browser' | 'os' | 'device'>;
 
@@ -18,7 +19,10 @@ export async function findLatestPageview(db: Kysely<Database>, websiteId: string
 
 export type NewPaymentRow = Insertable<PaymentsTable>;
 
-/** Inserts the payment unless the website already has its transaction id; true when inserted. */
+/**
+ * Inserts the payment unless the website already has its transaction id; true when inserted. In
+ * a transaction holding the website's row lock (the breakdowns' revenue moves with it).
+ */
 export async function insertPaymentOnce(db: Kysely<Database>, row: NewPaymentRow): Promise<boolean> {
   const inserted = await db
     .insertInto('payments')
@@ -26,11 +30,13 @@ export async function insertPaymentOnce(db: Kysely<Database>, row: NewPaymentRow
     .onConflict((oc) => oc.columns(['website_id', 'transaction_id']).doNothing())
     .returning('id')
     .execute();
+  if (inserted.length > 0) await movePaymentRevenue(db, sql`p.website_id = ${row.website_id} and p.id = ${row.id}`, 1);
   return inserted.length > 0;
 }
 
-/** Marks a recorded payment refunded; true when it was not refunded before. */
+/** Marks a recorded payment refunded; true when it was not refunded before. In a transaction holding the website's row lock. */
 export async function markRefunded(db: Kysely<Database>, websiteId: string, transactionId: string): Promise<boolean> {
+  await movePaymentRevenue(db, sql`p.website_id = ${websiteId} and p.transaction_id = ${transactionId}`, -1);
   const result = await db
     .updateTable('payments')
     .set({ refunded: true })

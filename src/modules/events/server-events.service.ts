@@ -6,6 +6,7 @@ import { GoalName } from '../../http/schemas.ts';
 import { toMinorUnits } from '../../lib/money.ts';
 import { normaliseCurrency, normaliseEmail } from '../../lib/formats.ts';
 import { newId } from '../../lib/ids.ts';
+import { lockWebsite } from '../../db/locks.ts';
 import type { EventWriter } from './event-writer.ts';
 import type { NewEvent } from './event.types.ts';
 import * as repo from './server-events.repository.ts';
@@ -161,6 +162,7 @@ export async function recordPayment(db: Kysely<Database>, websiteId: string, inp
     created_at: new Date(now).toISOString(),
   } satisfies repo.NewPaymentRow;
   const message = await db.transaction().execute(async (trx) => {
+    await lockWebsite(trx, websiteId);
     if (await repo.insertPaymentOnce(trx, row)) return row.refunded ? 'Payment recorded as refunded' : 'Payment recorded';
     if (input.refunded === true) {
       return (await repo.markRefunded(trx, websiteId, input.transaction_id))

@@ -34,16 +34,16 @@ export async function rolledUpRows(db: Kysely<Database>, kind: Breakdown, scope:
 }
 
 /**
- * What each key's visitors paid, all time: the payments joined to their visitors' keys (a visitor
- * has one row per key, so each payment counts once per key, as in the raw read).
+ * What each key's visitors paid, all time, from breakdown_revenue (the payments joined to their
+ * visitors' keys, kept as a sum: each payment counts once per key, as in the raw read).
  */
 export async function rolledUpRevenue(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
+  const renewals = money.includeRenewals ? sql`` : sql`and r.renewal = ${false}`;
   const { rows } = await sql<{ key: string; minor: unknown }>`
-    select t.key, sum(p.amount_minor) as minor
-    from payments p cross join breakdown_visitors t
-    where ${paymentScope(scope, money)} and t.website_id = p.website_id and t.visitor_id = p.visitor_id and t.breakdown = ${kind}
-    group by t.key`.execute(db);
+    select r.key, sum(r.minor) as minor from breakdown_revenue r
+    where r.website_id = ${scope.websiteId} and r.breakdown = ${kind} and r.currency = ${money.currency} ${renewals}
+    group by r.key`.execute(db);
   return new Map(rows.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
 }
 
