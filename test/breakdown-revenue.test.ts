@@ -9,6 +9,7 @@ import { SESSION_BREAKDOWNS } from '../src/modules/stats/sql/breakdown-keys-sql.
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
+import { ATTRIBUTE_FILTER_SETS } from './helpers/attribute-filters.ts';
 import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { createApiKey, newEvent } from './helpers/factories.ts';
@@ -29,22 +30,33 @@ const RULES: MoneyRules[] = [
   { currency: 'EUR', includeRenewals: true },
 ];
 
+/** Both tables' rows of a website whose sums are not zero (a rebuild has no row for a zero). */
 async function revenueRows(db: Kysely<Database>, websiteId: string) {
   const rows = await db.selectFrom('breakdown_revenue').selectAll().where('website_id', '=', websiteId).where('minor', '<>', 0).execute();
-  return rows.map((row) => JSON.stringify([row.breakdown, row.key, row.currency, Boolean(row.renewal), Number(row.minor)])).sort();
+  const profiled = await db.selectFrom('breakdown_profile_revenue').selectAll().where('website_id', '=', websiteId).where('minor', '<>', 0).execute();
+  return [
+    ...rows.map((row) => JSON.stringify([row.breakdown, row.key, row.currency, Boolean(row.renewal), Number(row.minor)])),
+    ...profiled.map((row) => JSON.stringify([row.breakdown, row.key, row.profile, row.currency, Boolean(row.renewal), Number(row.minor)])),
+  ].sort();
 }
 
 describeEachEngine('breakdown revenue from its rollup', (engine) => {
   const t = useTestApp(engine);
 
-  /** Every breakdown's all-time rows (revenue included) equal the raw read, and the table a rebuild. */
+  /**
+   * Every breakdown's all-time rows (revenue included), unfiltered and filtered on visitor
+   * attributes, equal the raw read, and both tables a rebuild.
+   */
   async function expectConsistent(websiteId: string) {
     const store = sqlEventStore(t.db);
-    const scope: StatsScope = { websiteId, range: null, timezone: 'UTC', filters: [] };
-    for (const kind of BREAKDOWNS) {
-      for (const money of RULES) {
-        const page = { limit: 100, offset: 0 };
-        expect(await store.breakdown(kind, scope, page, money), `${kind} ${JSON.stringify(money)}`).toEqual(await store.breakdown(kind, { ...scope, range: EVERYTHING }, page, money));
+    const page = { limit: 100, offset: 0 };
+    for (const filters of [[], ...ATTRIBUTE_FILTER_SETS]) {
+      const scope: StatsScope = { websiteId, range: null, timezone: 'UTC', filters };
+      for (const kind of BREAKDOWNS) {
+        for (const money of RULES) {
+          const label = `${kind} ${JSON.stringify(money)} ${JSON.stringify(filters)}`;
+          expect(await store.breakdown(kind, scope, page, money), label).toEqual(await store.breakdown(kind, { ...scope, range: EVERYTHING }, page, money));
+        }
       }
     }
     const kept = await revenueRows(t.db, websiteId);
@@ -89,18 +101,27 @@ describeEachEngine('breakdown revenue from its rollup', (engine) => {
   });
 
   it('follows a payer who gains keys, whose session moves its exit page, and whose server goal is deleted', async () => {
-    const { website, owner } = await payers();
+    const { website, owner, pay } = await payers();
     const id = website.id;
-    // v3 comes back from France on a new page; v1's session grows, so its exit page moves from
-    // /pricing to /thanks; v3 completes a server goal.
+    await pay({ transaction_id: 'tx-v2-usd', amount: 7, currency: 'USD', datafast_visitor_id: 'v2' });
+    // v3 comes back from France on a new page (its attributes vary: it leaves its profile); v1's
+    // session grows, so its exit page moves from /pricing to /thanks; v2, with the attributes it
+    // had (steady), grows its session the same way and comes back on a new page; v3 completes a
+    // server goal.
+    const v2 = { hostname: website.domain, country: 'DE', browser: 'Firefox', os: 'Android', device: 'mobile', details: { referrerSource: 'Direct/None', referrerHost: null } };
     await t.app.events.write([
       newEvent(id, 'v3', { sessionId: 's5', hostname: website.domain, path: '/new', country: 'FR', occurredAt: '2026-03-09T10:00:00.000Z' }),
       newEvent(id, 'v1', { sessionId: 's1', hostname: website.domain, path: '/thanks', country: 'US', occurredAt: '2026-03-02T10:20:00.000Z' }),
     ]);
+    await t.app.events.write([newEvent(id, 'v2', { ...v2, sessionId: 's2', path: '/v2-later', occurredAt: '2026-03-02T11:05:00.000Z' })]);
+    await t.app.events.write([newEvent(id, 'v2', { ...v2, sessionId: 's2b', path: '/v2-new', occurredAt: '2026-03-08T09:00:00.000Z' })]);
+    const steady = await t.db.selectFrom('visitor_totals').select('varied').where('website_id', '=', id).where('visitor_id', '=', 'v2').executeTakeFirstOrThrow();
+    expect(Number(steady.varied)).toBe(0);
     const goal = await t.request('POST', `${GOALS}?websiteId=${id}`, { token: owner.token, body: { visitorId: 'v3', name: 'upgrade' } });
     expect(goal.status, goal.raw).toBe(200);
     const grown = await expectConsistent(id);
     expect(grown.some((row) => row.includes('/new'))).toBe(true);
+    expect(grown.some((row) => row.includes('/v2-new') && row.includes('DE'))).toBe(true);
     expect(grown.some((row) => row.includes('upgrade'))).toBe(true);
 
     const deleted = await t.request('DELETE', GOALS, { token: owner.token, query: { websiteId: id, name: 'upgrade' } });
@@ -110,6 +131,7 @@ describeEachEngine('breakdown revenue from its rollup', (engine) => {
     // The session rebuild (bulk loads, whose sessions had no rows) derives the session breakdowns' revenue again.
     const before = await revenueRows(t.db, id);
     await t.db.deleteFrom('breakdown_revenue').where('website_id', '=', id).where('breakdown', 'in', SESSION_BREAKDOWNS).execute();
+    await t.db.deleteFrom('breakdown_profile_revenue').where('website_id', '=', id).where('breakdown', 'in', SESSION_BREAKDOWNS).execute();
     await t.db.transaction().execute((trx) => rebuildSessions(trx, id));
     expect(await revenueRows(t.db, id)).toEqual(before);
   });
@@ -131,5 +153,12 @@ describeEachEngine('breakdown revenue from its rollup', (engine) => {
     const raw = await sqlEventStore(t.db).breakdown('countries', { ...scope, range: EVERYTHING }, { limit: 100, offset: 0 }, RULES[0]!);
     const us = (rows: typeof raw.rows) => rows.find((row) => row.keys.countryCode === 'US')!.revenueMinor;
     expect(us(skewed.rows)).toBeGreaterThan(us(raw.rows));
+    // The same for a read filtered on visitor attributes, from the profiles' sums.
+    await t.db.updateTable('breakdown_profile_revenue').set((eb) => ({ minor: eb('minor', '+', 100) })).where('website_id', '=', id).where('breakdown', '=', 'pages').execute();
+    const filtered: StatsScope = { ...scope, filters: [{ dimension: 'country', operator: 'is', values: ['US'] }] };
+    const skewedPages = await sqlEventStore(t.db).breakdown('pages', filtered, { limit: 100, offset: 0 }, RULES[0]!);
+    const rawPages = await sqlEventStore(t.db).breakdown('pages', { ...filtered, range: EVERYTHING }, { limit: 100, offset: 0 }, RULES[0]!);
+    const total = (rows: typeof raw.rows) => rows.reduce((sum, row) => sum + row.revenueMinor, 0);
+    expect(total(skewedPages.rows)).toBeGreaterThan(total(rawPages.rows));
   });
 });

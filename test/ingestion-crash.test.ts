@@ -71,13 +71,13 @@ async function rowsOf(db: Kysely<Database>, table: (typeof DERIVED)[number] | 'g
   // Likewise a key's day whose visitors all came back on a later day.
   if (table === 'breakdown_last_days') query = query.where('visitors', '<>', 0);
   // And a key's revenue whose paying visitors left it.
-  if (table === 'breakdown_revenue') query = query.where('minor', '<>', 0);
+  if (table === 'breakdown_revenue' || table === 'breakdown_profile_revenue') query = query.where('minor', '<>', 0);
   const rows = await query.execute();
   const normal = rows.map((row) => JSON.stringify(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : (v as unknown) instanceof Date ? (v as unknown as Date).toISOString() : v])));
   return normal.sort();
 }
 
-const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals', 'breakdown_profiles', 'breakdown_days', 'breakdown_last_days', 'breakdown_revenue', 'visitor_totals'] as const;
+const DERIVED = ['visitor_days', 'daily_totals', 'visitor_recency', 'sessions', 'session_buckets', 'breakdown_visitors', 'breakdown_totals', 'breakdown_profiles', 'breakdown_days', 'breakdown_last_days', 'breakdown_revenue', 'breakdown_profile_revenue', 'visitor_totals'] as const;
 
 /** The derived tables rebuilt from the raw events, read inside a transaction that is rolled back. */
 async function rebuilt(db: Kysely<Database>, websiteId: string) {

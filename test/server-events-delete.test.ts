@@ -88,6 +88,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
     const lastDays = await t.db.selectFrom('breakdown_last_days').selectAll().where('website_id', '=', websiteId).where('visitors', '<>', 0).execute();
     // Likewise a key whose paying visitors left it keeps a revenue row of 0.
     const revenue = await t.db.selectFrom('breakdown_revenue').selectAll().where('website_id', '=', websiteId).where('minor', '<>', 0).execute();
+    const profileRevenue = await t.db.selectFrom('breakdown_profile_revenue').selectAll().where('website_id', '=', websiteId).where('minor', '<>', 0).execute();
     return {
       visitor_days: sorted(await of('visitor_days')),
       daily_totals: sorted(await of('daily_totals')),
@@ -97,6 +98,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
       breakdown_days: sorted(await of('breakdown_days')),
       breakdown_last_days: sorted(lastDays),
       breakdown_revenue: sorted(revenue),
+      breakdown_profile_revenue: sorted(profileRevenue),
     };
   }
 

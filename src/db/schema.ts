@@ -1,5 +1,5 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationsTable, InvitationsTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
-import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
+import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfileRevenueTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
@@ -41,6 +41,7 @@ export interface Database {
   breakdown_days: BreakdownDaysTable;
   breakdown_last_days: BreakdownLastDaysTable;
   breakdown_revenue: BreakdownRevenueTable;
+  breakdown_profile_revenue: BreakdownProfileRevenueTable;
   profile_totals: ProfileTotalsTable;
   visitor_profiles: VisitorProfilesTable;
   notes: NotesTable;

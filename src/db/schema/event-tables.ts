@@ -149,6 +149,11 @@ export interface BreakdownRevenueTable {
   minor: number;
 }
 
+/** BreakdownRevenueTable per visitor profile, for the steady visitors (as breakdown_profiles). */
+export interface BreakdownProfileRevenueTable extends BreakdownRevenueTable {
+  profile: string;
+}
+
 /** Per breakdown key: distinct visitors (rows of breakdown_visitors), pageviews and events, all time. */
 export interface BreakdownTotalsTable {
   website_id: string;

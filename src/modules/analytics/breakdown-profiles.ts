@@ -7,6 +7,7 @@ import type { Breakdown } from '../stats/event-store.ts';
 import { jsonArray } from '../stats/sql/breakdown-keys-sql.ts';
 import { VISITOR_ATTRIBUTES } from '../stats/visitor-attributes.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
+import { addProfileRevenueOfNewRows, moveProfileRevenueOfVisitors, rebuildProfileRevenue, subtractProfileRevenueOfEmptiedRows } from './breakdown-revenue.ts';
 
 // Keeps breakdown_profiles: per breakdown key and visitor profile (the six visitor attributes of
 // ../stats/visitor-attributes.ts as a JSON array), the sum of the breakdown_visitors rows of the
@@ -43,6 +44,7 @@ const byKeyAndProfile = (first: string) => sql.raw([`${first}.website_id`, `${fi
  * to a key while breakdown_visitors has no row for them yet (so run it before that table's insert).
  */
 export async function addKeyedToProfiles(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await addProfileRevenueOfNewRows(db, keyed);
   await sql`${keyed}
     insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
     select g.website_id, g.breakdown, g.key, ${profileJson(engineOf(db), 'v')},
@@ -58,6 +60,7 @@ export async function addKeyedToProfiles(db: Kysely<Database>, keyed: RawBuilder
  * key with the last of their counts under it (run it before breakdown_visitors is updated).
  */
 export async function subtractKeyedFromProfiles(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await subtractProfileRevenueOfEmptiedRows(db, keyed);
   await sql`${keyed}
     insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
     select g.website_id, g.breakdown, g.key, ${profileJson(engineOf(db), 'v')},
@@ -77,6 +80,7 @@ const VISITORS_PER_STATEMENT = 500;
 async function moveVisitors(db: Kysely<Database>, websiteId: string, visitorIds: string[], sign: 1 | -1): Promise<void> {
   const profile = profileJson(engineOf(db), 'v');
   for (const chunk of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
+    await moveProfileRevenueOfVisitors(db, websiteId, chunk, sign);
     const rows = sql`visitor_totals v join breakdown_visitors b on b.website_id = v.website_id and b.visitor_id = v.visitor_id
       where v.website_id = ${websiteId} and v.visitor_id in (${sql.join(chunk)}) and v.varied = 0`;
     await sql`insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
@@ -101,6 +105,7 @@ export const joinProfiles = (db: Kysely<Database>, websiteId: string, visitorIds
  * visitor_totals (so run it after both are rebuilt).
  */
 export async function rebuildBreakdownProfiles(db: Kysely<Database>, websiteId: string, kinds: readonly Breakdown[]): Promise<void> {
+  await rebuildProfileRevenue(db, websiteId, kinds);
   await sql`delete from breakdown_profiles where website_id = ${websiteId} and ${breakdownIn(kinds)}`.execute(db);
   await sql`insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
     select b.website_id, b.breakdown, b.key, ${profileJson(engineOf(db), 'v')}, count(*), sum(b.pageviews), sum(b.events)

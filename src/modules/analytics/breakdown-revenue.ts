@@ -1,6 +1,9 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from '../stats/event-store.ts';
+import { jsonArray } from '../stats/sql/breakdown-keys-sql.ts';
+import { VISITOR_ATTRIBUTES } from '../stats/visitor-attributes.ts';
 
 // breakdown_revenue: per breakdown key, currency and renewal flag, what the visitors with a row
 // under the key (breakdown_visitors) paid, refunds left out. An all-time breakdown's revenue is
@@ -12,30 +15,37 @@ import type { Breakdown } from '../stats/event-store.ts';
 // - a payment recorded brings its amount to every row of its visitor; refunded or deleted, it
 //   takes it away. Payment writes take the website's row lock, as ingestion does, so on
 //   PostgreSQL a payment and its visitor's new rows cannot miss each other.
+// breakdown_profile_revenue holds the same sums per key and visitor profile, for the visitors
+// whose attributes never varied (the revenue of breakdown_profiles, breakdown-profiles.ts, whose
+// writers call the ones here as they move their own rows), so a breakdown filtered on visitor
+// attributes reads its steady visitors' revenue from the matching profiles too.
 // A row whose sum falls to zero stays (a few per key and currency): the read sums them.
-
-/** `breakdown in (...)` (literals from code; breakdown-rollup-tables.ts calls this module, so it is not imported from there). */
-const breakdownOf = (kinds: readonly Breakdown[]) => sql`breakdown in (${sql.join(kinds.map((kind) => sql.lit(kind)))})`;
 
 /** Adds to a row's sum when it has one. */
 const ADD_TO_REVENUE = sql`on conflict (website_id, breakdown, key, currency, renewal) do update set minor = breakdown_revenue.minor + excluded.minor`;
 
-/** `p` joins the payments that count (not refunded) of the visitor of a row aliased `v`. */
-const PAID = sql`payments p on p.website_id = v.website_id and p.visitor_id = v.visitor_id and p.refunded = ${false}`;
+/**
+ * Adds (sign 1) or takes away (sign -1) what the visitors of `rows` paid, per key: `rows` is a
+ * table or subquery of website, visitor, breakdown and key (aliased `v`, after the CTEs of
+ * `ctes`), joined to their visitors' payments that count (`p`, not refunded) and kept by `where`.
+ */
+async function movePaid(db: Kysely<Database>, rows: RawBuilder<unknown>, where: RawBuilder<unknown>, sign: 1 | -1, ctes: RawBuilder<unknown> = sql``): Promise<void> {
+  await sql`${ctes}
+    insert into breakdown_revenue (website_id, breakdown, key, currency, renewal, minor)
+    select v.website_id, v.breakdown, v.key, p.currency, p.renewal, ${sql.lit(sign)} * sum(p.amount_minor)
+    from ${rows} v join payments p on p.website_id = v.website_id and p.visitor_id = v.visitor_id and p.refunded = ${false}
+    where ${where} group by v.website_id, v.breakdown, v.key, p.currency, p.renewal
+    ${ADD_TO_REVENUE}`.execute(db);
+}
 
 /**
  * Before addKeyed inserts `keyed` (a `with ... keyed as (...)` of website, visitor, breakdown and
  * key): the rows it will create bring what their visitors paid.
  */
 export async function addRevenueOfNewRows(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
-  await sql`${keyed}
-    insert into breakdown_revenue (website_id, breakdown, key, currency, renewal, minor)
-    select v.website_id, v.breakdown, v.key, p.currency, p.renewal, sum(p.amount_minor)
-    from keyed v join ${PAID}
-    where not exists (select 1 from breakdown_visitors b where b.website_id = v.website_id
-      and b.visitor_id = v.visitor_id and b.breakdown = v.breakdown and b.key = v.key)
-    group by v.website_id, v.breakdown, v.key, p.currency, p.renewal
-    ${ADD_TO_REVENUE}`.execute(db);
+  const isNew = sql`not exists (select 1 from breakdown_visitors b where b.website_id = v.website_id
+    and b.visitor_id = v.visitor_id and b.breakdown = v.breakdown and b.key = v.key)`;
+  await movePaid(db, sql`keyed`, isNew, 1, keyed);
 }
 
 /**
@@ -43,33 +53,69 @@ export async function addRevenueOfNewRows(db: Kysely<Database>, keyed: RawBuilde
  * `rows` is a condition over the table's own columns, unqualified, which may read the CTEs of `ctes`.
  */
 export async function subtractRevenueOfRows(db: Kysely<Database>, rows: RawBuilder<unknown>, ctes: RawBuilder<unknown> = sql``): Promise<void> {
-  await sql`${ctes}
-    insert into breakdown_revenue (website_id, breakdown, key, currency, renewal, minor)
-    select v.website_id, v.breakdown, v.key, p.currency, p.renewal, -sum(p.amount_minor)
-    from (select website_id, visitor_id, breakdown, key from breakdown_visitors where ${rows}) v join ${PAID}
-    where true group by v.website_id, v.breakdown, v.key, p.currency, p.renewal
-    ${ADD_TO_REVENUE}`.execute(db);
+  await movePaid(db, sql`(select website_id, visitor_id, breakdown, key from breakdown_visitors where ${rows})`, sql`true`, -1, ctes);
 }
 
 /**
  * Payments that start to count (sign 1: recorded, after the insert) or stop (sign -1: before a
- * refund or a delete) move their amounts on every row of their visitors. `payments` is a
+ * refund or a delete) move their amounts on every row of their visitors, and on their profiles'. `payments` is a
  * condition over the payments aliased `p`; refunded ones never count.
  */
 export async function movePaymentRevenue(db: Kysely<Database>, payments: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
-  await sql`insert into breakdown_revenue (website_id, breakdown, key, currency, renewal, minor)
-    select v.website_id, v.breakdown, v.key, p.currency, p.renewal, ${sql.lit(sign)} * sum(p.amount_minor)
-    from breakdown_visitors v join ${PAID}
-    where ${payments} group by v.website_id, v.breakdown, v.key, p.currency, p.renewal
-    ${ADD_TO_REVENUE}`.execute(db);
+  await movePaid(db, sql`breakdown_visitors`, payments, sign);
+  await moveProfilePaid(db, sql`breakdown_visitors`, payments, sign);
+}
+
+/**
+ * As movePaid, into breakdown_profile_revenue per key and profile, for the visitors of `rows`
+ * (aliased `b`) that are steady (their visitor_totals row `v`, profile spelled as
+ * breakdown-profiles.ts spells it).
+ */
+async function moveProfilePaid(db: Kysely<Database>, rows: RawBuilder<unknown>, where: RawBuilder<unknown>, sign: 1 | -1, ctes: RawBuilder<unknown> = sql``): Promise<void> {
+  const profile = jsonArray(engineOf(db), VISITOR_ATTRIBUTES.map((a) => sql.ref(`v.${a}`)));
+  const attributes = sql.join(VISITOR_ATTRIBUTES.map((a) => sql.ref(`v.${a}`)));
+  await sql`${ctes}
+    insert into breakdown_profile_revenue (website_id, breakdown, key, profile, currency, renewal, minor)
+    select b.website_id, b.breakdown, b.key, ${profile}, p.currency, p.renewal, ${sql.lit(sign)} * sum(p.amount_minor)
+    from ${rows} b join visitor_totals v on v.website_id = b.website_id and v.visitor_id = b.visitor_id
+      join payments p on p.website_id = b.website_id and p.visitor_id = b.visitor_id and p.refunded = ${false}
+    where v.varied = 0 and ${where}
+    group by b.website_id, b.breakdown, b.key, ${attributes}, p.currency, p.renewal
+    on conflict (website_id, breakdown, key, profile, currency, renewal) do update set minor = breakdown_profile_revenue.minor + excluded.minor`.execute(db);
+}
+
+/** Mirrors addRevenueOfNewRows for addKeyedToProfiles: the new rows of steady visitors bring what they paid to their profiles. */
+export async function addProfileRevenueOfNewRows(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  const isNew = sql`not exists (select 1 from breakdown_visitors x where x.website_id = b.website_id
+    and x.visitor_id = b.visitor_id and x.breakdown = b.breakdown and x.key = b.key)`;
+  await moveProfilePaid(db, sql`keyed`, isNew, 1, keyed);
+}
+
+/**
+ * For subtractKeyedFromProfiles, before breakdown_visitors is updated: the rows of steady
+ * visitors that `keyed` empties (their every event under the key) take what they paid away.
+ */
+export async function subtractProfileRevenueOfEmptiedRows(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  const emptied = sql`(select g.website_id, g.visitor_id, g.breakdown, g.key from keyed g join breakdown_visitors x
+    on x.website_id = g.website_id and x.visitor_id = g.visitor_id and x.breakdown = g.breakdown and x.key = g.key where x.events <= g.events)`;
+  await moveProfilePaid(db, emptied, sql`true`, -1, keyed);
+}
+
+/** For the profiles' moves of whole visitors (leave, join): every row of these steady visitors moves what they paid. */
+export async function moveProfileRevenueOfVisitors(db: Kysely<Database>, websiteId: string, visitorIds: string[], sign: 1 | -1): Promise<void> {
+  await moveProfilePaid(db, sql`breakdown_visitors`, sql`b.website_id = ${websiteId} and b.visitor_id in (${sql.join(visitorIds)})`, sign);
+}
+
+/** Replaces a website's profile revenue of these breakdowns with one derived from breakdown_visitors, visitor_totals and the payments. */
+export async function rebuildProfileRevenue(db: Kysely<Database>, websiteId: string, kinds: readonly Breakdown[]): Promise<void> {
+  const breakdowns = sql.join(kinds.map((kind) => sql.lit(kind)));
+  await sql`delete from breakdown_profile_revenue where website_id = ${websiteId} and breakdown in (${breakdowns})`.execute(db);
+  await moveProfilePaid(db, sql`breakdown_visitors`, sql`b.website_id = ${websiteId} and b.breakdown in (${breakdowns})`, 1);
 }
 
 /** Replaces a website's rows of these breakdowns with ones derived from breakdown_visitors and the payments (the rebuilds). */
 export async function rebuildBreakdownRevenue(db: Kysely<Database>, websiteId: string, kinds: readonly Breakdown[]): Promise<void> {
-  await sql`delete from breakdown_revenue where website_id = ${websiteId} and ${breakdownOf(kinds)}`.execute(db);
-  await sql`insert into breakdown_revenue (website_id, breakdown, key, currency, renewal, minor)
-    select v.website_id, v.breakdown, v.key, p.currency, p.renewal, sum(p.amount_minor)
-    from breakdown_visitors v join ${PAID}
-    where v.website_id = ${websiteId} and ${breakdownOf(kinds)}
-    group by v.website_id, v.breakdown, v.key, p.currency, p.renewal`.execute(db);
+  const breakdowns = sql.join(kinds.map((kind) => sql.lit(kind)));
+  await sql`delete from breakdown_revenue where website_id = ${websiteId} and breakdown in (${breakdowns})`.execute(db);
+  await movePaid(db, sql`breakdown_visitors`, sql`v.website_id = ${websiteId} and v.breakdown in (${breakdowns})`, 1);
 }

@@ -6,9 +6,8 @@ import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { type KeyedRow, keyJson, keyNames, keyOf, storedKeyOrder } from './breakdown-keys-sql.ts';
 import { keyedByName } from './breakdown-rollup-reads.ts';
-import { paymentScope } from './overview-sql.ts';
 import { num, pageTotal } from './scope-sql.ts';
-import { profileFilters, steadyAndPassing } from './steady-split-sql.ts';
+import { profileFilters } from './steady-split-sql.ts';
 
 // An all-time breakdown filtered on visitor attributes alone (../visitor-attributes.ts), read in
 // two parts that count disjoint visitors: the visitors whose attributes never varied, from the
@@ -62,18 +61,18 @@ export async function profiledRows(db: Kysely<Database>, kind: Breakdown, scope:
 }
 
 /**
- * What each key's steady matching visitors paid, all time: their payments joined to their rows
- * of breakdown_visitors (a visitor has one row per key, so each payment counts once per key).
- * The varied visitors' payments are the raw read's, restricted to them.
+ * What each key's steady matching visitors paid, all time: the matching profiles' sums in
+ * breakdown_profile_revenue (their payments joined to their rows of breakdown_visitors, kept as a
+ * sum: each payment counts once per key). The varied visitors' payments are the raw read's,
+ * restricted to them.
  */
 export async function profiledRevenue(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
+  const renewals = money.includeRenewals ? sql`` : sql`and r.renewal = ${false}`;
   const { rows } = await sql<{ key: string; minor: unknown }>`
-    select t.key, sum(p.amount_minor) as minor
-    from payments p cross join visitor_totals v cross join breakdown_visitors t
-    where ${paymentScope({ ...scope, filters: [] }, money)} and v.website_id = p.website_id and v.visitor_id = p.visitor_id
-      and ${steadyAndPassing(scope, 'v')}
-      and t.website_id = p.website_id and t.visitor_id = p.visitor_id and t.breakdown = ${kind}
-    group by t.key`.execute(db);
+    select r.key, sum(r.minor) as minor from breakdown_profile_revenue r
+    where r.website_id = ${scope.websiteId} and r.breakdown = ${kind} and r.currency = ${money.currency} ${renewals}
+      and ${profileFilters(engineOf(db), scope, sql.ref('r.profile'))}
+    group by r.key`.execute(db);
   return new Map(rows.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
 }
