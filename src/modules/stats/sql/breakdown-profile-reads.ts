@@ -4,9 +4,9 @@ import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, MoneyRules } from '../event-store.ts';
 import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { type KeyedRow, keyJson, keyNames, keyOf, storedKeyOrder } from './breakdown-keys-sql.ts';
-import { keyedByName } from './breakdown-rollup-reads.ts';
-import { num, pageTotal } from './scope-sql.ts';
+import { type KeyedRow, keyJson, keyNames, storedKeyOrder } from './breakdown-keys-sql.ts';
+import { keyedByName, summedRevenue } from './breakdown-rollup-reads.ts';
+import { pageTotal } from './scope-sql.ts';
 import { profileFilters } from './steady-split-sql.ts';
 
 // An all-time breakdown filtered on visitor attributes alone (../visitor-attributes.ts), read in
@@ -66,13 +66,5 @@ export async function profiledRows(db: Kysely<Database>, kind: Breakdown, scope:
  * sum: each payment counts once per key). The varied visitors' payments are the raw read's,
  * restricted to them.
  */
-export async function profiledRevenue(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
-  const names = keyNames(BREAKDOWN_SPECS[kind]);
-  const renewals = money.includeRenewals ? sql`` : sql`and r.renewal = ${false}`;
-  const { rows } = await sql<{ key: string; minor: unknown }>`
-    select r.key, sum(r.minor) as minor from breakdown_profile_revenue r
-    where r.website_id = ${scope.websiteId} and r.breakdown = ${kind} and r.currency = ${money.currency} ${renewals}
-      and ${profileFilters(engineOf(db), scope, sql.ref('r.profile'))}
-    group by r.key`.execute(db);
-  return new Map(rows.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
-}
+export const profiledRevenue = (db: Kysely<Database>, kind: Breakdown, scope: StatsScope, money: MoneyRules) =>
+  summedRevenue(db, 'breakdown_profile_revenue', kind, scope, money, profileFilters(engineOf(db), scope, sql.ref('r.profile')));

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { engineOf } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, MoneyRules } from '../event-store.ts';
@@ -37,14 +37,29 @@ export async function rolledUpRows(db: Kysely<Database>, kind: Breakdown, scope:
  * What each key's visitors paid, all time, from breakdown_revenue (the payments joined to their
  * visitors' keys, kept as a sum: each payment counts once per key, as in the raw read).
  */
-export async function rolledUpRevenue(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
+export const rolledUpRevenue = (db: Kysely<Database>, kind: Breakdown, scope: StatsScope, money: MoneyRules) =>
+  summedRevenue(db, 'breakdown_revenue', kind, scope, money);
+
+/**
+ * Each key's revenue from one of the tables of kept sums (breakdown_revenue, or
+ * breakdown_profile_revenue with `rows` keeping the matching profiles of `r`), in the website's
+ * currency, renewals counted when the money rules count them.
+ */
+export async function summedRevenue(
+  db: Kysely<Database>,
+  table: 'breakdown_revenue' | 'breakdown_profile_revenue',
+  kind: Breakdown,
+  scope: StatsScope,
+  money: MoneyRules,
+  rows: RawBuilder<unknown> = sql`true`,
+): Promise<Map<string, number>> {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const renewals = money.includeRenewals ? sql`` : sql`and r.renewal = ${false}`;
-  const { rows } = await sql<{ key: string; minor: unknown }>`
-    select r.key, sum(r.minor) as minor from breakdown_revenue r
-    where r.website_id = ${scope.websiteId} and r.breakdown = ${kind} and r.currency = ${money.currency} ${renewals}
+  const { rows: found } = await sql<{ key: string; minor: unknown }>`
+    select r.key, sum(r.minor) as minor from ${sql.table(table)} r
+    where r.website_id = ${scope.websiteId} and r.breakdown = ${kind} and r.currency = ${money.currency} ${renewals} and ${rows}
     group by r.key`.execute(db);
-  return new Map(rows.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
+  return new Map(found.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
 }
 
 /** A stored key (a JSON array) as `k_<name>` columns. */
