@@ -13,7 +13,7 @@ import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { wholeDaysOf } from '../src/modules/stats/whole-days.ts';
 import { newId } from '../src/lib/ids.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
-import { useTestApp } from './helpers/app.ts';
+import { settleRollups, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
 
@@ -56,14 +56,14 @@ async function dayRows(db: Kysely<Database>, websiteId: string) {
 
 describeEachEngine('event breakdowns over whole days, from the day rollups', (engine) => {
   const t = useTestApp(engine);
-  const store = () => sqlEventStore(t.db);
+  const store = () => sqlEventStore(t.db, settleRollups(t));
 
   /** The fixture (early March, Paris) and traffic around the night of 2026-03-29, when Paris moves to UTC+2. */
   async function website() {
     const f = await analyticsFixture(t);
     const at = (visitorId: string, occurredAt: string, extra: Partial<NewEvent> = {}) =>
       newEvent(f.website.id, visitorId, { sessionId: `s-${visitorId}-${occurredAt.slice(0, 10)}`, hostname: f.website.domain, path: '/docs', country: 'US', device: 'desktop', browser: 'Chrome', os: 'Windows', occurredAt, ...extra });
-    await t.app.events.write([
+    await writeAndDerive(t, [
       // 23:30 UTC on the 27th is the 28th in Paris (UTC+1).
       at('v20', '2026-03-27T23:30:00.000Z'),
       at('v20', '2026-03-28T22:59:00.000Z', { path: '/pricing' }),
@@ -76,7 +76,7 @@ describeEachEngine('event breakdowns over whole days, from the day rollups', (en
     // Out of order: v20 comes back on an earlier day, v21 on a later one; v20's first session
     // gains an earlier start, on the 27th in Paris, and another entry page, and v21's first
     // session grows (its exit page moves).
-    await t.app.events.write([
+    await writeAndDerive(t, [
       at('v20', '2026-03-27T22:30:00.000Z', { sessionId: 's-v20-2026-03-27', path: '/early' }),
       at('v21', '2026-03-28T23:40:00.000Z', { sessionId: 's-v21-2026-03-28', country: 'FR', path: '/later' }),
       at('v20', '2026-03-26T10:00:00.000Z', { path: '/pricing', browser: 'Firefox' }),

@@ -12,7 +12,7 @@ import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
 import { ATTRIBUTE_FILTER_SETS, EVERYTHING } from './helpers/attribute-filters.ts';
-import { useTestApp } from './helpers/app.ts';
+import { settleRollups, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
 
@@ -51,7 +51,7 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
     const at = (visitorId: string, occurredAt: string, extra: Partial<NewEvent> = {}) =>
       newEvent(f.website.id, visitorId, { sessionId: `s-${visitorId}`, hostname: f.website.domain, path: '/docs', country: 'US', device: 'desktop', browser: 'Chrome', os: 'Windows', occurredAt, ...extra });
     const texas = (city: string) => ({ details: { region: 'Texas', city } });
-    await t.app.events.write([
+    await writeAndDerive(t, [
       // v8 travels within one batch.
       at('v8', '2026-03-04T08:00:00.000Z'),
       at('v8', '2026-03-04T09:00:00.000Z', { country: 'FR', path: '/fr' }),
@@ -61,7 +61,7 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
       at('v10', '2026-03-04T11:00:00.000Z', { country: 'FR', os: 'macOS', browser: 'Firefox' }),
       at('v11', '2026-03-04T11:30:00.000Z', texas('Dallas')),
     ]);
-    await t.app.events.write([
+    await writeAndDerive(t, [
       at('v9', '2026-03-04T12:00:00.000Z', texas('Dallas')),
       // v10's session grows: its exit page moves, and it completes a goal.
       at('v10', '2026-03-04T11:10:00.000Z', { path: '/pricing', country: 'FR', os: 'macOS', browser: 'Firefox' }),
@@ -84,7 +84,7 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
 
   it('say what the raw events and sessions say, for every breakdown, filter and page', async () => {
     const f = await website();
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     let nonEmpty = 0;
     for (const filters of ATTRIBUTE_FILTER_SETS) {
       const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters };
@@ -105,7 +105,7 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
 
   it('give the overview the raw read gives, for every filter', async () => {
     const f = await website();
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     for (const filters of ATTRIBUTE_FILTER_SETS) {
       const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters };
       const fromProfiles = await store.overview(scope, MONEY);
@@ -125,7 +125,7 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
 
   it('give the funnel the raw read gives, for every filter, steady visitors with all their events', async () => {
     const f = await website();
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     const funnels: FunnelStepSpec[][] = [
       [{ type: 'pageview', url: '/pricing' }, { type: 'goal', goalName: 'signup' }],
       [{ type: 'pageview', url: '/docs' }, { type: 'pageview', url: '/pricing' }, { type: 'goal', goalName: 'signup' }],
@@ -147,7 +147,7 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
 
   it('read the profiles for steady visitors and the raw events for varied ones', async () => {
     const f = await website();
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! };
     const before = await store.breakdown('pages', scope, PAGES[0]!, MONEY);
     await t.db.updateTable('breakdown_profiles').set((eb) => ({ visitors: eb('visitors', '+', 100) })).where('website_id', '=', f.website.id).where('breakdown', '=', 'pages').execute();

@@ -10,7 +10,7 @@ import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
 import { ATTRIBUTE_FILTER_SETS } from './helpers/attribute-filters.ts';
-import { useTestApp } from './helpers/app.ts';
+import { settleRollups, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { createApiKey, newEvent } from './helpers/factories.ts';
 
@@ -48,7 +48,7 @@ describeEachEngine('breakdown revenue from its rollup', (engine) => {
    * attributes, equal the raw read, and both tables a rebuild.
    */
   async function expectConsistent(websiteId: string) {
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     const page = { limit: 100, offset: 0 };
     for (const filters of [[], ...ATTRIBUTE_FILTER_SETS]) {
       const scope: StatsScope = { websiteId, range: null, timezone: 'UTC', filters };
@@ -86,7 +86,7 @@ describeEachEngine('breakdown revenue from its rollup', (engine) => {
     const { website, key, pay } = await payers();
     const recorded = await expectConsistent(website.id);
     // v3's 10.00 and 5.00 reach each of v3's keys, e.g. the /blog/a page only v3 viewed.
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     const pages = await store.breakdown('pages', { websiteId: website.id, range: null, timezone: 'UTC', filters: [] }, { limit: 100, offset: 0 }, RULES[0]!);
     expect(pages.rows.find((row) => row.keys.path === '/blog/a')?.revenueMinor).toBe(1500);
 
@@ -149,15 +149,15 @@ describeEachEngine('breakdown revenue from its rollup', (engine) => {
     // A change to the table alone shows in the all-time read, not in the raw one.
     await t.db.updateTable('breakdown_revenue').set((eb) => ({ minor: eb('minor', '+', 100) })).where('website_id', '=', id).where('breakdown', '=', 'countries').execute();
     const scope: StatsScope = { websiteId: id, range: null, timezone: 'UTC', filters: [] };
-    const skewed = await sqlEventStore(t.db).breakdown('countries', scope, { limit: 100, offset: 0 }, RULES[0]!);
-    const raw = await sqlEventStore(t.db).breakdown('countries', { ...scope, range: EVERYTHING }, { limit: 100, offset: 0 }, RULES[0]!);
+    const skewed = await sqlEventStore(t.db, settleRollups(t)).breakdown('countries', scope, { limit: 100, offset: 0 }, RULES[0]!);
+    const raw = await sqlEventStore(t.db, settleRollups(t)).breakdown('countries', { ...scope, range: EVERYTHING }, { limit: 100, offset: 0 }, RULES[0]!);
     const us = (rows: typeof raw.rows) => rows.find((row) => row.keys.countryCode === 'US')!.revenueMinor;
     expect(us(skewed.rows)).toBeGreaterThan(us(raw.rows));
     // The same for a read filtered on visitor attributes, from the profiles' sums.
     await t.db.updateTable('breakdown_profile_revenue').set((eb) => ({ minor: eb('minor', '+', 100) })).where('website_id', '=', id).where('breakdown', '=', 'pages').execute();
     const filtered: StatsScope = { ...scope, filters: [{ dimension: 'country', operator: 'is', values: ['US'] }] };
-    const skewedPages = await sqlEventStore(t.db).breakdown('pages', filtered, { limit: 100, offset: 0 }, RULES[0]!);
-    const rawPages = await sqlEventStore(t.db).breakdown('pages', { ...filtered, range: EVERYTHING }, { limit: 100, offset: 0 }, RULES[0]!);
+    const skewedPages = await sqlEventStore(t.db, settleRollups(t)).breakdown('pages', filtered, { limit: 100, offset: 0 }, RULES[0]!);
+    const rawPages = await sqlEventStore(t.db, settleRollups(t)).breakdown('pages', { ...filtered, range: EVERYTHING }, { limit: 100, offset: 0 }, RULES[0]!);
     const total = (rows: typeof raw.rows) => rows.reduce((sum, row) => sum + row.revenueMinor, 0);
     expect(total(skewedPages.rows)).toBeGreaterThan(total(rawPages.rows));
   });

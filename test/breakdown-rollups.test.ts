@@ -12,7 +12,7 @@ import { BREAKDOWNS } from '../src/modules/stats/event-store.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
-import { useTestApp } from './helpers/app.ts';
+import { settleRollups, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
 
@@ -67,14 +67,14 @@ describeEachEngine('breakdowns from rollups', (engine) => {
     const f = await analyticsFixture(t);
     // Two writes: one batch of several events, and one that adds to what the first stored.
     const extra = moreTraffic(f.website.id, f.website.domain);
-    await t.app.events.write(extra.slice(0, 5));
-    await t.app.events.write(extra.slice(5));
+    await writeAndDerive(t, extra.slice(0, 5));
+    await writeAndDerive(t, extra.slice(5));
     return f;
   }
 
   it('says what the raw events and sessions say, for every breakdown and page of rows', async () => {
     const f = await website();
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: [] };
     for (const kind of BREAKDOWNS) {
       for (const page of [{ limit: 100, offset: 0 }, { limit: 2, offset: 1 }, { limit: 5, offset: 50 }]) {
@@ -133,7 +133,7 @@ describeEachEngine('breakdowns from rollups', (engine) => {
     // The session rebuild (bulk loads) leaves the session breakdowns as ingestion kept them.
     await t.db.transaction().execute((trx) => rebuildSessions(trx, id));
     expect(await rollupRows(t.db, id)).toEqual(repaired);
-    const referrers = await sqlEventStore(t.db).breakdown('referrers', { websiteId: id, range: null, timezone: 'UTC', filters: [] }, { limit: 100, offset: 0 }, MONEY);
+    const referrers = await sqlEventStore(t.db, settleRollups(t)).breakdown('referrers', { websiteId: id, range: null, timezone: 'UTC', filters: [] }, { limit: 100, offset: 0 }, MONEY);
     // v2 (one pageview) and v3 (two sessions, three pageviews) came direct.
     expect(referrers.rows.find((row) => row.keys.referrer === 'Direct/None')).toMatchObject({ visitors: 2, pageviews: 4 });
 

@@ -3,7 +3,7 @@ import { createDatabase } from '../src/db/database.ts';
 import { isDatabaseUnavailable } from '../src/db/faults.ts';
 import { EventWriter } from '../src/modules/events/event-writer.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { useTestApp } from './helpers/app.ts';
+import { settleRollups, useTestApp } from './helpers/app.ts';
 import { POSTGRES_URL, describeEachEngine } from './helpers/engines.ts';
 import { UNKNOWN_ID, createAccount, createWebsite, newEvent } from './helpers/factories.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
@@ -36,6 +36,7 @@ describeEachEngine('event writer', (engine) => {
     });
     const expected = answers.flat().map((e) => e.visitorId).sort();
     expect(await storedVisitors(website.id)).toEqual(expected);
+    await settleRollups(t)(website.id);
     const totals = await t.db.selectFrom('daily_totals').select(['pageviews', 'visitors']).where('website_id', '=', website.id).execute();
     expect(totals).toEqual([{ pageviews: 60, visitors: 60 }]);
   });

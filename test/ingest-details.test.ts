@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
-import { type TestApp, useTestApp } from './helpers/app.ts';
+import { type TestApp, settleRollups, useTestApp } from './helpers/app.ts';
 import { IPHONE, type Website, pageview, send } from './helpers/browser-events.ts';
 import { describeEachEventEngine, eventsOnClickHouse } from './helpers/clickhouse.ts';
 import { createAccount, createWebsite } from './helpers/factories.ts';
@@ -90,6 +90,7 @@ describeEachEventEngine('what ingestion keeps for the reads', (engine) => {
     ]);
     // ClickHouse keeps no sessions table: it derives sessions from the raw events at read time.
     if (eventsOnClickHouse(engine)) return;
+    await settleRollups(t)(website.id);
     const sessions = await t.db.selectFrom('sessions').selectAll().where('website_id', '=', website.id).execute();
     expect(sessions).toHaveLength(1);
     expect(sessions[0]).toMatchObject({

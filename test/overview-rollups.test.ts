@@ -8,7 +8,7 @@ import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { wholeDaysOf } from '../src/modules/stats/whole-days.ts';
 import { MARCH, analyticsFixture } from './helpers/analytics-fixture.ts';
-import { useTestApp } from './helpers/app.ts';
+import { settleRollups, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
 
@@ -49,7 +49,7 @@ describeEachEngine('overview from rollups', (engine) => {
 
   it('says what the raw events say, over whole local days and over all time', async () => {
     const f = await analyticsFixture(t);
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     for (const range of [parseRange(MARCH, 'Europe/Paris'), parseRange({ startAt: '2026-03-03', endAt: '2026-03-05' }, 'Europe/Paris'), null]) {
       const wholeDays = wholeDaysOf(range, 'Europe/Paris');
       expect(wholeDays).not.toBeNull();
@@ -83,8 +83,8 @@ describeEachEngine('overview from rollups', (engine) => {
     // An event older than its session's start moves the session to an earlier bucket; a second
     // pageview ends a bounce and lengthens the session.
     const at = (sessionId: string, occurredAt: string) => newEvent(id, 'v2', { sessionId, hostname: f.website.domain, occurredAt, path: '/late' });
-    await t.app.events.write([at('s2', '2026-03-02T10:40:00.000Z')]);
-    await t.app.events.write([at('s2', '2026-03-02T11:20:00.000Z')]);
+    await writeAndDerive(t, [at('s2', '2026-03-02T10:40:00.000Z')]);
+    await writeAndDerive(t, [at('s2', '2026-03-02T11:20:00.000Z')]);
     expect(await storedBuckets(t.db, id)).toEqual(await expectedBuckets(t.db, id));
 
     await t.db.deleteFrom('sessions').where('website_id', '=', id).where('session_id', '=', 's4').execute();

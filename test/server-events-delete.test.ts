@@ -7,7 +7,7 @@ import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts'
 import { rebuildVisitorRollups } from '../src/modules/analytics/visitor-rollup-repair.ts';
 import { recountGoalStats } from '../src/modules/goals/goal-stats.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { type TestApp, useTestApp } from './helpers/app.ts';
+import { type TestApp, settleRollups, useTestApp } from './helpers/app.ts';
 import { describeEachEventEngine, eventsOnClickHouse, itWithRelationalRollups } from './helpers/clickhouse.ts';
 import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError, newEvent } from './helpers/factories.ts';
 
@@ -81,6 +81,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
 
   /** The rollup rows of a website, comparable across engines. */
   async function rollups(websiteId: string) {
+    await settleRollups(t)(websiteId);
     const sorted = (rows: object[]) => rows.map((row) => JSON.stringify(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))).sort();
     const of = (table: 'visitor_days' | 'daily_totals' | 'visitor_recency' | 'breakdown_visitors' | 'breakdown_totals' | 'breakdown_days') =>
       t.db.selectFrom(table).selectAll().where('website_id', '=', websiteId).execute();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../src/lib/ids.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { rebuildDailyRollups } from '../src/modules/analytics/rollup-rebuild.ts';
-import { type TestApp, useTestApp } from './helpers/app.ts';
+import { type TestApp, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEventEngine, itWithRelationalRollups } from './helpers/clickhouse.ts';
 import {
   UNKNOWN_ID,
@@ -104,7 +104,7 @@ describeEachEventEngine('time series', (engine) => {
     it('counts a day series per local day, with bucket starts in the zone and totals distinct over the range', async () => {
       const { website, token } = await site(t, 'America/New_York');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'a', '2026-05-04T03:59:59.999Z'), // 23:59 on May 3 in New York
         pageview(w, 'a', '2026-05-04T04:00:00.000Z'), // 00:00 on May 4
         pageview(w, 'b', '2026-05-04T20:00:00.000Z'),
@@ -125,7 +125,7 @@ describeEachEventEngine('time series', (engine) => {
     it('has 23 hour buckets on the March daylight-saving day in America/New_York', async () => {
       const { website, token } = await site(t, 'America/New_York');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'early', '2026-03-08T04:59:59.999Z'), // 23:59 on March 7: outside
         pageview(w, 'a', '2026-03-08T06:30:00.000Z'), // 01:30 EST
         pageview(w, 'b', '2026-03-08T07:30:00.000Z'), // 03:30 EDT: 02:xx does not exist
@@ -148,7 +148,7 @@ describeEachEventEngine('time series', (engine) => {
     it('has 25 hour buckets on the November daylight-saving day, the repeated hour once per offset', async () => {
       const { website, token } = await site(t, 'America/New_York');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'a', '2026-11-01T05:30:00.000Z'), // 01:30 EDT
         pageview(w, 'b', '2026-11-01T06:30:00.000Z'), // 01:30 EST, an hour later
         pageview(w, 'c', '2026-11-02T04:59:59.999Z'), // 23:59 EST
@@ -169,7 +169,7 @@ describeEachEventEngine('time series', (engine) => {
     it('gives the 23-hour and the 25-hour day their whole local day in a day series', async () => {
       const { website, token } = await site(t, 'America/New_York');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'm1', '2026-03-08T04:59:59.999Z'), // March 7, 23:59 EST
         pageview(w, 'm2', '2026-03-08T05:00:00.000Z'), // March 8, 00:00 EST
         pageview(w, 'm3', '2026-03-09T03:59:59.999Z'), // March 8, 23:59 EDT
@@ -196,7 +196,7 @@ describeEachEventEngine('time series', (engine) => {
     it('starts a day at 01:00 where the clocks skip midnight (America/Santiago)', async () => {
       const { website, token } = await site(t, 'America/Santiago');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'a', '2026-09-06T03:59:59.999Z'), // September 5, 23:59 at -04:00
         pageview(w, 'b', '2026-09-06T04:00:00.000Z'), // September 6, 01:00 at -03:00
         pageview(w, 'c', '2026-09-07T02:59:59.999Z'), // September 6, 23:59
@@ -212,7 +212,7 @@ describeEachEventEngine('time series', (engine) => {
     it('puts hour buckets on local hours in a zone half an hour off UTC', async () => {
       const { website, token } = await site(t, 'Asia/Kolkata');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'a', '2026-06-10T04:29:59.999Z'), // 09:59 in India
         pageview(w, 'b', '2026-06-10T04:30:00.000Z'), // 10:00
       ]);
@@ -227,7 +227,7 @@ describeEachEventEngine('time series', (engine) => {
     it('starts weeks on Monday, counts a visitor once per week, and clips the first and last week to the range', async () => {
       const { website, token } = await site(t, 'America/New_York');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'a', '2026-03-03T17:00:00.000Z'), // Tuesday before the range
         pageview(w, 'a', '2026-03-04T17:00:00.000Z'), // Wednesday, week 10
         pageview(w, 'a', '2026-03-06T17:00:00.000Z'),
@@ -248,7 +248,7 @@ describeEachEventEngine('time series', (engine) => {
     it('counts a month series per local month, a visitor once per month', async () => {
       const { website, token } = await site(t, 'Asia/Tokyo');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'b', '2026-01-14T14:00:00.000Z'), // January 14, 23:00 in Tokyo: before the range
         pageview(w, 'b', '2026-01-14T16:00:00.000Z'), // January 15, 01:00
         pageview(w, 'a', '2026-01-31T14:59:59.999Z'), // January 31, 23:59
@@ -268,7 +268,7 @@ describeEachEventEngine('time series', (engine) => {
 
     it('answers every bucket of the range, empty ones with zeros for every field', async () => {
       const { website, token } = await site(t, 'UTC');
-      await t.app.events.write([goal(website.id, 'a', '2026-05-03T10:00:00.000Z')]);
+      await writeAndDerive(t, [goal(website.id, 'a', '2026-05-03T10:00:00.000Z')]);
       await insertPayments(t, website.id, [{ amountMinor: 1250, occurredAt: '2026-05-03T11:00:00.000Z' }]);
       const body = await series(t, token, { websiteId: website.id, fields: ALL_FIELDS, interval: 'day', startAt: '2026-05-01', endAt: '2026-05-05' });
       const none = { new: 0, renewal: 0, refund: 0 };
@@ -300,7 +300,7 @@ describeEachEventEngine('time series', (engine) => {
     it('reads an ISO instant exactly for hour series and as its local day for day series', async () => {
       const { website, token } = await site(t, 'Europe/Paris');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'a', '2026-06-10T07:10:00.000Z'), // 09:10 in Paris
         pageview(w, 'b', '2026-06-10T08:40:00.000Z'), // 10:40
         pageview(w, 'c', '2026-06-10T09:20:00.000Z'), // 11:20
@@ -329,7 +329,7 @@ describeEachEventEngine('time series', (engine) => {
       const ago = (ms: number) => new Date(now - ms).toISOString();
       const HOUR = 3_600_000;
       const DAY = 24 * HOUR;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'recent', ago(60_000)),
         pageview(w, 'yesterday', ago(25 * HOUR)),
         pageview(w, 'last-month', ago(40 * DAY)),
@@ -370,7 +370,7 @@ describeEachEventEngine('time series', (engine) => {
     it('counts sessions by change of session id, pageviews, and the conversion rate as a percentage', async () => {
       const { website, token } = await site(t, 'UTC');
       const w = website.id;
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(w, 'v1', '2026-06-01T10:00:00.000Z', { sessionId: 's1' }),
         pageview(w, 'v1', '2026-06-01T10:05:00.000Z', { sessionId: 's1' }),
         pageview(w, 'v1', '2026-06-01T15:00:00.000Z', { sessionId: 's2' }),
@@ -444,7 +444,7 @@ describeEachEventEngine('time series', (engine) => {
     it('keeps the events of two websites written in one batch apart', async () => {
       const first = await site(t, 'UTC');
       const second = await site(t, 'UTC');
-      await t.app.events.write([
+      await writeAndDerive(t, [
         pageview(first.website.id, 'shared-visitor', '2026-07-01T10:00:00.000Z'),
         pageview(second.website.id, 'shared-visitor', '2026-07-01T10:00:00.000Z'),
         pageview(second.website.id, 'other', '2026-07-01T10:00:00.000Z'),
@@ -481,7 +481,7 @@ describeEachEventEngine('time series', (engine) => {
     }
 
     async function writeInBatches(events: NewEvent[], size: number) {
-      for (let i = 0; i < events.length; i += size) await t.app.events.write(events.slice(i, i + size));
+      for (let i = 0; i < events.length; i += size) await writeAndDerive(t, events.slice(i, i + size));
     }
 
     function oracle(events: NewEvent[], timezone: string, keyOf: (day: string) => string, first: string, last: string) {
@@ -591,7 +591,7 @@ describeEachEventEngine('time series', (engine) => {
     it("answers a website's df_ key without websiteId, and with its own id", async () => {
       const { website, token } = await site(t, 'UTC');
       const key = await createApiKey(t, token, website.id);
-      await t.app.events.write([pageview(website.id, 'a', new Date().toISOString())]);
+      await writeAndDerive(t, [pageview(website.id, 'a', new Date().toISOString())]);
       const withoutId = await series(t, key.key, query());
       expect(withoutId.totals).toEqual({ visitors: 1 });
       expect((await series(t, key.key, query(website.id))).totals).toEqual({ visitors: 1 });

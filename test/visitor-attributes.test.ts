@@ -6,7 +6,7 @@ import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { attributeBit } from '../src/modules/stats/visitor-attributes.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
 import { ATTRIBUTE_FILTER_SETS, EVERYTHING } from './helpers/attribute-filters.ts';
-import { useTestApp } from './helpers/app.ts';
+import { settleRollups, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
 
@@ -33,14 +33,14 @@ describeEachEngine('visitor attributes in visitor_totals', (engine) => {
     const at = (visitorId: string, occurredAt: string, extra: object = {}) =>
       newEvent(f.website.id, visitorId, { sessionId: `s-${visitorId}`, hostname: f.website.domain, path: '/docs', device: 'desktop', browser: 'Firefox', os: 'Linux', occurredAt, ...extra });
     // v8 travels within one batch; v9's city changes in a later batch; v10's two pages share a time.
-    await t.app.events.write([
+    await writeAndDerive(t, [
       at('v8', '2026-03-04T08:00:00.000Z', { country: 'US' }),
       at('v8', '2026-03-04T09:00:00.000Z', { country: 'FR', path: '/fr' }),
       at('v9', '2026-03-04T10:00:00.000Z', { country: 'US', details: { region: 'Texas', city: 'Austin' } }),
       at('v10', '2026-03-04T11:00:00.000Z', { country: 'FR', path: '/a', os: 'Windows' }),
       at('v10', '2026-03-04T11:00:00.000Z', { country: 'FR', path: '/b', os: 'Windows' }),
     ]);
-    await t.app.events.write([
+    await writeAndDerive(t, [
       at('v9', '2026-03-04T12:00:00.000Z', { country: 'US', details: { region: 'Texas', city: 'Dallas' } }),
       at('v10', '2026-03-04T12:00:00.000Z', { country: 'FR', type: 'custom', name: 'signup', path: null, os: 'Windows' }),
     ]);
@@ -75,7 +75,7 @@ describeEachEngine('visitor attributes in visitor_totals', (engine) => {
 
   it('give the visitor list filtered on them, all time, exactly what the raw events give, for every page', async () => {
     const f = await website();
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     for (const filters of ATTRIBUTE_FILTER_SETS) {
       const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters };
       for (const page of PAGES) {
@@ -97,7 +97,7 @@ describeEachEngine('visitor attributes in visitor_totals', (engine) => {
 
   it('read the stored rows for steady visitors and the raw events for varied ones', async () => {
     const f = await website();
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     await t.db.updateTable('visitor_totals').set((eb) => ({ pageviews: eb('pageviews', '+', 100) })).where('website_id', '=', f.website.id).execute();
     const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! };
     const skewed = new Map((await store.visitors(scope, {}, { limit: 100, offset: 0 })).rows.map((row) => [row.visitorId, row.pageViewCount]));

@@ -7,7 +7,7 @@ import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
-import { useTestApp } from './helpers/app.ts';
+import { settleRollups, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
 
@@ -31,10 +31,10 @@ describeEachEngine('the visitor list from visitor_totals', (engine) => {
     const f = await analyticsFixture(t);
     const at = (visitorId: string, occurredAt: string, extra: object = {}) =>
       newEvent(f.website.id, visitorId, { sessionId: `s-${visitorId}`, hostname: f.website.domain, path: '/docs', occurredAt, ...extra });
-    await t.app.events.write([at('v4', '2026-03-06T08:00:00.000Z'), at('v4', '2026-03-06T08:01:00.000Z'), at('v5', '2026-03-06T08:01:00.000Z')]);
+    await writeAndDerive(t, [at('v4', '2026-03-06T08:00:00.000Z'), at('v4', '2026-03-06T08:01:00.000Z'), at('v5', '2026-03-06T08:01:00.000Z')]);
     // Later writes: an event older than v4's first (a client's retry), a goal, and server goals of v7's and v4's.
-    await t.app.events.write([at('v4', '2026-03-01T07:00:00.000Z'), at('v5', '2026-03-07T09:00:00.000Z', { type: 'custom', name: 'newsletter', path: null })]);
-    await t.app.events.write([
+    await writeAndDerive(t, [at('v4', '2026-03-01T07:00:00.000Z'), at('v5', '2026-03-07T09:00:00.000Z', { type: 'custom', name: 'newsletter', path: null })]);
+    await writeAndDerive(t, [
       newEvent(f.website.id, 'v7', { type: 'custom', name: 'upgrade', source: 'api', sessionId: null, hostname: null, path: null, occurredAt: '2026-03-08T10:00:00.000Z' }),
       newEvent(f.website.id, 'v4', { type: 'custom', name: 'upgrade', source: 'api', sessionId: null, hostname: null, path: null, occurredAt: '2026-03-09T10:00:00.000Z' }),
     ]);
@@ -43,7 +43,7 @@ describeEachEngine('the visitor list from visitor_totals', (engine) => {
 
   it('says what the raw events say, for every page of rows', async () => {
     const f = await website();
-    const store = sqlEventStore(t.db);
+    const store = sqlEventStore(t.db, settleRollups(t));
     const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: [] };
     for (const page of [{ limit: 100, offset: 0 }, { limit: 2, offset: 1 }, { limit: 2, offset: 4 }, { limit: 5, offset: 50 }]) {
       const fromTotals = await store.visitors(scope, {}, page);

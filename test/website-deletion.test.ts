@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { deleteWebsite } from '../src/modules/websites/website-deletion.ts';
-import { type TestApp, useTestApp } from './helpers/app.ts';
+import { type TestApp, settleRollups, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { rowsReferencing, tablesWithWebsiteId } from './helpers/website-rows.ts';
 import { type TestAccount, addMember, createAccount, createApiKey, createToken, createWebsite, newEvent } from './helpers/factories.ts';
@@ -60,10 +60,13 @@ describeEachEngine('website deletion', (engine) => {
     const both = await createToken(t, owner, ['*'], [doomed.id, kept.id]);
 
     // Every table with a website_id holds a row of each website before (a new table must be filled above).
+    await settleRollups(t)();
     const tables = await tablesWithWebsiteId(t.db);
     const before = await rowsReferencing(t.db, doomed.id);
-    // event_relay holds events only on their way to ClickHouse (CLICKHOUSE_URL), empty here.
-    for (const table of tables.filter((name) => name !== 'event_relay')) expect(before[table], `no ${table} row was written for the doomed website`).toBeGreaterThan(0);
+    // event_relay holds events only on their way to ClickHouse (CLICKHOUSE_URL), empty here;
+    // rollup_backlog only until their rollups are derived, just done (rollup-backlog.test.ts
+    // deletes a website with events waiting there).
+    for (const table of tables.filter((name) => name !== 'event_relay' && name !== 'rollup_backlog')) expect(before[table], `no ${table} row was written for the doomed website`).toBeGreaterThan(0);
     const keptBefore = await rowsReferencing(t.db, kept.id);
     expect(Object.keys(keptBefore).sort()).toEqual(Object.keys(before).sort());
 

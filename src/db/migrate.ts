@@ -20,6 +20,7 @@ import { breakdownProfiles } from './migrations/0017-breakdown-profiles.ts';
 import { funnelIndexes } from './migrations/0018-funnel-indexes.ts';
 import { breakdownDays } from './migrations/0019-breakdown-days.ts';
 import { breakdownRevenue } from './migrations/0020-breakdown-revenue.ts';
+import { rollupBacklog } from './migrations/0021-rollup-backlog.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ function provider(db: Db): MigrationProvider {
     '0018-funnel-indexes': funnelIndexes(),
     '0019-breakdown-days': breakdownDays(db.engine),
     '0020-breakdown-revenue': breakdownRevenue(db.engine),
+    '0021-rollup-backlog': rollupBacklog(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

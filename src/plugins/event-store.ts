@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { type ClickHouse, openClickHouse } from '../db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../db/clickhouse/clickhouse-schema.ts';
+import { RollupDeriver } from '../modules/analytics/rollup-backlog.ts';
 import { clickhouseEventLog } from '../modules/events/clickhouse-event-log.ts';
 import { ClickHouseRelay } from '../modules/events/clickhouse-relay.ts';
 import { type EventLog, sqlEventLog } from '../modules/events/event-log.ts';
@@ -17,6 +18,8 @@ declare module 'fastify' {
     eventLog: EventLog;
     /** With CLICKHOUSE_URL: the connection and the relay that ships accepted events to it. */
     clickhouse: { ch: ClickHouse; relay: ClickHouseRelay } | null;
+    /** Events in the relational database: derives their rollups after the answer (rollup-backlog.ts). */
+    rollups: RollupDeriver | null;
   }
 }
 
@@ -24,9 +27,18 @@ declare module 'fastify' {
 async function eventStore(app: FastifyInstance): Promise<void> {
   const url = app.config.clickhouseUrl;
   if (url === undefined) {
-    app.decorate('eventStore', sqlEventStore(app.db.reads));
+    const rollups = new RollupDeriver(app.db.kysely, app.log);
+    app.events.onCommitted((recorded) => rollups.wake(recorded.length));
+    // Every read first derives the website's waiting events, so a client reads its own events.
+    app.decorate('eventStore', sqlEventStore(app.db.reads, (websiteId) => rollups.settle(websiteId)));
     app.decorate('eventLog', sqlEventLog(app.db.kysely));
     app.decorate('clickhouse', null);
+    app.decorate('rollups', rollups);
+    app.addHook('onReady', async () => rollups.start());
+    // After the event writer's last commit (preClose): derive what waits, so a stopped server leaves no backlog.
+    app.addHook('onClose', async () => {
+      await rollups.stop().catch((error: unknown) => app.log.warn({ err: error }, 'rollups: left events waiting at stop; the next start derives them'));
+    });
     return;
   }
   const ch = openClickHouse(url, migrateClickHouse);
@@ -35,6 +47,7 @@ async function eventStore(app: FastifyInstance): Promise<void> {
   app.decorate('eventStore', clickhouseEventStore(ch, app.db.reads, () => relay.settle()));
   app.decorate('eventLog', clickhouseEventLog(ch, app.db.kysely, () => relay.settle()));
   app.decorate('clickhouse', { ch, relay });
+  app.decorate('rollups', null);
   app.addHook('onReady', async () => relay.start());
   // After the event writer's last commit (preClose), ship what is left, then let go.
   app.addHook('onClose', async () => {

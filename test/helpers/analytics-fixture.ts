@@ -1,7 +1,7 @@
 import { newId } from '../../src/lib/ids.ts';
 import type { NewEvent } from '../../src/modules/events/event.types.ts';
 import { insertPaymentOnce } from '../../src/modules/events/server-events.repository.ts';
-import type { TestApp } from './app.ts';
+import { type TestApp, writeAndDerive } from './app.ts';
 import { type TestAccount, createAccount, createWebsite, newEvent } from './factories.ts';
 
 // A small website with known traffic in March 2026 (UTC), for the website API's read tests:
@@ -41,7 +41,8 @@ export async function analyticsFixture(t: TestApp): Promise<Fixture> {
     at('v3', 's3', '2026-03-03T12:10:00.000Z', { path: '/pricing', ...US_SAFARI, details: DIRECT }),
     at('v3', 's4', '2026-03-05T09:00:00.000Z', { path: '/', ...US_SAFARI, details: DIRECT }),
   ];
-  for (const event of events) await t.app.events.write([event]);
+  // One derivation per event, as if each had come alone (the rollups' incremental path at its finest).
+  for (const event of events) await writeAndDerive(t, [event]);
   // Through the payments' one writer, which keeps the breakdowns' revenue.
   await t.db.transaction().execute((trx) =>
     insertPaymentOnce(trx, {

@@ -109,3 +109,24 @@ export function useTestApp(engine: TestEngine, overrides: Partial<Config> = {}):
 
   return ctx;
 }
+
+/**
+ * Settles the app's rollup backlog for a website (every website's without one): what a read of
+ * the website API does first, for tests that read the rollup tables or an event store of their own.
+ */
+export function settleRollups(t: TestApp): (websiteId?: string) => Promise<void> {
+  return async (websiteId) => {
+    await t.app.events.flush();
+    await t.app.rollups?.settle(websiteId);
+  };
+}
+
+/**
+ * Writes events as ingestion does and derives their rollups at once, as a derivation of their
+ * own (so tests of the incremental rollups see batch after batch, not one derivation of all).
+ */
+export async function writeAndDerive(t: TestApp, events: Parameters<TestApp['app']['events']['write']>[0]) {
+  const recorded = await t.app.events.write(events);
+  await settleRollups(t)();
+  return recorded;
+}

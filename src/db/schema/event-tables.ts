@@ -333,3 +333,10 @@ export interface EventRelayTable {
   /** The ClickHouse row, as JSON (src/db/clickhouse/clickhouse-schema.ts). */
   row: string;
 }
+
+/** Accepted events whose rollups are not derived yet (migration 0021, src/modules/analytics/rollup-backlog.ts). */
+export interface RollupBacklogTable {
+  seq: ColumnType<number, never, never>;
+  website_id: string;
+  event_id: string;
+}

@@ -4,6 +4,7 @@ import { isPostgres } from '../../db/engine.ts';
 import { type RecordedFields, VisitorDayBook } from './visitor-day-book.ts';
 import { writeBook } from './rollups.ts';
 import { rebuildBreakdownDays } from './breakdown-rollups.ts';
+import { deriveBacklog } from './rollup-backlog.ts';
 import { LocalDays } from './zoned-time.ts';
 
 // Rebuilds a website's day rollups from its raw events, for a new time zone (the local days
@@ -59,6 +60,8 @@ export async function rebuildRollupsForTimezone(db: Kysely<Database>, websiteId:
   if (isPostgres(db)) query = query.forNoKeyUpdate();
   const current = await query.executeTakeFirst();
   if (!current || current.timezone === timezone) return;
+  // The waiting events join the all-time rollups first (the day rollups are rebuilt from every stored event).
+  await deriveBacklog(db, websiteId);
   await rebuildDailyRollups(db, websiteId, timezone);
   await rebuildBreakdownDays(db, websiteId, timezone);
 }

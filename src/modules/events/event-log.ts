@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { joinProfiles, leaveProfiles } from '../analytics/breakdown-profiles.ts';
 import { repairBreakdownRollups, subtractDeletedEvents } from '../analytics/breakdown-rollups.ts';
+import { deriveBacklog } from '../analytics/rollup-backlog.ts';
 import { profileTotalsIn, profileTotalsOut } from '../analytics/profile-totals.ts';
 import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
 import { repairVisitorTotals } from '../analytics/visitor-totals.ts';
@@ -39,6 +40,9 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
       db.transaction().execute(async (trx) => {
         const timezone = await deletes.lockWebsiteTimezone(trx, websiteId);
         if (timezone === undefined) throw notFound('Website not found');
+        // The repairs below derive the visitors again from their stored events: first fold in
+        // the waiting ones, or they would count once from the events and again when derived.
+        await deriveBacklog(trx, websiteId);
         const doomed = await deletes.findServerGoals(trx, websiteId, filters);
         if (doomed.length === 0) return 0;
         // Their days leave breakdown_days while the events can still be read.

@@ -42,9 +42,10 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   visitor_totals: 26,
   session_buckets: 27,
   sessions: 28,
-  event_relay: 29,
-  events: 30,
-  website_members: 31,
+  rollup_backlog: 29,
+  event_relay: 30,
+  events: 31,
+  website_members: 32,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

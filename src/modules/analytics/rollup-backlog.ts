@@ -1,0 +1,188 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
+import { describeFault } from '../../db/faults.ts';
+import { prepareListQuery } from '../../db/prepared.ts';
+import type { Database, EventsTable } from '../../db/schema.ts';
+import { chunks } from '../../lib/chunks.ts';
+import { eventFromRow } from '../events/event-columns.ts';
+import type { RecordedEvent } from '../events/event.types.ts';
+import { deriveRollups } from './derive-rollups.ts';
+
+// The rollups are derived from the raw events after the answer, many events at a time.
+//
+// Ingestion commits each event with a row in rollup_backlog (record-events.ts), in the
+// transaction that answers the request. Deriving a batch of events costs about half as much per
+// event at a thousand events as at the sixteen a request batch holds under load (most statements
+// are set-based over the batch, and a commit writes each touched page once), so the deriver
+// waits up to DERIVE_DELAY_MS for events to gather, or starts at once when EAGER_EVENTS wait.
+// A derivation folds a website's events into every rollup and deletes their backlog rows in one
+// transaction, so a crash at any moment leaves each event either derived once or still waiting,
+// and whatever waits is derived when the server starts again.
+//
+// Whatever reads or rewrites the rollups settles the website's backlog first: every read of the
+// website API (a client reads its own events, whichever instance took them), and, inside their
+// own transactions, the deletes and rebuilds that re-derive rollups from the raw events (which
+// would otherwise count a waiting event once from the events table and again when derived).
+
+/** Events derived per transaction by the background deriver. */
+const EVENTS_PER_TRANSACTION = 2000;
+/** How long the deriver lets events gather after a commit. */
+const DERIVE_DELAY_MS = 250;
+/** This many waiting events start a derivation at once. */
+const EAGER_EVENTS = 2000;
+/** How often the backlog is looked at besides (rows another instance left behind when it died). */
+const POLL_INTERVAL_MS = 10_000;
+/** Rows per backlog insert (two bound values each). */
+const ROWS_PER_INSERT = 500;
+
+const insertBacklog = prepareListQuery(2, (db, rows: [websiteId: string, eventId: string][]) =>
+  db.insertInto('rollup_backlog').values(rows.map(([websiteId, eventId]) => ({ website_id: websiteId, event_id: eventId }))),
+);
+
+/** In the transaction that stores the events: their rollups are to be derived. */
+export async function queueForRollups(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
+  const rows = events.map((e): [string, string] => [e.websiteId, e.id]);
+  for (const part of chunks(rows, ROWS_PER_INSERT)) await insertBacklog.all(trx, part);
+}
+
+type BacklogRow = EventsTable & { backlog_seq: number | string };
+
+/**
+ * Derives up to `limit` (default: all) of the website's waiting events into the rollups and
+ * deletes their backlog rows, in the caller's transaction; returns how many rows it took. On
+ * PostgreSQL the website's row lock (the one the day rollups take) makes derivers of one website
+ * take turns, and the rows are read after it is held, so none is derived twice.
+ */
+export async function deriveBacklog(trx: Kysely<Database>, websiteId: string, limit = Number.POSITIVE_INFINITY): Promise<number> {
+  if (isPostgres(trx)) await trx.selectFrom('websites').select('id').where('id', '=', websiteId).forNoKeyUpdate().execute();
+  let taken = 0;
+  while (taken < limit) {
+    const take = Math.min(EVENTS_PER_TRANSACTION, limit - taken);
+    // An event deleted with its website (the rows cascade) has no row here; one deleted alone
+    // was derived first (its delete settled the backlog), so a missing event is simply skipped.
+    const { rows } = await sql<BacklogRow>`select b.seq as backlog_seq, e.* from rollup_backlog b join events e on e.id = b.event_id
+      where b.website_id = ${websiteId} order by b.seq limit ${take}`.execute(trx);
+    if (rows.length === 0) break;
+    await deriveRollups(trx, rows.map(eventFromRow));
+    const last = rows[rows.length - 1]!.backlog_seq;
+    await sql`delete from rollup_backlog where website_id = ${websiteId} and seq <= ${last}`.execute(trx);
+    taken += rows.length;
+    if (rows.length < take) break;
+  }
+  return taken;
+}
+
+/** Whether any of the website's events waits for its rollups. */
+export async function hasBacklog(db: Kysely<Database>, websiteId: string): Promise<boolean> {
+  const row = await db.selectFrom('rollup_backlog').select('seq').where('website_id', '=', websiteId).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The websites with waiting events. */
+async function backlogWebsites(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('rollup_backlog').select('website_id').distinct().execute();
+  return rows.map((row) => row.website_id);
+}
+
+/** Derives the backlog in the background, and on demand before a website's rollups are read. */
+export class RollupDeriver {
+  private running: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private poll: NodeJS.Timeout | null = null;
+  /** Events committed since the last derivation began. */
+  private waiting = 0;
+  private failing = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Derives what an earlier process left waiting, then keeps watching. */
+  start(): void {
+    this.stopped = false;
+    this.poll = setInterval(() => this.schedule(0), POLL_INTERVAL_MS);
+    this.poll.unref();
+    this.schedule(0);
+  }
+
+  /** `count` events were committed: derive them soon (at once when many wait). */
+  wake(count: number): void {
+    this.waiting += count;
+    this.schedule(this.waiting >= EAGER_EVENTS ? 0 : DERIVE_DELAY_MS);
+  }
+
+  /**
+   * Resolves once the website's events committed before the call are in its rollups (every
+   * website's without an argument). Rejects when the database cannot derive them now.
+   */
+  async settle(websiteId?: string): Promise<void> {
+    if (websiteId === undefined) {
+      await this.deriveAll(true);
+      return;
+    }
+    if (await hasBacklog(this.db, websiteId)) await this.db.transaction().execute((trx) => deriveBacklog(trx, websiteId));
+  }
+
+  /** Stops the timers and derives what is left (the graceful stop of the server). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.poll) clearInterval(this.poll);
+    this.timer = this.poll = null;
+    if (this.running) await this.running.catch(() => {});
+    await this.deriveAll(true);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.running) return; // a running derivation looks again when it ends
+    if (this.timer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running ??= this.deriveAll()
+        .then(() => this.recovered())
+        .catch((error: unknown) => this.failed(error))
+        .finally(() => {
+          this.running = null;
+          if (this.waiting > 0) this.schedule(this.waiting >= EAGER_EVENTS ? 0 : DERIVE_DELAY_MS);
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /**
+   * One pass over the websites with waiting events, again while a website had more than one
+   * transaction's worth or enough gathered meanwhile; with `drain`, until nothing waits.
+   */
+  private async deriveAll(drain = false): Promise<void> {
+    for (;;) {
+      this.waiting = 0;
+      const websites = await backlogWebsites(this.db);
+      if (websites.length === 0) return;
+      let full = false;
+      for (const websiteId of websites) {
+        const taken = await this.db.transaction().execute((trx) => deriveBacklog(trx, websiteId, EVENTS_PER_TRANSACTION));
+        full ||= taken === EVENTS_PER_TRANSACTION;
+      }
+      // What came in meanwhile waits for the next turn unless enough of it gathered.
+      if (!drain && !full && this.waiting < EAGER_EVENTS) return;
+    }
+  }
+
+  private recovered(): void {
+    if (this.failing) this.log.info('rollups: derived the waiting events again');
+    this.failing = false;
+  }
+
+  private failed(error: unknown): void {
+    // The events are safe in the backlog; the poll (and the next commit) tries again.
+    if (!this.failing) this.log.warn({ fault: describeFault(error) }, 'rollups: cannot derive the waiting events now; retrying');
+    this.failing = true;
+  }
+}
