@@ -3,6 +3,8 @@ import { expect, it } from 'vitest';
 import { rollupBacklog } from '../src/db/migrations/0021-rollup-backlog.ts';
 import type { Database } from '../src/db/schema.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
+import { RollupDeriver } from '../src/modules/analytics/rollup-backlog.ts';
+import { EventWriter } from '../src/modules/events/event-writer.ts';
 import { recordEvents } from '../src/modules/events/record-events.ts';
 import { deleteWebsite } from '../src/modules/websites/website-deletion.ts';
 import { createApiKey, createAccount, createWebsite, newEvent } from './helpers/factories.ts';
@@ -70,6 +72,30 @@ describeEachEngine('rollups derived from the backlog', (engine) => {
     const { website } = await site();
     await t.app.events.write(traffic(website.id, 'background'));
     for (let tries = 0; tries < 100 && (await waiting(t.db, website.id)) > 0; tries++) await sleep(50);
+    expect(await waiting(t.db, website.id)).toBe(0);
+    await expectRollupsEqualRebuild(t, website.id, 'Europe/Paris');
+  });
+
+  it('holds ingestion back instead of letting the backlog grow past its bound', async () => {
+    const { website } = await site();
+    // A writer and a deriver of their own, with a small bound (the server's is 10,000).
+    const writer = new EventWriter(t.db, EFFECTS);
+    const deriver = new RollupDeriver(t.db, t.app.log, 800);
+    writer.onCommitted((recorded) => deriver.wake(recorded.length));
+    writer.throttleWith(() => deriver.throttle());
+    let most = 0;
+    const writes = Array.from({ length: 8 }, (_, batch) =>
+      writer
+        .write(Array.from({ length: 400 }, (_, i) => newEvent(website.id, `load-${batch}-${i % 150}`, { path: `/p${i % 20}`, occurredAt: '2026-03-05T10:00:00.000Z' })))
+        .then(async () => {
+          most = Math.max(most, await waiting(t.db, website.id));
+        }),
+    );
+    await Promise.all(writes);
+    // Each commit of up to 400 events first waits while 800 wait.
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(800 + 400);
+    await deriver.stop();
     expect(await waiting(t.db, website.id)).toBe(0);
     await expectRollupsEqualRebuild(t, website.id, 'Europe/Paris');
   });

@@ -29,6 +29,7 @@ async function eventStore(app: FastifyInstance): Promise<void> {
   if (url === undefined) {
     const rollups = new RollupDeriver(app.db.kysely, app.log);
     app.events.onCommitted((recorded) => rollups.wake(recorded.length));
+    app.events.throttleWith(() => rollups.throttle());
     // Every read first derives the website's waiting events, so a client reads its own events.
     app.decorate('eventStore', sqlEventStore(app.db.reads, (websiteId) => rollups.settle(websiteId)));
     app.decorate('eventLog', sqlEventLog(app.db.kysely));

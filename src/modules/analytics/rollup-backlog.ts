@@ -31,6 +31,13 @@ const EVENTS_PER_TRANSACTION = 2000;
 const DERIVE_DELAY_MS = 250;
 /** This many waiting events start a derivation at once. */
 const EAGER_EVENTS = 2000;
+/**
+ * Beyond this many events committed since the current derivation began, ingestion waits for the
+ * deriver before its next commit, so a load the deriver cannot keep up with slows the answers
+ * instead of growing the backlog (and the time a read or a stop spends settling it) without
+ * bound. Measured on PostgreSQL without it: 18,000 events waiting after 10 s of load.
+ */
+const MAX_WAITING = 10_000;
 /** How often the backlog is looked at besides (rows another instance left behind when it died). */
 const POLL_INTERVAL_MS = 10_000;
 /** Rows per backlog insert (two bound values each). */
@@ -90,14 +97,20 @@ export class RollupDeriver {
   private running: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
-  /** Events committed since the last derivation began. */
-  private waiting = 0;
+  /**
+   * This process's events not yet derived, as far as it knows: added at each commit, taken off
+   * at each derivation, and zero when a pass finds the backlog empty (another instance may
+   * have derived them).
+   */
+  private pending = 0;
   private failing = false;
   private stopped = false;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly log: FastifyBaseLogger,
+    /** How many of this process's events may wait before ingestion is held back. */
+    private readonly maxWaiting = MAX_WAITING,
   ) {}
 
   /** Derives what an earlier process left waiting, then keeps watching. */
@@ -110,8 +123,20 @@ export class RollupDeriver {
 
   /** `count` events were committed: derive them soon (at once when many wait). */
   wake(count: number): void {
-    this.waiting += count;
-    this.schedule(this.waiting >= EAGER_EVENTS ? 0 : DERIVE_DELAY_MS);
+    this.pending += count;
+    this.schedule(this.pending >= EAGER_EVENTS ? 0 : DERIVE_DELAY_MS);
+  }
+
+  /**
+   * Resolves at once unless `maxWaiting` of this process's events wait: the event writer awaits
+   * it before each commit. Never waits while derivations fail (ingestion goes on; the events are
+   * safe in the backlog).
+   */
+  async throttle(): Promise<void> {
+    while (this.pending >= this.maxWaiting && !this.stopped && !this.failing) {
+      this.schedule(0);
+      await (this.running ?? new Promise((resolve) => setImmediate(resolve)));
+    }
   }
 
   /**
@@ -123,7 +148,8 @@ export class RollupDeriver {
       await this.deriveAll(true);
       return;
     }
-    if (await hasBacklog(this.db, websiteId)) await this.db.transaction().execute((trx) => deriveBacklog(trx, websiteId));
+    if (!(await hasBacklog(this.db, websiteId))) return;
+    this.derived(await this.db.transaction().execute((trx) => deriveBacklog(trx, websiteId)));
   }
 
   /** Stops the timers and derives what is left (the graceful stop of the server). */
@@ -150,7 +176,7 @@ export class RollupDeriver {
         .catch((error: unknown) => this.failed(error))
         .finally(() => {
           this.running = null;
-          if (this.waiting > 0) this.schedule(this.waiting >= EAGER_EVENTS ? 0 : DERIVE_DELAY_MS);
+          if (this.pending > 0) this.schedule(this.pending >= EAGER_EVENTS ? 0 : DERIVE_DELAY_MS);
         });
     }, delayMs);
     this.timer.unref();
@@ -162,17 +188,24 @@ export class RollupDeriver {
    */
   private async deriveAll(drain = false): Promise<void> {
     for (;;) {
-      this.waiting = 0;
       const websites = await backlogWebsites(this.db);
-      if (websites.length === 0) return;
+      if (websites.length === 0) {
+        this.pending = 0;
+        return;
+      }
       let full = false;
       for (const websiteId of websites) {
         const taken = await this.db.transaction().execute((trx) => deriveBacklog(trx, websiteId, EVENTS_PER_TRANSACTION));
+        this.derived(taken);
         full ||= taken === EVENTS_PER_TRANSACTION;
       }
       // What came in meanwhile waits for the next turn unless enough of it gathered.
-      if (!drain && !full && this.waiting < EAGER_EVENTS) return;
+      if (!drain && !full && this.pending < EAGER_EVENTS) return;
     }
+  }
+
+  private derived(count: number): void {
+    this.pending = Math.max(0, this.pending - count);
   }
 
   private recovered(): void {

@@ -25,6 +25,7 @@ export class EventWriter {
   private queue: Pending[] = [];
   private running: Promise<void> | null = null;
   private readonly committedListeners: ((recorded: RecordedEvent[]) => void)[] = [];
+  private throttle: () => Promise<void> = async () => {};
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -43,6 +44,11 @@ export class EventWriter {
     this.committedListeners.push(listener);
   }
 
+  /** Awaited before each commit: lets what the commits feed (the rollup deriver) hold ingestion back. */
+  throttleWith(throttle: () => Promise<void>): void {
+    this.throttle = throttle;
+  }
+
   /** Resolves when everything written so far is committed (for a graceful close). */
   async flush(): Promise<void> {
     while (this.running) await this.running;
@@ -52,7 +58,10 @@ export class EventWriter {
     // Let the requests of this tick join the batch.
     await new Promise((resolve) => setImmediate(resolve));
     try {
-      while (this.queue.length > 0) await this.writeBatch(this.take());
+      while (this.queue.length > 0) {
+        await this.throttle();
+        await this.writeBatch(this.take());
+      }
     } finally {
       this.running = null;
     }
