@@ -68,6 +68,17 @@ describeEachEngine('rollups derived from the backlog', (engine) => {
     await expectRollupsEqualRebuild(t, website.id, 'Europe/Paris');
   });
 
+  it('reports the waiting events on /metrics', async () => {
+    const { website } = await site();
+    await heldBack(t, traffic(website.id, 'metrics'));
+    const all = await t.db.selectFrom('rollup_backlog').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(all.n)).toBeGreaterThanOrEqual(5);
+    const scrape = await t.request('GET', '/metrics');
+    expect(scrape.status, scrape.raw).toBe(200);
+    expect(scrape.raw).toMatch(new RegExp(`^sightline_rollup_backlog_events ${Number(all.n)}$`, 'm'));
+    await t.app.rollups!.settle(website.id);
+  });
+
   it('derives what ingestion accepted in the background, with no read', async () => {
     const { website } = await site();
     await t.app.events.write(traffic(website.id, 'background'));

@@ -4,13 +4,13 @@ import { withDeadline } from '../lib/deadline.ts';
 import type { DatabaseReadings } from './metrics-registry.ts';
 
 // The gauges a scrape reads from the database: two small grouped counts on indexed status
-// columns. A scrape must answer even when the database does not, so the reads get a deadline and
+// columns, and the count of events waiting for their rollups (a short table). A scrape must answer even when the database does not, so the reads get a deadline and
 // any failure reads as "no readings" (the scrape then reports sightline_database_up 0).
 
 export const READ_DEADLINE_MS = 2000;
 
 async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings> {
-  const [outbox, jobs] = await Promise.all([
+  const [outbox, jobs, backlog] = await Promise.all([
     db
       .selectFrom('mail_outbox')
       .select((eb) => ['status', eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
@@ -23,8 +23,12 @@ async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings
       .where('status', 'in', ['queued', 'running'])
       .groupBy('status')
       .execute(),
+    db
+      .selectFrom('rollup_backlog')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow(),
   ]);
-  const readings: DatabaseReadings = { outbox: {}, oldestPendingMailAgeSeconds: 0, jobs: {} };
+  const readings: DatabaseReadings = { outbox: {}, oldestPendingMailAgeSeconds: 0, jobs: {}, rollupBacklog: Number(backlog.count) };
   for (const row of outbox) {
     readings.outbox[row.status as 'pending' | 'failed'] = Number(row.count);
     if (row.status === 'pending' && row.oldest) {

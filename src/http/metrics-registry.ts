@@ -45,6 +45,7 @@ export interface DatabaseReadings {
   outbox: Partial<Record<(typeof OUTBOX_STATUSES)[number], number>>;
   oldestPendingMailAgeSeconds: number;
   jobs: Partial<Record<(typeof JOB_STATUSES)[number], number>>;
+  rollupBacklog: number;
 }
 
 export class AppMetrics {
@@ -101,6 +102,12 @@ export class AppMetrics {
     registers: [this.databaseRegistry],
   });
 
+  private readonly rollupBacklog = new Gauge({
+    name: `${PREFIX}rollup_backlog_events`,
+    help: 'Accepted events whose rollups are not derived yet (rollup_backlog): near zero, or a few seconds of ingestion under load; one that keeps growing means derivation fails or falls behind.',
+    registers: [this.databaseRegistry],
+  });
+
   constructor(db: Db) {
     for (const source of EVENT_SOURCES) this.eventsAccepted.inc({ source }, 0);
     for (const reason of Object.keys(DROP_REASONS)) this.eventsDropped.inc({ reason }, 0);
@@ -133,6 +140,7 @@ export class AppMetrics {
       for (const status of OUTBOX_STATUSES) this.outboxMessages.set({ status }, readings.outbox[status] ?? 0);
       this.oldestPendingMail.set(readings.oldestPendingMailAgeSeconds);
       for (const status of JOB_STATUSES) this.integrationJobs.set({ status }, readings.jobs[status] ?? 0);
+      this.rollupBacklog.set(readings.rollupBacklog);
       registries.push(this.databaseRegistry);
     }
     return Registry.merge(registries).metrics();
