@@ -210,6 +210,34 @@ describeUnless(postgresSkip, 'two instances on one PostgreSQL', () => {
     console.log(`multi-instance: a revoked token was refused by the other instance after ${bounds.map((ms) => ms.toFixed(1)).join(', ')} ms`);
   });
 
+  it('reads events accepted by either instance at once on both, and derives their rollups once', async () => {
+    const token = await installation.newToken();
+    const [first, second] = installation.instances;
+    const domain = `rollups-${randomBytes(4).toString('hex')}.example.com`;
+    const created = await call(first!.baseUrl, 'POST', `${ADMIN}/websites`, { token, body: { domain, timezone: 'Europe/Paris', name: 'Rollups' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const website = created.body.data[0] as { id: string; trackingId: string };
+    const visitors = Array.from({ length: 12 }, () => randomUUID());
+    // Each visitor's two page views go to both instances, so both derive rollups of one visitor.
+    const sent = await installation.alternate(24, (baseUrl, i) =>
+      call(baseUrl, 'POST', '/api/events', { body: { websiteId: website.trackingId, domain, href: `https://${domain}/p${i % 3}`, visitorId: visitors[i % 12], type: 'pageview' } }),
+    );
+    expect(sent.map((answer) => answer.status), JSON.stringify(sent[0]?.body)).toEqual(sent.map(() => 200));
+    // At once, before any deriver's delay: each read settles the backlog, whoever accepted the events.
+    for (const instance of [second!, first!]) {
+      const overview = await call(instance.baseUrl, 'GET', `/api/v1/analytics/overview?websiteId=${website.id}`, { token });
+      expect(overview.status, JSON.stringify(overview.body)).toBe(200);
+      expect(overview.body.data[0]).toMatchObject({ visitors: 12, pageviews: 24 });
+    }
+    const pages = await installation.db.kysely.selectFrom('breakdown_totals').select(['key', 'visitors', 'pageviews']).where('website_id', '=', website.id).where('breakdown', '=', 'pages').orderBy('key').execute();
+    // A page's key is its host and path; each page has 4 visitors with two views each, counted once.
+    expect(pages.map((row) => [JSON.parse(row.key), Number(row.visitors), Number(row.pageviews)])).toEqual([
+      [[domain, '/p0'], 4, 8],
+      [[domain, '/p1'], 4, 8],
+      [[domain, '/p2'], 4, 8],
+    ]);
+  });
+
   it('holds an alert cooldown across instances: goal events on both within it queue one mail', async () => {
     const token = await installation.newToken();
     const [first] = installation.instances;

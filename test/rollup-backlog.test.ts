@@ -131,6 +131,16 @@ describeEachEngine('rollups derived from the backlog', (engine) => {
     await expectRollupsEqualRebuild(t, website.id, 'America/Los_Angeles');
   });
 
+  it('skips a backlog row whose event is gone, and lets the row go', async () => {
+    const { website } = await site();
+    await t.db.insertInto('rollup_backlog').values({ website_id: website.id, event_id: 'no-such-event' }).execute();
+    await heldBack(t, traffic(website.id, 'orphan'));
+    await t.db.insertInto('rollup_backlog').values({ website_id: website.id, event_id: 'no-such-event-either' }).execute();
+    await t.app.rollups!.settle(website.id);
+    expect(await waiting(t.db, website.id)).toBe(0);
+    await expectRollupsEqualRebuild(t, website.id, 'Europe/Paris');
+  });
+
   it('takes the waiting events with a deleted website', async () => {
     const { website } = await site();
     await heldBack(t, traffic(website.id, 'gone'));

@@ -19,9 +19,9 @@ import { rebuildBreakdownRevenue, subtractRevenueOfRows } from './breakdown-reve
 // breakdown reads one row per key instead of counting distinct visitors over every event:
 // - breakdown_visitors: per visitor and key, that visitor's events and pageviews under it;
 // - breakdown_totals: per key, its visitors (rows of breakdown_visitors), pageviews and events.
-// Every write derives them from the raw events with set-based SQL, in the transaction that
-// writes or deletes the events: ingestion adds a batch's events (two statements per batch,
-// whatever its size), a goal delete re-derives the touched visitors, and a rebuild derives a
+// Every write derives them from the raw events with set-based SQL: the rollup deriver adds a
+// batch of accepted events (rollup-backlog.ts; two statements per batch, whatever its size), a
+// goal delete re-derives the touched visitors, and a rebuild derives a
 // whole website (migration 0013, the bench's bulk load). All-time counts do not depend on the
 // time zone, so a time-zone change leaves them alone. The session breakdowns' rows share both
 // tables (session-breakdown-rollups.ts); what both writers share is in breakdown-rollup-tables.ts.

@@ -37,8 +37,8 @@ const DERIVE_DELAY_MS = 250;
 /** This many waiting events start a derivation at once. */
 const EAGER_EVENTS = 2000;
 /**
- * Beyond this many events committed since the current derivation began, ingestion waits for the
- * deriver before its next commit, so a load the deriver cannot keep up with slows the answers
+ * Beyond this many of the process's events not yet derived, ingestion waits for the deriver
+ * before its next commit, so a load the deriver cannot keep up with slows the answers
  * instead of growing the backlog (and the time a read or a stop spends settling it) without
  * bound. Measured on PostgreSQL without it: 18,000 events waiting after 10 s of load.
  */
@@ -58,6 +58,7 @@ export async function queueForRollups(trx: Kysely<Database>, events: RecordedEve
   for (const part of chunks(rows, ROWS_PER_INSERT)) await insertBacklog.all(trx, part);
 }
 
+/** A backlog row with its event's columns (null when the event is gone). */
 type BacklogRow = EventsTable & { backlog_seq: number | string };
 
 /**
@@ -71,12 +72,12 @@ export async function deriveBacklog(trx: Kysely<Database>, websiteId: string, li
   let taken = 0;
   while (taken < limit) {
     const take = Math.min(EVENTS_PER_TRANSACTION, limit - taken);
-    // An event deleted with its website (the rows cascade) has no row here; one deleted alone
-    // was derived first (its delete settled the backlog), so a missing event is simply skipped.
-    const { rows } = await sql<BacklogRow>`select b.seq as backlog_seq, e.* from rollup_backlog b join events e on e.id = b.event_id
+    // Every delete of events derives the backlog first (and a website's deletion takes its rows),
+    // so each row names a stored event; one that does not is skipped, and its row goes too.
+    const { rows } = await sql<BacklogRow>`select b.seq as backlog_seq, e.* from rollup_backlog b left join events e on e.id = b.event_id
       where b.website_id = ${websiteId} order by b.seq limit ${take}`.execute(trx);
     if (rows.length === 0) break;
-    await deriveRollups(trx, rows.map(eventFromRow));
+    await deriveRollups(trx, rows.filter((row) => row.id !== null).map(eventFromRow));
     const last = rows[rows.length - 1]!.backlog_seq;
     await sql`delete from rollup_backlog where website_id = ${websiteId} and seq <= ${last}`.execute(trx);
     taken += rows.length;
