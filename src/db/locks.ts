@@ -14,3 +14,11 @@ export async function lockAccount(db: Kysely<Database>, accountId: string): Prom
 export async function lockWebsite(db: Kysely<Database>, websiteId: string): Promise<void> {
   if (isPostgres(db)) await db.selectFrom('websites').select('id').where('id', '=', websiteId).forUpdate().execute();
 }
+
+/**
+ * The website's row for its rollups: derivers of one website take turns under it on PostgreSQL.
+ * NO KEY UPDATE, so event inserts (whose foreign key takes KEY SHARE) never wait for it.
+ */
+export async function lockWebsiteRollups(db: Kysely<Database>, websiteId: string): Promise<void> {
+  if (isPostgres(db)) await db.selectFrom('websites').select('id').where('id', '=', websiteId).forNoKeyUpdate().execute();
+}

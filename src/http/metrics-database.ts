@@ -4,8 +4,9 @@ import { withDeadline } from '../lib/deadline.ts';
 import type { DatabaseReadings } from './metrics-registry.ts';
 
 // The gauges a scrape reads from the database: two small grouped counts on indexed status
-// columns, and the count of events waiting for their rollups (a short table). A scrape must answer even when the database does not, so the reads get a deadline and
-// any failure reads as "no readings" (the scrape then reports sightline_database_up 0).
+// columns, and the count of events waiting for their rollups (a short table). A scrape must
+// answer even when the database does not, so the reads get a deadline and any failure reads as
+// "no readings" (the scrape then reports sightline_database_up 0).
 
 export const READ_DEADLINE_MS = 2000;
 

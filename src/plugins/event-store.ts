@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { type ClickHouse, openClickHouse } from '../db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../db/clickhouse/clickhouse-schema.ts';
+import { describeFault } from '../db/faults.ts';
 import { RollupDeriver } from '../modules/analytics/rollup-backlog.ts';
 import { clickhouseEventLog } from '../modules/events/clickhouse-event-log.ts';
 import { ClickHouseRelay } from '../modules/events/clickhouse-relay.ts';
@@ -38,7 +39,9 @@ async function eventStore(app: FastifyInstance): Promise<void> {
     app.addHook('onReady', async () => rollups.start());
     // After the event writer's last commit (preClose): derive what waits, so a stopped server leaves no backlog.
     app.addHook('onClose', async () => {
-      await rollups.stop().catch((error: unknown) => app.log.warn({ err: error }, 'rollups: left events waiting at stop; the next start derives them'));
+      await rollups
+        .stop()
+        .catch((error: unknown) => app.log.warn({ fault: describeFault(error) }, 'rollups: left events waiting at stop; the next start derives them'));
     });
     return;
   }

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../../db/engine.ts';
 import { describeFault } from '../../db/faults.ts';
+import { lockWebsiteRollups } from '../../db/locks.ts';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
@@ -68,7 +68,7 @@ type BacklogRow = EventsTable & { backlog_seq: number | string };
  * take turns, and the rows are read after it is held, so none is derived twice.
  */
 export async function deriveBacklog(trx: Kysely<Database>, websiteId: string, limit = Number.POSITIVE_INFINITY): Promise<number> {
-  if (isPostgres(trx)) await trx.selectFrom('websites').select('id').where('id', '=', websiteId).forNoKeyUpdate().execute();
+  await lockWebsiteRollups(trx, websiteId);
   let taken = 0;
   while (taken < limit) {
     const take = Math.min(EVENTS_PER_TRANSACTION, limit - taken);
