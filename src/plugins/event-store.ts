@@ -49,7 +49,7 @@ async function eventStore(app: FastifyInstance): Promise<void> {
   const relay = new ClickHouseRelay(app.db.kysely, ch, app.log);
   app.events.onCommitted(() => relay.wake());
   app.decorate('eventStore', clickhouseEventStore(ch, app.db.reads, () => relay.settle()));
-  app.decorate('eventLog', clickhouseEventLog(ch, app.db.kysely, () => relay.settle()));
+  app.decorate('eventLog', clickhouseEventLog(ch, app.db.kysely, relay));
   app.decorate('clickhouse', { ch, relay });
   app.decorate('rollups', null);
   app.addHook('onReady', async () => relay.start());

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { type ClickHouse, openClickHouse } from '../../db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../../db/clickhouse/clickhouse-schema.ts';
 import type { Database } from '../../db/schema.ts';
-import { deleteAndWait } from '../../modules/events/clickhouse-event-log.ts';
+import { deleteWebsiteRows } from '../../modules/events/clickhouse-event-log.ts';
 import { configOrFail } from '../settings.ts';
 
 // A website's events in ClickHouse, for `sightline admin delete-website` (loaded only by it).
@@ -39,9 +39,9 @@ export async function countClickHouseEvents(ch: ClickHouse, db: Kysely<Database>
   return Number(waiting.n) + (await countStored(ch, websiteId));
 }
 
-/** Deleted once the website's rows are (the relay's waiting events went with them): how many. */
+/** Deleted once the website's rows (and their hourly rollups) are (the relay's waiting events went with them): how many. */
 export async function deleteClickHouseEvents(ch: ClickHouse, websiteId: string): Promise<number> {
   const events = await countStored(ch, websiteId);
-  await deleteAndWait(ch, sql`website_id = ${websiteId}`);
+  await deleteWebsiteRows(ch, websiteId);
   return events;
 }

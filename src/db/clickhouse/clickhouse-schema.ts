@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
+import { EVENT_ROLLUPS_SCHEMA } from '../../modules/events/clickhouse-event-rollups.ts';
 import type { ClickHouse } from './clickhouse.ts';
 
 // The tables Sightline keeps in ClickHouse: the raw events, one row each, as the relational
 // `events` table holds them (src/db/schema/event-tables.ts), with the instant twice: `occurred_at`
 // (DateTime, seconds) for the partitions and time zones, and `occurred_ms` (epoch milliseconds)
 // for exact order and durations. Sessions, days and visitors are aggregated from these rows at
-// read time; payments, visitor profiles, notes and goal statistics stay in the relational engine.
+// read time (the breakdowns over events from hourly and daily rollups of them, kept by
+// materialized views); payments, visitor profiles, notes and goal statistics stay in the relational engine.
 //
 // Written for the oldest release these machines run (18.16) and the current one alike, so it
 // avoids: DateTime64 (20.1), LowCardinality (stable in 19.x), data-skipping indexes, TTL,
@@ -61,7 +63,12 @@ const EVENTS_TABLE = sql.raw(`CREATE TABLE IF NOT EXISTS events (
 PARTITION BY toYYYYMM(occurred_at)
 ORDER BY (website_id, occurred_at, visitor_id)`);
 
-/** Creates what is missing; safe to run at every start and from several instances at once. */
+/**
+ * Creates what is missing; safe to run at every start and from several instances at once. The
+ * rollups' views come after their tables; the relay fills them from events stored before they
+ * existed (src/modules/events/clickhouse-event-rollups.ts).
+ */
 export async function migrateClickHouse(ch: ClickHouse): Promise<void> {
   await ch.command(EVENTS_TABLE);
+  for (const statement of EVENT_ROLLUPS_SCHEMA) await ch.command(statement);
 }

@@ -1,35 +1,24 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
+import { deleteAndWait } from '../../db/clickhouse/mutations.ts';
 import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { type GoalCompletions, recountGoalStats } from '../goals/goal-stats.ts';
 import { isoOf, num, rangeCondition } from '../stats/clickhouse/scope-ch.ts';
+import { type DaysByWebsite, SPANS, addDay, rebuildEventRollups } from './clickhouse-event-rollups.ts';
 import type { EventLog } from './event-log.ts';
 import * as deletes from './server-deletes.repository.ts';
 import type { PageviewContext } from './server-events.repository.ts';
 
 // The EventLog on ClickHouse. Every call first lets the relay ship what this process accepted,
 // so a lookup sees an event acknowledged before it and a delete reaches it. Deletes are
-// ClickHouse mutations, which run in the background: the call waits until they are done, so the
-// answer is only sent once the rows are gone from every read.
+// ClickHouse mutations that the call waits for (src/db/clickhouse/mutations.ts); the rollups of
+// the deleted events' days are computed again while the relay ships nothing.
 
-/** How long a delete waits for its mutation before answering 503. */
-const MUTATION_TIMEOUT_MS = 60_000;
-const MUTATION_POLL_MS = 50;
-
-export async function deleteAndWait(ch: ClickHouse, condition: RawBuilder<unknown>): Promise<void> {
-  // A mutation deletes the rows where its condition is NULL too (18.16: `0 and NULL` is NULL, so
-  // `type = 'custom' and name = 'x'` would take every event without a name): only a true one counts.
-  await ch.command(sql`alter table events delete where ifNull((${condition}), 0) = 1`);
-  const deadline = Date.now() + MUTATION_TIMEOUT_MS;
-  for (;;) {
-    const [pending] = await ch.rows<{ pending: string }>(
-      sql`select count() as pending from system.mutations where database = currentDatabase() and table = 'events' and is_done = 0`,
-    );
-    if (num(pending?.pending) === 0) return;
-    if (Date.now() > deadline) throw Object.assign(new Error('ClickHouse did not finish a delete in time'), { code: 'ETIMEDOUT' });
-    await new Promise((resolve) => setTimeout(resolve, MUTATION_POLL_MS));
-  }
+/** Deletes a website's events and their rollups. */
+export async function deleteWebsiteRows(ch: ClickHouse, websiteId: string): Promise<void> {
+  await deleteAndWait(ch, 'events', sql`website_id = ${websiteId}`);
+  for (const { table } of Object.values(SPANS)) await deleteAndWait(ch, table, sql`website_id = ${websiteId}`);
 }
 
 function serverGoalCondition(websiteId: string, filters: deletes.GoalFilters): RawBuilder<unknown> {
@@ -54,7 +43,14 @@ function clickhouseCompletions(ch: ClickHouse): GoalCompletions {
   };
 }
 
-export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, settle: () => Promise<void>): EventLog {
+/** What the event log needs of the relay: to ship what waits, and to work while it ships nothing. */
+export interface RelayAccess {
+  settle(): Promise<void>;
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, relay: RelayAccess): EventLog {
+  const settle = () => relay.settle();
   return {
     async visitorHasEvent(websiteId, visitorId) {
       await settle();
@@ -79,8 +75,17 @@ export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, settle:
     async deleteServerGoals(websiteId, filters) {
       await settle();
       const condition = serverGoalCondition(websiteId, filters);
-      const rows = await ch.rows<{ name: string; visitor_id: string }>(sql`select name, visitor_id from events where ${condition}`);
-      if (rows.length > 0) await deleteAndWait(ch, condition);
+      const rows = await relay.exclusive(async () => {
+        const found = await ch.rows<{ name: string; visitor_id: string; occurred_ms: string }>(
+          sql`select name, visitor_id, occurred_ms from events where ${condition}`,
+        );
+        if (found.length === 0) return found;
+        await deleteAndWait(ch, 'events', condition);
+        const days: DaysByWebsite = new Map();
+        for (const row of found) addDay(days, websiteId, Number(row.occurred_ms));
+        await rebuildEventRollups(ch, days);
+        return found;
+      });
       // Goal statistics live on the relational side: counted again from what ClickHouse still holds.
       await db.transaction().execute(async (trx) => {
         const timezone = await deletes.lockWebsiteTimezone(trx, websiteId);
@@ -93,7 +98,7 @@ export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, settle:
     },
     async deleteWebsiteEvents(websiteId) {
       await settle();
-      await deleteAndWait(ch, sql`website_id = ${websiteId}`);
+      await deleteWebsiteRows(ch, websiteId);
     },
   };
 }

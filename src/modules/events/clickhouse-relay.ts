@@ -7,6 +7,7 @@ import type { ClickHouseEventRow } from '../../db/clickhouse/clickhouse-schema.t
 import { isPostgres } from '../../db/engine.ts';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
+import { type DaysByWebsite, addDay, buildEventRollupsOnce, rebuildEventRollups } from './clickhouse-event-rollups.ts';
 
 // Ships accepted events from the relational event_relay table to ClickHouse, exactly once.
 //
@@ -26,6 +27,12 @@ import type { Database } from '../../db/schema.ts';
 // So no acknowledged event is lost and none is stored twice, without the deduplication
 // features this ClickHouse release lacks. On PostgreSQL an advisory lock makes one instance at a
 // time the shipper, so two never ship the same batch.
+//
+// The rollups (clickhouse-event-rollups.ts) are filled by views at each INSERT. A batch shipped
+// again may have had its events written without the views' rows, so its days are computed again
+// from the events. Work that must see no INSERT meanwhile (that, the rollups' first
+// build, a delete's rebuild) runs under `exclusive`: after this process's shipment, and on
+// PostgreSQL under the shippers' lock, so no instance ships during it.
 
 /** Rows per shipment: one INSERT, and an id lookup that fits ClickHouse's 256 KiB query limit. */
 const BATCH_SIZE = 2000;
@@ -43,6 +50,9 @@ export class ClickHouseRelay {
   private timer: NodeJS.Timeout | null = null;
   private failing = false;
   private failedAt = 0;
+  /** This process's shipments and exclusive work, one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private rollupsBuilt = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -77,6 +87,17 @@ export class ClickHouseRelay {
     if (this.running) await this.running.catch(() => {});
   }
 
+  /** Runs `work` while no instance ships events to ClickHouse. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.inTurn(() => (isPostgres(this.db) ? this.withLock('wait', () => work()).then((result) => result as T) : work()));
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
   private run(): Promise<void> {
     this.running ??= this.shipAll().finally(() => {
       this.running = null;
@@ -87,7 +108,11 @@ export class ClickHouseRelay {
   private async shipAll(): Promise<void> {
     this.dirty = false;
     try {
-      await this.withShipperLock(async (db) => {
+      await this.inTurn(() => this.withShipperLock(async (db) => {
+        if (!this.rollupsBuilt) {
+          await buildEventRollupsOnce(this.ch);
+          this.rollupsBuilt = true;
+        }
         let leftover = await this.leftoverBatch(db);
         while (leftover !== null) {
           await this.ship(db, leftover, true);
@@ -103,7 +128,7 @@ export class ClickHouseRelay {
           if (Number(claimed.numUpdatedRows) === 0) break;
           await this.ship(db, batch, false);
         }
-      });
+      }));
       if (this.failing) this.log.info('event relay: ClickHouse takes events again');
       this.failing = false;
     } catch (error) {
@@ -118,13 +143,22 @@ export class ClickHouseRelay {
   /** On PostgreSQL, one shipper among the instances (the others find nothing to do until it ends). */
   private async withShipperLock(work: (db: Kysely<Database>) => Promise<void>): Promise<void> {
     if (!isPostgres(this.db)) return work(this.db);
-    await this.db.connection().execute(async (db) => {
-      const locked = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${RELAY_LOCK.toString()}::bigint) as locked`.execute(db);
-      if (!locked.rows[0]?.locked) return;
+    await this.withLock('try', work);
+  }
+
+  /** Holds the shippers' advisory lock on one connection for `work`: if free ('try'), or once it is ('wait'). */
+  private async withLock<T>(how: 'try' | 'wait', work: (db: Kysely<Database>) => Promise<T>): Promise<T | undefined> {
+    return this.db.connection().execute(async (db) => {
+      const key = sql`${RELAY_LOCK.toString()}::bigint`;
+      if (how === 'wait') await sql`select pg_advisory_lock(${key})`.execute(db);
+      else {
+        const locked = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${key}) as locked`.execute(db);
+        if (!locked.rows[0]?.locked) return undefined;
+      }
       try {
-        await work(db);
+        return await work(db);
       } finally {
-        await sql`select pg_advisory_unlock(${RELAY_LOCK.toString()}::bigint)`.execute(db);
+        await sql`select pg_advisory_unlock(${key})`.execute(db);
       }
     });
   }
@@ -143,6 +177,7 @@ export class ClickHouseRelay {
       events = events.filter((event) => !present.has(event.id as string));
     }
     await this.ch.insert('events', events, batch);
+    if (mayBeShipped) await rebuildEventRollups(this.ch, daysOf(rows.map((r) => JSON.parse(r.row) as ClickHouseEventRow)));
     await db.deleteFrom('event_relay').where('batch', '=', batch).execute();
   }
 
@@ -173,4 +208,10 @@ export class ClickHouseRelay {
         and id in (${sql.join(events.map((e) => e.id))})`);
     return new Set(found.map((row) => row.id));
   }
+}
+
+function daysOf(events: ClickHouseEventRow[]): DaysByWebsite {
+  const days: DaysByWebsite = new Map();
+  for (const event of events) addDay(days, event.website_id as string, Number(event.occurred_ms));
+  return days;
 }

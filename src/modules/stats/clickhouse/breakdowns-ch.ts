@@ -2,9 +2,11 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
-import { type BreakdownSpec, BREAKDOWN_SPECS, type EventKind } from '../breakdown-specs.ts';
+import { ONLY } from '../../events/clickhouse-event-rollups.ts';
+import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { paymentScope } from '../sql/overview-sql.ts';
+import { rollupReadable, rollupStates } from './event-rollups-ch.ts';
 import { sessionsInScope } from './overview-ch.ts';
 import { type SessionColumn, num, scopeCondition } from './scope-ch.ts';
 
@@ -13,15 +15,10 @@ import { type SessionColumn, num, scopeCondition } from './scope-ch.ts';
 // referrers, campaigns) group the sessions in scope, since where a session came from is its first
 // event's. Each row's revenue is what its visitors paid in the range, each payment counted once
 // per row; payments are relational, so the paying visitors are read there and their amounts
-// summed per key here.
+// summed per key here. Unfiltered breakdowns over events read the rollups instead
+// (event-rollups-ch.ts), with the same answer. Visitors are counted with uniqCombined, whose
+// states the rollups keep (see clickhouse-event-rollups.ts).
 
-
-/** The events each kind keeps. */
-const ONLY: Record<EventKind, RawBuilder<unknown>> = {
-  pageviews: sql`type = 'pageview'`,
-  goals: sql`type = 'custom' and isNotNull(name)`,
-  'link-clicks': sql`type = 'external_link' and isNotNull(link_url)`,
-};
 
 /** Visitor ids per ClickHouse query when summing their payments per key. */
 const IDS_PER_QUERY = 2000;
@@ -50,6 +47,7 @@ export async function breakdown(
 ): Promise<RowsPage<BreakdownRow>> {
   const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
+  if (await rollupReadable(ch, kind, scope)) return rolledUpBreakdown(ch, db, kind, scope, page, money);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
   const groupBy = sql.join(names.map((name) => sql.ref(`k_${name}`)));
@@ -60,7 +58,7 @@ export async function breakdown(
 
   const [found, revenue] = await Promise.all([
     ch.rows<Record<string, unknown>>(sql`
-      select ${selected}, uniq(visitor_id) as visitor_count, ${pageviews} as pageview_count, count() as n
+      select ${selected}, uniqCombined(visitor_id) as visitor_count, ${pageviews} as pageview_count, count() as n
       ${from}
       group by ${groupBy}
       order by visitor_count desc, n desc, ${tieBreak}
@@ -72,16 +70,45 @@ export async function breakdown(
   const total = ended
     ? page.offset + found.length
     : num((await ch.rows<{ n: unknown }>(sql`select count() as n from (select ${selected} ${from} group by ${groupBy})`))[0]?.n);
+  return { rows: found.map((row) => rowOf(spec, names, row, revenue)), total };
+}
+
+function rowOf(spec: BreakdownSpec, names: string[], row: Record<string, unknown>, revenue: Map<string, number>): BreakdownRow {
   return {
-    rows: found.map((row) => ({
-      keys: Object.fromEntries(names.map((name) => [name, (row[`k_${name}`] as string | null) ?? null])),
-      visitors: num(row.visitor_count),
-      pageviews: num(row.pageview_count),
-      count: spec.counts ? num(row.n) : 0,
-      revenueMinor: revenue.get(keyOf(row, names)) ?? 0,
-    })),
-    total,
+    keys: Object.fromEntries(names.map((name) => [name, (row[`k_${name}`] as string | null) ?? null])),
+    visitors: num(row.visitor_count),
+    pageviews: num(row.pageview_count),
+    count: spec.counts ? num(row.n) : 0,
+    revenueMinor: revenue.get(keyOf(row, names)) ?? 0,
   };
+}
+
+/** A breakdown over events from the rollups: the same rows, counts and order as from the events. */
+async function rolledUpBreakdown(
+  ch: ClickHouse,
+  db: Kysely<Database>,
+  kind: Breakdown,
+  scope: StatsScope,
+  page: PageRequest,
+  money: MoneyRules,
+): Promise<RowsPage<BreakdownRow>> {
+  const spec = BREAKDOWN_SPECS[kind];
+  const names = keyNames(spec);
+  const keys = sql.join(names.map((name, i) => sql`if(${sql.ref(`key${i + 1}_null`)} = 1, NULL, ${sql.ref(`key${i + 1}`)}) as ${sql.ref(`k_${name}`)}`));
+  const groupBy = sql`key1_null, key1, key2_null, key2`;
+  const states = rollupStates(kind, scope);
+  const [found, revenue] = await Promise.all([
+    ch.rows<Record<string, unknown>>(sql`
+      select ${keys}, uniqCombinedMerge(visitors) as visitor_count, sumMerge(pageviews) as pageview_count, countMerge(events) as n
+      from ${states}
+      group by ${groupBy}
+      order by visitor_count desc, n desc, ${groupBy}
+      limit ${page.limit} offset ${page.offset}`),
+    revenueByKey(ch, db, spec, scope, money),
+  ]);
+  const ended = found.length < page.limit && (found.length > 0 || page.offset === 0);
+  const total = ended ? page.offset + found.length : num((await ch.rows<{ n: unknown }>(sql`select count() as n from (select 1 from ${states} group by ${groupBy})`))[0]?.n);
+  return { rows: found.map((row) => rowOf(spec, names, row, revenue)), total };
 }
 
 /**

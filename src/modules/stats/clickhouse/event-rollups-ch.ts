@@ -1,0 +1,84 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
+import { ONLY, ROLLED_UP_BREAKDOWNS, SPANS, STATES, eventRollupsBuilt, keyColumnsOf, keysOf } from '../../events/clickhouse-event-rollups.ts';
+import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
+import type { Breakdown } from '../event-store.ts';
+import type { StatsScope } from '../stats.params.ts';
+import { msOf, msRange } from './scope-ch.ts';
+
+// Reads of the event rollups (src/modules/events/clickhouse-event-rollups.ts): the states of a
+// breakdown over a range, from the daily rollup for the range's whole UTC days, the hourly one for
+// the whole hours around them, and the raw events for the partial hours at its edges, merged as
+// one. Merged states count what the events would, so the answer is the one the events give.
+
+/** Whether a breakdown can be read from the rollups: over events, unfiltered, once they are built. */
+export async function rollupReadable(ch: ClickHouse, kind: Breakdown, scope: StatsScope): Promise<boolean> {
+  if (!ROLLED_UP_BREAKDOWNS.includes(kind) || scope.filters.length > 0) return false;
+  return built(ch);
+}
+
+/** Once built, the rollups stay built (the views keep them): asked until then, remembered after. */
+const builtOnce = new WeakSet<ClickHouse>();
+
+async function built(ch: ClickHouse): Promise<boolean> {
+  if (builtOnce.has(ch)) return true;
+  if (!(await eventRollupsBuilt(ch))) return false;
+  builtOnce.add(ch);
+  return true;
+}
+
+const COLUMNS = sql`key1, key1_null, key2, key2_null, visitors, pageviews, events`;
+
+/** The first multiple of `step` at or after `ms`, and the last at or before it. */
+const ceilTo = (ms: number, step: number) => Math.ceil(ms / step) * step;
+const floorTo = (ms: number, step: number) => Math.floor(ms / step) * step;
+
+/**
+ * `(select key1, key1_null, key2, key2_null, visitors, pageviews, events ...)`: the breakdown's
+ * states over the scope's range, one row per bucket and key from the rollups, one per key from the
+ * partial hours' events. Merge them per key (uniqCombinedMerge, sumMerge, countMerge).
+ */
+export function rollupStates(kind: Breakdown, scope: StatsScope): RawBuilder<unknown> {
+  const rollup = (table: string, from: number | null, to: number | null) => {
+    const within = from === null || to === null ? sql`1 = 1` : sql`bucket >= toDateTime(${from / 1000}) and bucket < toDateTime(${to / 1000})`;
+    return sql`select ${COLUMNS} from ${sql.table(table)} where website_id = ${scope.websiteId} and breakdown = ${kind} and ${within}`;
+  };
+  // All time: every day holds every event.
+  if (!scope.range) return sql`(${rollup(SPANS.day.table, null, null)})`;
+  const from = msOf(scope.range.from);
+  const to = msOf(scope.range.to);
+  const parts: RawBuilder<unknown>[] = [];
+  const raw: RawBuilder<unknown>[] = [];
+  const firstHour = ceilTo(from, SPANS.hour.ms);
+  const lastHour = floorTo(to, SPANS.hour.ms);
+  if (firstHour >= lastHour) {
+    raw.push(msRange(from, to));
+  } else {
+    if (from < firstHour) raw.push(msRange(from, firstHour));
+    if (lastHour < to) raw.push(msRange(lastHour, to));
+    const firstDay = ceilTo(firstHour, SPANS.day.ms);
+    const lastDay = floorTo(lastHour, SPANS.day.ms);
+    if (firstDay >= lastDay) {
+      parts.push(rollup(SPANS.hour.table, firstHour, lastHour));
+    } else {
+      parts.push(rollup(SPANS.day.table, firstDay, lastDay));
+      if (firstHour < firstDay) parts.push(rollup(SPANS.hour.table, firstHour, firstDay));
+      if (lastDay < lastHour) parts.push(rollup(SPANS.hour.table, lastDay, lastHour));
+    }
+  }
+  if (raw.length > 0) parts.push(rawStates(kind, scope, raw));
+  return sql`(${sql.join(parts, sql` union all `)})`;
+}
+
+/** The states of the breakdown's events in any of `ranges`, from the raw events. */
+function rawStates(kind: Breakdown, scope: StatsScope, ranges: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  const only = BREAKDOWN_SPECS[kind].only;
+  const [key1, key2] = keyColumnsOf(kind);
+  const within = sql.join(
+    ranges.map((range) => sql`(${range})`),
+    sql` or `,
+  );
+  return sql`select ${keysOf(key1, key2)}, ${STATES} from events
+    where website_id = ${scope.websiteId} and (${within})${only ? sql` and ${ONLY[only]}` : sql``}
+    group by key1_null, key1, key2_null, key2`;
+}
