@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
+import { eventRollupsBuilt } from '../src/modules/events/clickhouse-event-rollups.ts';
 import { startChild } from './children.ts';
 import type { BenchDatabase } from './prepare.ts';
 import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './website-api.ts';
@@ -91,6 +92,13 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
     const websiteId = (JSON.parse(created.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
     const funnelId = await createBenchFunnel(options.call, base, headers, websiteId);
 
+    // The server's first start builds the event rollups from what is stored (nothing here); writing
+    // events meanwhile would count them twice. After it, the rollups' views take every INSERT.
+    const deadline = Date.now() + 60_000;
+    while (!(await eventRollupsBuilt(ch))) {
+      if (Date.now() > deadline) throw new Error('the server did not build the event rollups within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     console.error(`clickhouse: writing ${options.events} synthetic events`);
     const started = performance.now();
     const now = Date.now();
