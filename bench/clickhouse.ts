@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
+import { type ClickHouse, openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { eventRollupsBuilt } from '../src/modules/events/clickhouse-event-rollups.ts';
 import { startChild } from './children.ts';
@@ -9,7 +9,7 @@ import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './web
 
 // The website API's reads with the events on ClickHouse (BENCH_PARTS=clickhouse): accounts and
 // websites on SQLite, BENCH_CLICKHOUSE_EVENTS events (default 100 million) over 30 days written
-// by ClickHouse itself (INSERT ... SELECT over system.numbers: generating them in Node would take
+// by ClickHouse itself (INSERT ... SELECT over numbers(): generating them in Node would take
 // longer than the reads), then the same reads as the relational engines' website-API part.
 // BENCH_CLICKHOUSE_URL (default http://127.0.0.1:8123) names the server; the database is the
 // bench's own and is dropped at the end.
@@ -17,6 +17,10 @@ import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './web
 export interface ClickHouseBenchResult {
   events: number;
   seedSeconds: number;
+  /** How long the server's first start took to build the event rollups from the stored events. */
+  rollupBuildSeconds: number;
+  /** Bytes the event rollups take on disk, compressed. */
+  rollupBytesOnDisk: number;
   /** Bytes the events take on disk, compressed. */
   bytesOnDisk: number;
   websiteApi: WebsiteApiResult;
@@ -35,11 +39,10 @@ const DAYS = 30;
 /** Consecutive events of one session (so a session's events are minutes apart). */
 const EVENTS_PER_SESSION = 4;
 /**
- * Rows per INSERT of the seed, well within the client's 30 s request timeout: with the event
- * rollups' two views, 2 million took over 30 s on a slow 2-core machine (without them, a million
- * took 4.5 s on a fast one, and 10 million in one INSERT timed out).
+ * Rows per INSERT of the seed, well within the client's 30 s request timeout (each INSERT also
+ * fills the event rollups' two views).
  */
-const SEED_ROWS_PER_INSERT = 500_000;
+const SEED_ROWS_PER_INSERT = 1_000_000;
 
 /**
  * Synthetic traffic of the same shape as bench/synthetic-events.ts: sessions of four events,
@@ -77,7 +80,7 @@ function seedQuery(websiteId: string, domain: string, events: number, nowMs: num
       NULL as utm_source, NULL as utm_medium,
       if(intHash32(${session} + 5) % 10 = 0, ${pick(['spring', 'launch', 'newsletter'], sql`intHash32(${session} + 6)`)}, NULL) as utm_campaign,
       NULL as utm_term, NULL as utm_content, NULL as ref_param, NULL as source_param, NULL as via_param, NULL as link_url, NULL as description
-    from system.numbers where number >= ${sql.lit(rows.offset)} limit ${sql.lit(rows.count)}`;
+    from numbers(${sql.lit(rows.offset)}, ${sql.lit(rows.count)})`;
 }
 
 export async function benchClickHouse(database: BenchDatabase, options: ClickHouseBenchOptions): Promise<ClickHouseBenchResult> {
@@ -85,7 +88,8 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
   const clickhouseUrl = `${server}/sl_bench_${randomBytes(6).toString('hex')}`;
   const ch = openClickHouse(clickhouseUrl, migrateClickHouse);
   const headers = { authorization: `Bearer ${database.token}` };
-  const sightline = await startChild('bench/sightline-server.ts', { BENCH_DATABASE_URL: database.url, BENCH_CLICKHOUSE_URL: clickhouseUrl }, options.nodeArgs);
+  const start = () => startChild('bench/sightline-server.ts', { BENCH_DATABASE_URL: database.url, BENCH_CLICKHOUSE_URL: clickhouseUrl }, options.nodeArgs);
+  let sightline = await start();
   try {
     const base = `http://127.0.0.1:${sightline.port}`;
     const domain = 'clickhouse.bench.example.com';
@@ -93,12 +97,14 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
     const websiteId = (JSON.parse(created.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
     const funnelId = await createBenchFunnel(options.call, base, headers, websiteId);
 
-    // The server's first start builds the event rollups from what is stored (nothing here); writing
-    // events meanwhile would count them twice. After it, the rollups' views take every INSERT.
-    const deadline = Date.now() + 60_000;
-    while (!(await eventRollupsBuilt(ch))) {
-      if (Date.now() > deadline) throw new Error('the server did not build the event rollups within 60 s');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    // The events are written as an installation upgraded to the event rollups holds them: stored
+    // before the rollups existed (their views make an INSERT about 5 times as costly, which would
+    // make the seed take most of an hour). The server is stopped, the rollups dropped, the events
+    // written, and the next start builds the rollups from them, as an upgrade does.
+    await untilRollupsBuilt(ch, 60_000);
+    await sightline.stop();
+    for (const table of ['event_hours_view', 'event_days_view', 'event_hours', 'event_days', 'sightline_state']) {
+      await ch.command(sql`drop table if exists ${sql.table(table)}`);
     }
     console.error(`clickhouse: writing ${options.events} synthetic events`);
     const started = performance.now();
@@ -108,12 +114,20 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
       await ch.command(seedQuery(websiteId, domain, options.events, now, { offset, count: Math.min(SEED_ROWS_PER_INSERT, options.events - offset) }));
     }
     const seedSeconds = (performance.now() - started) / 1000;
-    const [size] = await ch.rows<{ bytes: string }>(
-      sql`select sum(bytes) as bytes from system.parts where database = currentDatabase() and table = 'events' and active`,
-    );
-    console.error(`clickhouse: seeded in ${seedSeconds.toFixed(1)} s; the website API's reads`);
+    console.error(`clickhouse: seeded in ${seedSeconds.toFixed(1)} s; the server builds the event rollups`);
+    const building = performance.now();
+    sightline = await start();
+    await untilRollupsBuilt(ch, 3_600_000);
+    const rollupBuildSeconds = (performance.now() - building) / 1000;
+    const bytes = async (tables: string[]) => {
+      const [size] = await ch.rows<{ bytes: string }>(
+        sql`select sum(bytes) as bytes from system.parts where database = currentDatabase() and table in (${sql.join(tables)}) and active`,
+      );
+      return Number(size?.bytes ?? 0);
+    };
+    console.error(`clickhouse: rollups built in ${rollupBuildSeconds.toFixed(1)} s; the website API's reads`);
     const websiteApi = await benchWebsiteApi({
-      base,
+      base: `http://127.0.0.1:${sightline.port}`,
       headers,
       websiteId,
       timezone: TIMEZONE,
@@ -122,10 +136,27 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
       seconds: options.seconds,
       warmupSeconds: options.warmupSeconds,
     });
-    return { events: options.events, seedSeconds, bytesOnDisk: Number(size?.bytes ?? 0), websiteApi };
+    return {
+      events: options.events,
+      seedSeconds,
+      rollupBuildSeconds,
+      bytesOnDisk: await bytes(['events']),
+      rollupBytesOnDisk: await bytes(['event_hours', 'event_days']),
+      websiteApi,
+    };
   } finally {
     await sightline.stop();
     await ch.command(sql.raw(`drop database if exists ${new URL(clickhouseUrl).pathname.slice(1)}`)).catch(() => {});
     await ch.close();
+  }
+}
+
+/** Waits for the marker the server writes once the event rollups hold every stored event. */
+async function untilRollupsBuilt(ch: ClickHouse, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  // Until the server has created its tables, the marker's table is missing: not built yet.
+  while (!(await eventRollupsBuilt(ch).catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`the server did not build the event rollups within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
