@@ -37,6 +37,12 @@ function rowsOf(spec: BreakdownSpec, scope: StatsScope, extra: RawBuilder<unknow
   return sql`from events where ${condition} and ${extra}`;
 }
 
+/** A breakdown's queries: one page of its rows (k_<name> keys, counts) and the count of all its rows. */
+interface BreakdownQueries {
+  page: RawBuilder<unknown>;
+  count: RawBuilder<unknown>;
+}
+
 export async function breakdown(
   ch: ClickHouse,
   db: Kysely<Database>,
@@ -47,7 +53,17 @@ export async function breakdown(
 ): Promise<RowsPage<BreakdownRow>> {
   const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
-  if (await rollupReadable(ch, kind, scope)) return rolledUpBreakdown(ch, db, kind, scope, page, money);
+  const queries = (await rollupReadable(ch, kind, scope)) ? rolledUpQueries(kind, scope, page) : eventQueries(spec, scope, page);
+  const [found, revenue] = await Promise.all([ch.rows<Record<string, unknown>>(queries.page), revenueByKey(ch, db, spec, scope, money)]);
+  // The total needs its own count only when this page does not show where the rows end.
+  const ended = found.length < page.limit && (found.length > 0 || page.offset === 0);
+  const total = ended ? page.offset + found.length : num((await ch.rows<{ n: unknown }>(queries.count))[0]?.n);
+  return { rows: found.map((row) => rowOf(spec, names, row, revenue)), total };
+}
+
+/** Grouping the events (or sessions) in scope. */
+function eventQueries(spec: BreakdownSpec, scope: StatsScope, page: PageRequest): BreakdownQueries {
+  const names = keyNames(spec);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
   const groupBy = sql.join(names.map((name) => sql.ref(`k_${name}`)));
@@ -55,22 +71,32 @@ export async function breakdown(
   const tieBreak = sql.join(names.map((name) => sql`isNull(${sql.ref(`k_${name}`)}), ${sql.ref(`k_${name}`)}`));
   const pageviews = sql.raw(spec.from === 'events' ? "countIf(type = 'pageview')" : 'sum(pageviews)');
   const from = rowsOf(spec, scope);
-
-  const [found, revenue] = await Promise.all([
-    ch.rows<Record<string, unknown>>(sql`
+  return {
+    page: sql`
       select ${selected}, uniqCombined(visitor_id) as visitor_count, ${pageviews} as pageview_count, count() as n
       ${from}
       group by ${groupBy}
       order by visitor_count desc, n desc, ${tieBreak}
-      limit ${page.limit} offset ${page.offset}`),
-    revenueByKey(ch, db, spec, scope, money),
-  ]);
-  // The total needs its own count only when this page does not show where the rows end.
-  const ended = found.length < page.limit && (found.length > 0 || page.offset === 0);
-  const total = ended
-    ? page.offset + found.length
-    : num((await ch.rows<{ n: unknown }>(sql`select count() as n from (select ${selected} ${from} group by ${groupBy})`))[0]?.n);
-  return { rows: found.map((row) => rowOf(spec, names, row, revenue)), total };
+      limit ${page.limit} offset ${page.offset}`,
+    count: sql`select count() as n from (select ${selected} ${from} group by ${groupBy})`,
+  };
+}
+
+/** Merging the rollups' states (a breakdown over events): the same rows, counts and order. */
+function rolledUpQueries(kind: Breakdown, scope: StatsScope, page: PageRequest): BreakdownQueries {
+  const names = keyNames(BREAKDOWN_SPECS[kind]);
+  const keys = sql.join(names.map((name, i) => sql`if(${sql.ref(`key${i + 1}_null`)} = 1, NULL, ${sql.ref(`key${i + 1}`)}) as ${sql.ref(`k_${name}`)}`));
+  const groupBy = sql`key1_null, key1, key2_null, key2`;
+  const states = rollupStates(kind, scope);
+  return {
+    page: sql`
+      select ${keys}, uniqCombinedMerge(visitors) as visitor_count, sumMerge(pageviews) as pageview_count, countMerge(events) as n
+      from ${states}
+      group by ${groupBy}
+      order by visitor_count desc, n desc, ${groupBy}
+      limit ${page.limit} offset ${page.offset}`,
+    count: sql`select count() as n from (select 1 from ${states} group by ${groupBy})`,
+  };
 }
 
 function rowOf(spec: BreakdownSpec, names: string[], row: Record<string, unknown>, revenue: Map<string, number>): BreakdownRow {
@@ -81,34 +107,6 @@ function rowOf(spec: BreakdownSpec, names: string[], row: Record<string, unknown
     count: spec.counts ? num(row.n) : 0,
     revenueMinor: revenue.get(keyOf(row, names)) ?? 0,
   };
-}
-
-/** A breakdown over events from the rollups: the same rows, counts and order as from the events. */
-async function rolledUpBreakdown(
-  ch: ClickHouse,
-  db: Kysely<Database>,
-  kind: Breakdown,
-  scope: StatsScope,
-  page: PageRequest,
-  money: MoneyRules,
-): Promise<RowsPage<BreakdownRow>> {
-  const spec = BREAKDOWN_SPECS[kind];
-  const names = keyNames(spec);
-  const keys = sql.join(names.map((name, i) => sql`if(${sql.ref(`key${i + 1}_null`)} = 1, NULL, ${sql.ref(`key${i + 1}`)}) as ${sql.ref(`k_${name}`)}`));
-  const groupBy = sql`key1_null, key1, key2_null, key2`;
-  const states = rollupStates(kind, scope);
-  const [found, revenue] = await Promise.all([
-    ch.rows<Record<string, unknown>>(sql`
-      select ${keys}, uniqCombinedMerge(visitors) as visitor_count, sumMerge(pageviews) as pageview_count, countMerge(events) as n
-      from ${states}
-      group by ${groupBy}
-      order by visitor_count desc, n desc, ${groupBy}
-      limit ${page.limit} offset ${page.offset}`),
-    revenueByKey(ch, db, spec, scope, money),
-  ]);
-  const ended = found.length < page.limit && (found.length > 0 || page.offset === 0);
-  const total = ended ? page.offset + found.length : num((await ch.rows<{ n: unknown }>(sql`select count() as n from (select 1 from ${states} group by ${groupBy})`))[0]?.n);
-  return { rows: found.map((row) => rowOf(spec, names, row, revenue)), total };
 }
 
 /**
