@@ -151,7 +151,14 @@ export class RollupDeriver {
    */
   async settle(websiteId?: string): Promise<void> {
     if (websiteId === undefined) {
-      await this.deriveAll(true);
+      // Derives everything itself, so a scheduled derivation is dropped and one under way awaited:
+      // once this resolves, the deriver is idle unless events came in meanwhile.
+      do {
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = null;
+        if (this.running) await this.running;
+        await this.deriveAll(true);
+      } while (this.running);
       return;
     }
     if (!(await hasBacklog(this.db, websiteId))) return;
