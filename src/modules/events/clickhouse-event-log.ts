@@ -5,7 +5,7 @@ import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { type GoalCompletions, recountGoalStats } from '../goals/goal-stats.ts';
 import { isoOf, num, rangeCondition } from '../stats/clickhouse/scope-ch.ts';
-import { type DaysByWebsite, SPANS, addDay, rebuildEventRollups } from './clickhouse-event-rollups.ts';
+import { SPANS, daysOf, rebuildEventRollups } from './clickhouse-event-rollups.ts';
 import type { EventLog } from './event-log.ts';
 import * as deletes from './server-deletes.repository.ts';
 import type { PageviewContext } from './server-events.repository.ts';
@@ -76,14 +76,12 @@ export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, relay: 
       await settle();
       const condition = serverGoalCondition(websiteId, filters);
       const rows = await relay.exclusive(async () => {
-        const found = await ch.rows<{ name: string; visitor_id: string; occurred_ms: string }>(
-          sql`select name, visitor_id, occurred_ms from events where ${condition}`,
+        const found = await ch.rows<{ name: string; visitor_id: string; website_id: string; occurred_ms: string }>(
+          sql`select name, visitor_id, website_id, occurred_ms from events where ${condition}`,
         );
         if (found.length === 0) return found;
         await deleteAndWait(ch, 'events', condition);
-        const days: DaysByWebsite = new Map();
-        for (const row of found) addDay(days, websiteId, Number(row.occurred_ms));
-        await rebuildEventRollups(ch, days);
+        await rebuildEventRollups(ch, daysOf(found));
         return found;
       });
       // Goal statistics live on the relational side: counted again from what ClickHouse still holds.

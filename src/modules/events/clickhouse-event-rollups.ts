@@ -140,11 +140,17 @@ export async function buildEventRollupsOnce(ch: ClickHouse): Promise<void> {
 /** UTC days (epoch seconds) per website whose events changed. */
 export type DaysByWebsite = Map<string, Set<number>>;
 
-export function addDay(days: DaysByWebsite, websiteId: string, epochMs: number): void {
-  const day = Math.floor(epochMs / SPANS.day.ms) * (SPANS.day.ms / 1000);
-  let set = days.get(websiteId);
-  if (!set) days.set(websiteId, (set = new Set()));
-  set.add(day);
+/** The UTC days of these events (their website and instant, as ClickHouse rows hold them). */
+export function daysOf(events: { website_id: unknown; occurred_ms: unknown }[]): DaysByWebsite {
+  const days: DaysByWebsite = new Map();
+  for (const event of events) {
+    const websiteId = String(event.website_id);
+    const day = Math.floor(Number(event.occurred_ms) / SPANS.day.ms) * (SPANS.day.ms / 1000);
+    let set = days.get(websiteId);
+    if (!set) days.set(websiteId, (set = new Set()));
+    set.add(day);
+  }
+  return days;
 }
 
 /** Days per statement, well within ClickHouse's 256 KiB query limit. */

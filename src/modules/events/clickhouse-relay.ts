@@ -7,7 +7,7 @@ import type { ClickHouseEventRow } from '../../db/clickhouse/clickhouse-schema.t
 import { isPostgres } from '../../db/engine.ts';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
-import { type DaysByWebsite, addDay, buildEventRollupsOnce, rebuildEventRollups } from './clickhouse-event-rollups.ts';
+import { buildEventRollupsOnce, daysOf, rebuildEventRollups } from './clickhouse-event-rollups.ts';
 
 // Ships accepted events from the relational event_relay table to ClickHouse, exactly once.
 //
@@ -208,10 +208,4 @@ export class ClickHouseRelay {
         and id in (${sql.join(events.map((e) => e.id))})`);
     return new Set(found.map((row) => row.id));
   }
-}
-
-function daysOf(events: ClickHouseEventRow[]): DaysByWebsite {
-  const days: DaysByWebsite = new Map();
-  for (const event of events) addDay(days, event.website_id as string, Number(event.occurred_ms));
-  return days;
 }
