@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { type ClickHouse, openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { eventRollupsBuilt } from '../src/modules/events/clickhouse-event-rollups.ts';
+import { sessionsClosedUntil } from '../src/modules/events/clickhouse-session-rollups.ts';
 import { startChild } from './children.ts';
 import type { BenchDatabase } from './prepare.ts';
 import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './website-api.ts';
@@ -17,9 +18,9 @@ import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './web
 export interface ClickHouseBenchResult {
   events: number;
   seedSeconds: number;
-  /** How long the server's first start took to build the event rollups from the stored events. */
+  /** How long the server's first start took to build the event and session rollups from the stored events. */
   rollupBuildSeconds: number;
-  /** Bytes the event rollups take on disk, compressed. */
+  /** Bytes the event and session rollups take on disk, compressed. */
   rollupBytesOnDisk: number;
   /** Bytes the events take on disk, compressed. */
   bytesOnDisk: number;
@@ -103,7 +104,7 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
     // written, and the next start builds the rollups from them, as an upgrade does.
     await untilRollupsBuilt(ch, 60_000);
     await sightline.stop();
-    for (const table of ['event_hours_view', 'event_days_view', 'event_hours', 'event_days', 'sightline_state']) {
+    for (const table of ['event_hours_view', 'event_days_view', 'event_hours', 'event_days', 'session_hours', 'session_days', 'sightline_state']) {
       await ch.command(sql`drop table if exists ${sql.table(table)}`);
     }
     console.error(`clickhouse: writing ${options.events} synthetic events`);
@@ -141,7 +142,7 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
       seedSeconds,
       rollupBuildSeconds,
       bytesOnDisk: await bytes(['events']),
-      rollupBytesOnDisk: await bytes(['event_hours', 'event_days']),
+      rollupBytesOnDisk: await bytes(['event_hours', 'event_days', 'session_hours', 'session_days']),
       websiteApi,
     };
   } finally {
@@ -151,11 +152,12 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
   }
 }
 
-/** Waits for the marker the server writes once the event rollups hold every stored event. */
+/** Waits for the records the server writes once the event rollups hold every stored event and the session rollups every closed hour. */
 async function untilRollupsBuilt(ch: ClickHouse, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  // Until the server has created its tables, the marker's table is missing: not built yet.
-  while (!(await eventRollupsBuilt(ch).catch(() => false))) {
+  const built = async () => (await eventRollupsBuilt(ch)) && (await sessionsClosedUntil(ch)) !== null;
+  // Until the server has created its tables, the records' table is missing: not built yet.
+  while (!(await built().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`the server did not build the event rollups within ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

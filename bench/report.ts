@@ -122,7 +122,7 @@ const READ_WIDTHS = [9, 40, 10, 8, 8, 9, 7];
 function printClickHouse(result: ClickHouseBenchResult): void {
   console.log('');
   console.log(`clickhouse: ${result.events} events written in ${result.seedSeconds.toFixed(1)} s, ${(result.bytesOnDisk / 2 ** 30).toFixed(2)} GiB on disk`);
-  console.log(`clickhouse: event rollups built from them at the next start in ${result.rollupBuildSeconds.toFixed(1)} s, ${(result.rollupBytesOnDisk / 2 ** 30).toFixed(2)} GiB on disk`);
+  console.log(`clickhouse: event and session rollups built from them at the next start in ${result.rollupBuildSeconds.toFixed(1)} s, ${(result.rollupBytesOnDisk / 2 ** 30).toFixed(2)} GiB on disk`);
   printWebsiteApi('clickhouse', result.events, result.websiteApi);
   const targeted = result.websiteApi.reads.filter((read) => !read.lastDays && !read.path.includes('/funnels/') && !read.path.startsWith('/api/v1/visitors'));
   const met = targeted.filter((read) => read.requests > 0 && read.p50Ms <= TARGETS.clickhouseP50Ms).length;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { EVENT_ROLLUPS_SCHEMA } from '../../modules/events/clickhouse-event-rollups.ts';
+import { SESSION_ROLLUPS_SCHEMA } from '../../modules/events/clickhouse-session-rollups.ts';
 import type { ClickHouse } from './clickhouse.ts';
 
 // The tables Sightline keeps in ClickHouse: the raw events, one row each, as the relational
@@ -7,7 +8,8 @@ import type { ClickHouse } from './clickhouse.ts';
 // (DateTime, seconds) for the partitions and time zones, and `occurred_ms` (epoch milliseconds)
 // for exact order and durations. Sessions, days and visitors are aggregated from these rows at
 // read time (the breakdowns over events from hourly and daily rollups of them, kept by
-// materialized views); payments, visitor profiles, notes and goal statistics stay in the relational engine.
+// materialized views; the overview's sessions and the session breakdowns from rollups the relay
+// writes once sessions are complete); payments, visitor profiles, notes and goal statistics stay in the relational engine.
 //
 // Written for the oldest release these machines run (18.16) and the current one alike, so it
 // avoids: DateTime64 (20.1), LowCardinality (stable in 19.x), data-skipping indexes, TTL,
@@ -70,5 +72,5 @@ ORDER BY (website_id, occurred_at, visitor_id)`);
  */
 export async function migrateClickHouse(ch: ClickHouse): Promise<void> {
   await ch.command(EVENTS_TABLE);
-  for (const statement of EVENT_ROLLUPS_SCHEMA) await ch.command(statement);
+  for (const statement of [...EVENT_ROLLUPS_SCHEMA, ...SESSION_ROLLUPS_SCHEMA]) await ch.command(statement);
 }

@@ -6,6 +6,7 @@ import { notFound } from '../../errors.ts';
 import { type GoalCompletions, recountGoalStats } from '../goals/goal-stats.ts';
 import { isoOf, num, rangeCondition } from '../stats/clickhouse/scope-ch.ts';
 import { SPANS, daysOf, rebuildEventRollups } from './clickhouse-event-rollups.ts';
+import { SESSION_SPANS, rebuildSessionRollups, sessionDaysOf } from './clickhouse-session-rollups.ts';
 import type { EventLog } from './event-log.ts';
 import * as deletes from './server-deletes.repository.ts';
 import type { PageviewContext } from './server-events.repository.ts';
@@ -15,10 +16,10 @@ import type { PageviewContext } from './server-events.repository.ts';
 // ClickHouse mutations that the call waits for (src/db/clickhouse/mutations.ts); the rollups of
 // the deleted events' days are computed again while the relay ships nothing.
 
-/** Deletes a website's events and their rollups. */
+/** Deletes a website's events and their rollups (of events and of sessions). */
 export async function deleteWebsiteRows(ch: ClickHouse, websiteId: string): Promise<void> {
   await deleteAndWait(ch, 'events', sql`website_id = ${websiteId}`);
-  for (const { table } of Object.values(SPANS)) await deleteAndWait(ch, table, sql`website_id = ${websiteId}`);
+  for (const { table } of [...Object.values(SPANS), ...Object.values(SESSION_SPANS)]) await deleteAndWait(ch, table, sql`website_id = ${websiteId}`);
 }
 
 function serverGoalCondition(websiteId: string, filters: deletes.GoalFilters): RawBuilder<unknown> {
@@ -82,6 +83,7 @@ export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, relay: 
         if (found.length === 0) return found;
         await deleteAndWait(ch, 'events', condition);
         await rebuildEventRollups(ch, daysOf(found));
+        await rebuildSessionRollups(ch, sessionDaysOf(found));
         return found;
       });
       // Goal statistics live on the relational side: counted again from what ClickHouse still holds.

@@ -8,6 +8,7 @@ import { isPostgres } from '../../db/engine.ts';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
 import { buildEventRollupsOnce, daysOf, rebuildEventRollups } from './clickhouse-event-rollups.ts';
+import { closeSessions, rebuildTouchedSessions } from './clickhouse-session-rollups.ts';
 
 // Ships accepted events from the relational event_relay table to ClickHouse, exactly once.
 //
@@ -30,7 +31,9 @@ import { buildEventRollupsOnce, daysOf, rebuildEventRollups } from './clickhouse
 //
 // The rollups (clickhouse-event-rollups.ts) are filled by views at each INSERT. A batch shipped
 // again may have had its events written without the views' rows, so its days are computed again
-// from the events. Work that must see no INSERT meanwhile (that, the rollups' first
+// from the events. The session rollups (clickhouse-session-rollups.ts) are written here, for the
+// hours old enough once a shipment has emptied the queue, and computed again for a batch whose
+// events reach sessions already written. Work that must see no INSERT meanwhile (that, the rollups' first
 // build, a delete's rebuild) runs under `exclusive`: after this process's shipment, and on
 // PostgreSQL under the shippers' lock, so no instance ships during it.
 
@@ -43,6 +46,8 @@ const SETTLE_AFTER_FAILURE_MS = 1000;
 const RUNNING_INSERT_WAIT_MS = 60_000;
 /** pg_try_advisory_lock key: "sl-relay". */
 const RELAY_LOCK = 0x736c72656c6179n;
+/** How often the relay looks for hours whose sessions it can write to the session rollups. */
+const CLOSE_CHECK_INTERVAL_MS = 60_000;
 
 export class ClickHouseRelay {
   private running: Promise<void> | null = null;
@@ -53,6 +58,7 @@ export class ClickHouseRelay {
   /** This process's shipments and exclusive work, one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
   private rollupsBuilt = false;
+  private nextCloseCheck = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -128,6 +134,11 @@ export class ClickHouseRelay {
           if (Number(claimed.numUpdatedRows) === 0) break;
           await this.ship(db, batch, false);
         }
+        // Every event accepted so far is shipped: hours old enough can be closed.
+        if (Date.now() >= this.nextCloseCheck) {
+          await closeSessions(this.ch, Date.now());
+          this.nextCloseCheck = Date.now() + CLOSE_CHECK_INTERVAL_MS;
+        }
       }));
       if (this.failing) this.log.info('event relay: ClickHouse takes events again');
       this.failing = false;
@@ -177,7 +188,9 @@ export class ClickHouseRelay {
       events = events.filter((event) => !present.has(event.id as string));
     }
     await this.ch.insert('events', events, batch);
-    if (mayBeShipped) await rebuildEventRollups(this.ch, daysOf(rows.map((r) => JSON.parse(r.row) as ClickHouseEventRow)));
+    const all = mayBeShipped ? rows.map((r) => JSON.parse(r.row) as ClickHouseEventRow) : events;
+    if (mayBeShipped) await rebuildEventRollups(this.ch, daysOf(all));
+    await rebuildTouchedSessions(this.ch, all, Date.now());
     await db.deleteFrom('event_relay').where('batch', '=', batch).execute();
   }
 

@@ -3,11 +3,13 @@ import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
 import { ONLY } from '../../events/clickhouse-event-rollups.ts';
+import type { SessionRollup } from '../../events/clickhouse-session-rollups.ts';
 import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { paymentScope } from '../sql/overview-sql.ts';
 import { rollupReadable, rollupStates } from './event-rollups-ch.ts';
 import { sessionsInScope } from './overview-ch.ts';
+import { sessionRollupsReadable, sessionStates } from './session-rollups-ch.ts';
 import { type SessionColumn, num, scopeCondition } from './scope-ch.ts';
 
 // Breakdowns, as ../sql/breakdowns-sql.ts: rows of distinct visitors per key, sorted by visitors.
@@ -16,7 +18,8 @@ import { type SessionColumn, num, scopeCondition } from './scope-ch.ts';
 // event's. Each row's revenue is what its visitors paid in the range, each payment counted once
 // per row; payments are relational, so the paying visitors are read there and their amounts
 // summed per key here. Unfiltered breakdowns over events read the rollups instead
-// (event-rollups-ch.ts), with the same answer. Visitors are counted with uniqCombined, whose
+// (event-rollups-ch.ts), and unfiltered breakdowns over sessions with at most two keys the session
+// rollups (session-rollups-ch.ts), with the same answer. Visitors are counted with uniqCombined, whose
 // states the rollups keep (see clickhouse-event-rollups.ts).
 
 
@@ -53,12 +56,20 @@ export async function breakdown(
 ): Promise<RowsPage<BreakdownRow>> {
   const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
-  const queries = (await rollupReadable(ch, kind, scope)) ? rolledUpQueries(kind, scope, page) : eventQueries(spec, scope, page);
+  const queries = await queriesFor(ch, kind, scope, page);
   const [found, revenue] = await Promise.all([ch.rows<Record<string, unknown>>(queries.page), revenueByKey(ch, db, spec, scope, money)]);
   // The total needs its own count only when this page does not show where the rows end.
   const ended = found.length < page.limit && (found.length > 0 || page.offset === 0);
   const total = ended ? page.offset + found.length : num((await ch.rows<{ n: unknown }>(queries.count))[0]?.n);
   return { rows: found.map((row) => rowOf(spec, names, row, revenue)), total };
+}
+
+/** From the event or session rollups when they can answer, else from the events. */
+async function queriesFor(ch: ClickHouse, kind: Breakdown, scope: StatsScope, page: PageRequest): Promise<BreakdownQueries> {
+  if (await rollupReadable(ch, kind, scope)) return rolledUpQueries(kind, rollupStates(kind, scope), sql`events`, page);
+  const closedUntil = await sessionRollupsReadable(ch, kind, scope);
+  if (closedUntil !== null) return rolledUpQueries(kind, sessionStates(kind as SessionRollup, scope, closedUntil), sql`sessions`, page);
+  return eventQueries(BREAKDOWN_SPECS[kind], scope, page);
 }
 
 /** Grouping the events (or sessions) in scope. */
@@ -82,15 +93,17 @@ function eventQueries(spec: BreakdownSpec, scope: StatsScope, page: PageRequest)
   };
 }
 
-/** Merging the rollups' states (a breakdown over events): the same rows, counts and order. */
-function rolledUpQueries(kind: Breakdown, scope: StatsScope, page: PageRequest): BreakdownQueries {
+/**
+ * Merging rollup states (`states`, with the counted rows' state in `counted`: events, or
+ * sessions): the same rows, counts and order as grouping the events.
+ */
+function rolledUpQueries(kind: Breakdown, states: RawBuilder<unknown>, counted: RawBuilder<unknown>, page: PageRequest): BreakdownQueries {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const keys = sql.join(names.map((name, i) => sql`if(${sql.ref(`key${i + 1}_null`)} = 1, NULL, ${sql.ref(`key${i + 1}`)}) as ${sql.ref(`k_${name}`)}`));
   const groupBy = sql`key1_null, key1, key2_null, key2`;
-  const states = rollupStates(kind, scope);
   return {
     page: sql`
-      select ${keys}, uniqCombinedMerge(visitors) as visitor_count, sumMerge(pageviews) as pageview_count, countMerge(events) as n
+      select ${keys}, uniqCombinedMerge(visitors) as visitor_count, sumMerge(pageviews) as pageview_count, countMerge(${counted}) as n
       from ${states}
       group by ${groupBy}
       order by visitor_count desc, n desc, ${groupBy}

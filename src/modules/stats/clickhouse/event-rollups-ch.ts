@@ -4,6 +4,7 @@ import { ONLY, ROLLED_UP_BREAKDOWNS, SPANS, STATES, eventRollupsBuilt, keyColumn
 import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { Breakdown } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
+import { splitRange } from './rollup-spans.ts';
 import { msOf, msRange } from './scope-ch.ts';
 
 // Reads of the event rollups (src/modules/events/clickhouse-event-rollups.ts): the states of a
@@ -29,10 +30,6 @@ async function built(ch: ClickHouse): Promise<boolean> {
 
 const COLUMNS = sql`key1, key1_null, key2, key2_null, visitors, pageviews, events`;
 
-/** The first multiple of `step` at or after `ms`, and the last at or before it. */
-const ceilTo = (ms: number, step: number) => Math.ceil(ms / step) * step;
-const floorTo = (ms: number, step: number) => Math.floor(ms / step) * step;
-
 /**
  * `(select key1, key1_null, key2, key2_null, visitors, pageviews, events ...)`: the breakdown's
  * states over the scope's range, one row per bucket and key from the rollups, one per key from the
@@ -45,28 +42,11 @@ export function rollupStates(kind: Breakdown, scope: StatsScope): RawBuilder<unk
   };
   // All time: every day holds every event.
   if (!scope.range) return sql`(${rollup(SPANS.day.table, null, null)})`;
-  const from = msOf(scope.range.from);
-  const to = msOf(scope.range.to);
+  const { days, hours, raw } = splitRange(msOf(scope.range.from), msOf(scope.range.to));
   const parts: RawBuilder<unknown>[] = [];
-  const raw: RawBuilder<unknown>[] = [];
-  const firstHour = ceilTo(from, SPANS.hour.ms);
-  const lastHour = floorTo(to, SPANS.hour.ms);
-  if (firstHour >= lastHour) {
-    raw.push(msRange(from, to));
-  } else {
-    if (from < firstHour) raw.push(msRange(from, firstHour));
-    if (lastHour < to) raw.push(msRange(lastHour, to));
-    const firstDay = ceilTo(firstHour, SPANS.day.ms);
-    const lastDay = floorTo(lastHour, SPANS.day.ms);
-    if (firstDay >= lastDay) {
-      parts.push(rollup(SPANS.hour.table, firstHour, lastHour));
-    } else {
-      parts.push(rollup(SPANS.day.table, firstDay, lastDay));
-      if (firstHour < firstDay) parts.push(rollup(SPANS.hour.table, firstHour, firstDay));
-      if (lastDay < lastHour) parts.push(rollup(SPANS.hour.table, lastDay, lastHour));
-    }
-  }
-  if (raw.length > 0) parts.push(rawStates(kind, scope, raw));
+  if (days) parts.push(rollup(SPANS.day.table, ...days));
+  for (const hour of hours) parts.push(rollup(SPANS.hour.table, ...hour));
+  if (raw.length > 0) parts.push(rawStates(kind, scope, raw.map(([from, to]) => msRange(from, to))));
   return sql`(${sql.join(parts, sql` union all `)})`;
 }
 

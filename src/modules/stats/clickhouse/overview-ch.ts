@@ -3,16 +3,15 @@ import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { MoneyRules, OverviewCounts } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
+import { rollupReadable, rollupStates } from './event-rollups-ch.ts';
 import { paymentCondition } from './payments-ch.ts';
-import { type SessionColumn, num, scopeCondition, sessionsTable } from './scope-ch.ts';
+import { sessionRollupsReadable, sessionStates } from './session-rollups-ch.ts';
+import { BOUNCE, type SessionColumn, num, scopeCondition, sessionsTable } from './scope-ch.ts';
 
 // Overview counts, as ../sql/overview-sql.ts: visitors, pageviews and converted visitors from the
 // events in scope; sessions, bounces and duration from the sessions that started in the range
 // (and, when filtered, hold an event in scope); revenue from the payments in the range (when
 // filtered, of the visitors in scope), which stay in the relational database.
-
-/** A session bounces when it has at most one pageview and no goal. */
-export const BOUNCE = sql`(pageviews <= 1 and goals = 0)`;
 
 /**
  * The sessions in scope, as a table (`from ${sessionsInScope(scope)}`): those that started in the
@@ -26,19 +25,14 @@ export function sessionsInScope(scope: StatsScope, columns: readonly SessionColu
 
 export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
   const [traffic, sessions, payments] = await Promise.all([
-    ch.rows<Record<string, unknown>>(sql`
-      select uniq(visitor_id) as visitors, countIf(type = 'pageview') as pageview_count,
-        uniqIf(visitor_id, type = 'custom' and isNotNull(name)) as converted
-      from events where ${scopeCondition(scope)}`),
-    ch.rows<Record<string, unknown>>(sql`
-      select count() as session_count, countIf(${BOUNCE}) as bounces, sum(ended_ms - started_ms) as millis
-      from ${sessionsInScope(scope, ['pageviews', 'goals'])}`),
+    trafficCounts(ch, scope),
+    sessionCounts(ch, scope),
     paymentCondition(ch, db, scope, money).then((where) =>
       sql<Record<string, unknown>>`select sum(p.amount_minor) as minor, count(*) as payments from payments p where ${where}`.execute(db),
     ),
   ]);
-  const t = traffic[0] ?? {};
-  const s = sessions[0] ?? {};
+  const t = traffic;
+  const s = sessions;
   const p = payments.rows[0] ?? {};
   return {
     visitors: num(t.visitors),
@@ -50,4 +44,37 @@ export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: Stat
     revenueMinor: num(p.minor),
     payments: num(p.payments),
   };
+}
+
+/**
+ * Visitors, pageviews and converted visitors: unfiltered, from the event rollups (the devices
+ * breakdown keeps every event, the goals breakdown every goal); otherwise from the events in scope.
+ * Visitors are counted with uniqCombined either way, as the breakdowns count them.
+ */
+async function trafficCounts(ch: ClickHouse, scope: StatsScope): Promise<Record<string, unknown>> {
+  if (await rollupReadable(ch, 'devices', scope)) {
+    const [[all], [goals]] = await Promise.all([
+      ch.rows<Record<string, unknown>>(sql`select uniqCombinedMerge(visitors) as visitors, sumMerge(pageviews) as pageview_count from ${rollupStates('devices', scope)}`),
+      ch.rows<Record<string, unknown>>(sql`select uniqCombinedMerge(visitors) as converted from ${rollupStates('goals', scope)}`),
+    ]);
+    return { ...all, ...goals };
+  }
+  const [row] = await ch.rows<Record<string, unknown>>(sql`
+    select uniqCombined(visitor_id) as visitors, countIf(type = 'pageview') as pageview_count,
+      uniqCombinedIf(visitor_id, type = 'custom' and isNotNull(name)) as converted
+    from events where ${scopeCondition(scope)}`);
+  return row ?? {};
+}
+
+/** Sessions, bounces and duration: unfiltered, from the session rollups; otherwise from the events. */
+async function sessionCounts(ch: ClickHouse, scope: StatsScope): Promise<Record<string, unknown>> {
+  const closedUntil = await sessionRollupsReadable(ch, 'overview', scope);
+  const [row] = await ch.rows<Record<string, unknown>>(
+    closedUntil !== null
+      ? sql`select countMerge(sessions) as session_count, sumMerge(bounces) as bounces, sumMerge(millis) as millis
+          from ${sessionStates('overview', scope, closedUntil)}`
+      : sql`select count() as session_count, countIf(${BOUNCE}) as bounces, sum(ended_ms - started_ms) as millis
+          from ${sessionsInScope(scope, ['pageviews', 'goals'])}`,
+  );
+  return row ?? {};
 }

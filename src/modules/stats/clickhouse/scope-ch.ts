@@ -43,6 +43,9 @@ function sessionWindow(range: InstantRange | null): RawBuilder<unknown> {
   return range ? msRange(msOf(range.from) - SESSION_REACH_MS, msOf(range.to) + SESSION_REACH_MS) : sql`1 = 1`;
 }
 
+/** A session (a row of `sessionsTable`) bounces when it has at most one pageview and no goal. */
+export const BOUNCE = sql`(pageviews <= 1 and goals = 0)`;
+
 /** A column's value on the session's first event, null kept (aggregates would skip nulls). */
 export function firstOf(column: string): RawBuilder<unknown> {
   return sql`nullIf(argMin(ifNull(${sql.ref(column)}, '\\0'), occurred_ms), '\\0')`;
