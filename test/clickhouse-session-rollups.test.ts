@@ -137,14 +137,17 @@ describeWithClickHouse('rollups of the sessions on ClickHouse', () => {
 
   it('computes a closed session again when an event reaches it late', async () => {
     const before = await read('overview', '&startAt=2026-03-02&endAt=2026-03-05');
-    // Two more pageviews in the first March session (which bounced): it no longer bounces, lasts longer.
+    // More pageviews in the first March session: one before its start (it now starts the day
+    // before, with another entry page), two after (another exit page, a longer session).
     const first = traffic(website.id, website.domain, Date.parse('2026-03-02T06:00:00.000Z'), 1, 40, 5, 'm')[0]!;
+    await ship([{ ...first, path: '/earlier', occurredAt: '2026-03-01T23:30:00.000Z' }]);
+    await expectExact();
     await ship([
       { ...first, path: '/late', occurredAt: '2026-03-02T06:20:00.000Z' },
       { ...first, path: '/later', occurredAt: '2026-03-02T08:30:00.000Z' },
     ]);
     await expectExact();
-    await expectEventsAnswer(['overview', 'exit-pages']);
+    await expectEventsAnswer(['overview', 'entry-pages', 'exit-pages']);
     expect(await read('overview', '&startAt=2026-03-02&endAt=2026-03-05')).not.toEqual(before);
   });
 
@@ -180,8 +183,8 @@ describe('session rollups: which breakdowns', () => {
     expect(SESSION_ROLLED_UP).toEqual(['entry-pages', 'exit-pages', 'referrers']);
   });
 
-  it('takes an event back to the days its session may have started in', () => {
+  it('takes an event to the days a session it changes may have started in', () => {
     const days = sessionDaysOf([{ website_id: 'w', occurred_ms: Date.parse('2026-03-03T05:00:00.000Z') }]);
-    expect([...days.get('w')!].map((day) => new Date(day * 1000).toISOString().slice(0, 10))).toEqual(['2026-03-02', '2026-03-03']);
+    expect([...days.get('w')!].map((day) => new Date(day * 1000).toISOString().slice(0, 10))).toEqual(['2026-03-02', '2026-03-03', '2026-03-04']);
   });
 });

@@ -167,7 +167,10 @@ export async function closeSessions(ch: ClickHouse, now: number): Promise<void> 
   await recordClosedUntil(ch, target);
 }
 
-/** The UTC days whose sessions these events may belong to: a session starts at most its reach before an event. */
+/**
+ * The UTC days whose sessions these events may change: a session starts at most its reach before
+ * any of its events, and an event earlier than a session's start moves the session to its own day.
+ */
 export function sessionDaysOf(events: { website_id: unknown; occurred_ms: unknown }[]): DaysByWebsite {
   const days: DaysByWebsite = new Map();
   for (const event of events) {
@@ -175,7 +178,7 @@ export function sessionDaysOf(events: { website_id: unknown; occurred_ms: unknow
     const at = Number(event.occurred_ms);
     let set = days.get(websiteId);
     if (!set) days.set(websiteId, (set = new Set()));
-    for (let day = floorTo(at - SESSION_REACH_MS, DAY_MS); day <= at; day += DAY_MS) set.add(day / 1000);
+    for (let day = floorTo(at - SESSION_REACH_MS, DAY_MS); day <= at + SESSION_REACH_MS; day += DAY_MS) set.add(day / 1000);
   }
   return days;
 }
