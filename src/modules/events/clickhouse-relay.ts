@@ -33,9 +33,9 @@ import { closeSessions, rebuildTouchedSessions } from './clickhouse-session-roll
 // again may have had its events written without the views' rows, so its days are computed again
 // from the events. The session rollups (clickhouse-session-rollups.ts) are written here, for the
 // hours old enough once a shipment has emptied the queue, and computed again for a batch whose
-// events reach sessions already written. Work that must see no INSERT meanwhile (that, the rollups' first
-// build, a delete's rebuild) runs under `exclusive`: after this process's shipment, and on
-// PostgreSQL under the shippers' lock, so no instance ships during it.
+// events reach sessions already written. Work that must see no INSERT meanwhile (that, the
+// rollups' first build, a delete's rebuild) runs under `exclusive`: after this process's
+// shipment, and on PostgreSQL under the shippers' lock, so no instance ships during it.
 
 /** Rows per shipment: one INSERT, and an id lookup that fits ClickHouse's 256 KiB query limit. */
 const BATCH_SIZE = 2000;

@@ -11,7 +11,8 @@ import { BOUNCE, type SessionColumn, num, scopeCondition, sessionsTable } from '
 // Overview counts, as ../sql/overview-sql.ts: visitors, pageviews and converted visitors from the
 // events in scope; sessions, bounces and duration from the sessions that started in the range
 // (and, when filtered, hold an event in scope); revenue from the payments in the range (when
-// filtered, of the visitors in scope), which stay in the relational database.
+// filtered, of the visitors in scope), which stay in the relational database. Unfiltered, the
+// counts of events and sessions come from their rollups, with the same answer.
 
 /**
  * The sessions in scope, as a table (`from ${sessionsInScope(scope)}`): those that started in the
@@ -24,15 +25,13 @@ export function sessionsInScope(scope: StatsScope, columns: readonly SessionColu
 }
 
 export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
-  const [traffic, sessions, payments] = await Promise.all([
+  const [t, s, payments] = await Promise.all([
     trafficCounts(ch, scope),
     sessionCounts(ch, scope),
     paymentCondition(ch, db, scope, money).then((where) =>
       sql<Record<string, unknown>>`select sum(p.amount_minor) as minor, count(*) as payments from payments p where ${where}`.execute(db),
     ),
   ]);
-  const t = traffic;
-  const s = sessions;
   const p = payments.rows[0] ?? {};
   return {
     visitors: num(t.visitors),
