@@ -31,6 +31,12 @@ const NETWORK_CODES = new Set([
 // start with them).
 const SQLITE_CODES = ['SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_CANTOPEN'];
 
+// ClickHouse's error codes for a server that cannot take the work now: TIMEOUT_EXCEEDED (a read
+// past its max_execution_time), TOO_MANY_SIMULTANEOUS_QUERIES, MEMORY_LIMIT_EXCEEDED. Current
+// servers' errors carry the code (the client's ClickHouseError); 18.16's only start with it.
+const CLICKHOUSE_CODES = new Set(['159', '202', '241']);
+const CLICKHOUSE_MESSAGE = /^Code: (159|202|241)[,.]/;
+
 // node-postgres reports a dropped or unreachable server with plain messages and no code.
 const PG_MESSAGES = [
   /^Connection terminated/, // "... unexpectedly", "... due to connection timeout"
@@ -50,9 +56,10 @@ function matches(error: unknown, depth: number): boolean {
   const code = codeOf(error);
   if (code.length === 5 && (code.startsWith('08') || PG_CODES.has(code))) return true;
   if (NETWORK_CODES.has(code)) return true;
+  if (CLICKHOUSE_CODES.has(code) && error.constructor.name === 'ClickHouseError') return true;
   if (SQLITE_CODES.some((prefix) => code === prefix || code.startsWith(`${prefix}_`))) return true;
   const message = (error as { message?: unknown }).message;
-  if (typeof message === 'string' && PG_MESSAGES.some((pattern) => pattern.test(message))) return true;
+  if (typeof message === 'string' && [...PG_MESSAGES, CLICKHOUSE_MESSAGE].some((pattern) => pattern.test(message))) return true;
   // Connecting to a name with several addresses fails with an AggregateError of each attempt.
   const nested = (error as { errors?: unknown }).errors;
   if (Array.isArray(nested) && nested.some((inner) => matches(inner, depth + 1))) return true;
