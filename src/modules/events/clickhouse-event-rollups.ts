@@ -61,12 +61,12 @@ export type Span = keyof typeof SPANS;
 export type RollupTable = (typeof SPANS)[Span]['table'];
 
 /**
- * One row per website, breakdown, bucket and key. A state of many visitors takes tens of
- * kilobytes to a megabyte, so a granule is 64 rows (the default 8,192 made a breakdown of 721
- * rows read most of the table).
+ * A rollup table: one row per website, breakdown, bucket and key, with `states` (the aggregate
+ * state columns). A state of many visitors takes tens of kilobytes to a megabyte, so a granule is
+ * 64 rows (the default 8,192 made a breakdown of 721 rows read most of the table).
  */
-function rollupTable(span: Span): RawBuilder<unknown> {
-  return sql`CREATE TABLE IF NOT EXISTS ${sql.table(SPANS[span].table)} (
+export function rollupTableOf(table: string, states: string[]): RawBuilder<unknown> {
+  return sql`CREATE TABLE IF NOT EXISTS ${sql.table(table)} (
   website_id String,
   breakdown String,
   bucket DateTime,
@@ -74,13 +74,19 @@ function rollupTable(span: Span): RawBuilder<unknown> {
   key1_null UInt8,
   key2 String,
   key2_null UInt8,
-  visitors AggregateFunction(uniqCombined, String),
-  pageviews AggregateFunction(sum, UInt64),
-  events AggregateFunction(count)
+  ${sql.raw(states.join(',\n  '))}
 ) ENGINE = AggregatingMergeTree()
 PARTITION BY toYYYYMM(bucket)
 ORDER BY (website_id, breakdown, bucket, ${KEY_ORDER})
 SETTINGS index_granularity = 64`;
+}
+
+function rollupTable(span: Span): RawBuilder<unknown> {
+  return rollupTableOf(SPANS[span].table, [
+    'visitors AggregateFunction(uniqCombined, String)',
+    'pageviews AggregateFunction(sum, UInt64)',
+    'events AggregateFunction(count)',
+  ]);
 }
 
 /**

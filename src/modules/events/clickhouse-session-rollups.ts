@@ -3,7 +3,7 @@ import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
 import { deleteAndWait } from '../../db/clickhouse/mutations.ts';
 import { BOUNCE, SESSION_REACH_MS, type SessionColumn, isoOf, msRange, sessionsTable } from '../stats/clickhouse/scope-ch.ts';
 import type { Breakdown } from '../stats/event-store.ts';
-import { type DaysByWebsite, keyColumnsOf, keysOf } from './clickhouse-event-rollups.ts';
+import { type DaysByWebsite, keyColumnsOf, keysOf, rollupTableOf } from './clickhouse-event-rollups.ts';
 
 // Rollups of the sessions on ClickHouse, for the overview's session counts (sessions, bounces,
 // duration) and the session breakdowns with at most two keys (entry and exit pages, referrers):
@@ -40,23 +40,13 @@ export const SESSION_SPANS = {
 const KEY_ORDER = sql`key1_null, key1, key2_null, key2`;
 
 function sessionRollupTable(table: string): RawBuilder<unknown> {
-  return sql`CREATE TABLE IF NOT EXISTS ${sql.table(table)} (
-  website_id String,
-  breakdown String,
-  bucket DateTime,
-  key1 String,
-  key1_null UInt8,
-  key2 String,
-  key2_null UInt8,
-  visitors AggregateFunction(uniqCombined, String),
-  pageviews AggregateFunction(sum, UInt64),
-  sessions AggregateFunction(count),
-  bounces AggregateFunction(sum, UInt64),
-  millis AggregateFunction(sum, UInt64)
-) ENGINE = AggregatingMergeTree()
-PARTITION BY toYYYYMM(bucket)
-ORDER BY (website_id, breakdown, bucket, ${KEY_ORDER})
-SETTINGS index_granularity = 64`;
+  return rollupTableOf(table, [
+    'visitors AggregateFunction(uniqCombined, String)',
+    'pageviews AggregateFunction(sum, UInt64)',
+    'sessions AggregateFunction(count)',
+    'bounces AggregateFunction(sum, UInt64)',
+    'millis AggregateFunction(sum, UInt64)',
+  ]);
 }
 
 export const SESSION_ROLLUPS_SCHEMA = [sessionRollupTable(SESSION_SPANS.hour.table), sessionRollupTable(SESSION_SPANS.day.table)];
