@@ -122,6 +122,23 @@ describeEachEventEngine('website API reads', (engine) => {
     expect(campaign.data.map((r: { countryCode: string }) => r.countryCode)).toEqual(['US']);
   });
 
+  it('counts, when filtered, the sessions that hold an event in scope, with all their events', async () => {
+    const fields = 'sessions,bounce_rate,avg_session_duration';
+    // s1 (7 min), s3 (10 min) and s4 (a bounce) are American.
+    const us = await read(t, f, '/api/v1/analytics/overview', { filter_country: 'US', fields });
+    expect(us.data).toEqual([{ sessions: 3, bounce_rate: 33.33, avg_session_duration: 340_000 }]);
+    const safari = await read(t, f, '/api/v1/analytics/overview', { filter_browser: 'Safari', fields });
+    expect(safari.data).toEqual([{ sessions: 2, bounce_rate: 50, avg_session_duration: 300_000 }]);
+    // A session that viewed /pricing keeps its other pageviews: s1 and s3 are no bounces.
+    const pricing = await read(t, f, '/api/v1/analytics/overview', { filter_page: '/pricing', fields });
+    expect(pricing.data).toEqual([{ sessions: 3, bounce_rate: 33.33, avg_session_duration: 340_000 }]);
+    const entries = await read(t, f, '/api/v1/analytics/entry-pages', { filter_country: 'US' });
+    expect(entries.data.map((r: { path: string; visitors: number }) => [r.path, r.visitors])).toEqual([
+      ['/', 2],
+      ['/blog/a', 1],
+    ]);
+  });
+
   it("answers a goal's properties", async () => {
     const body = await read(t, f, '/api/v1/analytics/goals/properties', { eventName: 'signup' });
     expect(body.data).toEqual([{ property: 'plan', value: 'pro', completions: 1, visitors: 1 }]);

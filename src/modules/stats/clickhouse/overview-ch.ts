@@ -16,12 +16,13 @@ import { BOUNCE, type SessionColumn, num, scopeCondition, sessionsTable } from '
 
 /**
  * The sessions in scope, as a table (`from ${sessionsInScope(scope)}`): those that started in the
- * range and, when the scope filters, hold an event in scope.
+ * range and, when the scope filters, hold an event in scope (tested before grouping, so only the
+ * events of those sessions are grouped).
  */
 export function sessionsInScope(scope: StatsScope, columns: readonly SessionColumn[]): RawBuilder<unknown> {
-  const started = sessionsTable(scope.websiteId, scope.range, 'started', columns);
-  if (scope.filters.length === 0) return started;
-  return sql`(select * from ${started} where session_id in (select session_id from events where ${scopeCondition(scope)} and isNotNull(session_id)))`;
+  if (scope.filters.length === 0) return sessionsTable(scope.websiteId, scope.range, 'started', columns);
+  const inScope = sql`session_id in (select session_id from events where ${scopeCondition(scope)} and isNotNull(session_id))`;
+  return sessionsTable(scope.websiteId, scope.range, 'started', columns, inScope);
 }
 
 export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {

@@ -86,13 +86,15 @@ function sessionColumn(name: SessionColumn): RawBuilder<unknown> {
  * session_id, started_ms and ended_ms (epoch ms, for the relational started_at and ended_at) and
  * the `columns` asked for (each one costs an aggregate over every event of the range, so ask for
  * what the query reads): those that started in the range (`started`) or overlap it
- * (`overlapping`), or every one when the range is null.
+ * (`overlapping`), or every one when the range is null. `only`, a condition on session_id, keeps
+ * just those sessions, and is tested before the events are grouped, so the others cost no group.
  */
 export function sessionsTable(
   websiteId: string,
   range: InstantRange | null,
   which: 'started' | 'overlapping',
   columns: readonly SessionColumn[] = ALL_SESSION_COLUMNS,
+  only: RawBuilder<unknown> = sql`1 = 1`,
 ): RawBuilder<unknown> {
   const selected = sql.join([sql`session_id, min(occurred_ms) as started_ms, max(occurred_ms) as ended_ms`, ...columns.map(sessionColumn)]);
   let kept = sql`1 = 1`;
@@ -102,7 +104,7 @@ export function sessionsTable(
     kept = which === 'started' ? sql`started_ms >= ${from} and started_ms < ${to}` : sql`started_ms < ${to} and ended_ms >= ${from}`;
   }
   return sql`(select * from (select ${selected} from events
-    where website_id = ${websiteId} and isNotNull(session_id) and ${sessionWindow(range)}
+    where website_id = ${websiteId} and isNotNull(session_id) and ${sessionWindow(range)} and ${only}
     group by session_id) where ${kept})`;
 }
 
