@@ -35,11 +35,28 @@ export const ONLY: Record<EventKind, RawBuilder<unknown>> = {
 /** The breakdowns kept in the rollups: those over events (each has one or two keys). */
 export const ROLLED_UP_BREAKDOWNS = (Object.keys(BREAKDOWN_SPECS) as Breakdown[]).filter((kind) => BREAKDOWN_SPECS[kind].from === 'events');
 
-/** A breakdown's key columns, as the rollups' key1 and key2 (NULL when it has one key). */
+/**
+ * A breakdown's key columns, as the rollups' key1 and key2 (NULL when it has one key). More than
+ * two keys are packed into key1: each one 'N' when null, else 'K' and its bytes in hex, joined by
+ * commas. The packing is one-to-one and sorts as the keys do one after another (nulls last), so
+ * the rollups' rows come in the order of the events' (see `rolledUpKey`).
+ */
 export function keyColumnsOf(kind: Breakdown): [RawBuilder<unknown>, RawBuilder<unknown>] {
   const columns = Object.values(BREAKDOWN_SPECS[kind].keys);
-  if (columns.length > 2) throw new Error(`the event rollups keep two keys; ${kind} has ${columns.length}`);
+  if (columns.length > 2) {
+    const packed = columns.map((column) => sql`if(isNull(${sql.ref(column)}), 'N', concat('K', hex(ifNull(${sql.ref(column)}, ''))))`);
+    return [sql`arrayStringConcat([${sql.join(packed)}], ',')`, sql`CAST(NULL AS Nullable(String))`];
+  }
   return [sql.ref(columns[0]!), columns[1] ? sql.ref(columns[1]) : sql`CAST(NULL AS Nullable(String))`];
+}
+
+/** The breakdown's key number `index` (from 0) of a rollup row, null kept: what `keyColumnsOf` stored. */
+export function rolledUpKey(kind: Breakdown, index: number): RawBuilder<unknown> {
+  if (Object.keys(BREAKDOWN_SPECS[kind].keys).length > 2) {
+    const part = sql`splitByChar(',', key1)[${sql.lit(index + 1)}]`;
+    return sql`if(${part} = 'N', NULL, unhex(substring(${part}, 2)))`;
+  }
+  return sql`if(${sql.ref(`key${index + 1}_null`)} = 1, NULL, ${sql.ref(`key${index + 1}`)})`;
 }
 
 /** The aggregate states of a set of events, in the rollups' column order. */

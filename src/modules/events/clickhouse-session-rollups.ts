@@ -2,18 +2,19 @@ import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
 import { deleteAndWait } from '../../db/clickhouse/mutations.ts';
 import { BOUNCE, SESSION_REACH_MS, type SessionColumn, isoOf, msRange, sessionsTable } from '../stats/clickhouse/scope-ch.ts';
+import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
 import type { Breakdown } from '../stats/event-store.ts';
 import { type DaysByWebsite, keyColumnsOf, keysOf, rollupTableOf } from './clickhouse-event-rollups.ts';
 
 // Rollups of the sessions on ClickHouse, for the overview's session counts (sessions, bounces,
-// duration) and the session breakdowns with at most two keys (entry and exit pages, referrers):
+// duration) and the session breakdowns (entry and exit pages, referrers, campaigns):
 // per website, breakdown ('overview' for the counts), key and UTC hour (`session_hours`) or day
 // (`session_days`) of the sessions' start, the states of what those reads aggregate.
 //
 // A session grows with its events, so no view can keep these: the relay writes an hour once every
 // session that starts in it is complete, that is once a session's reach (a day: reads look that
 // far for a session's events, so a longer one is cut there as they cut it) and an hour more have
-// passed (`CLOSE_AFTER_MS`). `sessions closed until` in sightline_state records how far that is.
+// passed (`CLOSE_AFTER_MS`). A record in sightline_state (`CLOSED`) says how far that is.
 // Reads take the sessions that started before it from the rollups and the later ones from the
 // events (src/modules/stats/clickhouse/session-rollups-ch.ts), so an answer is the one the events
 // give. What could change a closed hour is handled under the relay's `exclusive`:
@@ -24,7 +25,7 @@ import { type DaysByWebsite, keyColumnsOf, keysOf, rollupTableOf } from './click
 // - a deleted website: its rows go with its events;
 // - a closing cut by a crash: what it wrote beyond the record is deleted before the next one.
 
-export const SESSION_ROLLED_UP = ['entry-pages', 'exit-pages', 'referrers'] as const satisfies readonly Breakdown[];
+export const SESSION_ROLLED_UP = ['entry-pages', 'exit-pages', 'referrers', 'campaigns'] as const satisfies readonly Breakdown[];
 export type SessionRollup = 'overview' | (typeof SESSION_ROLLED_UP)[number];
 
 const HOUR_MS = 3_600_000;
@@ -64,8 +65,14 @@ export function statedSessions(sessions: RawBuilder<unknown>): RawBuilder<unknow
   return sql`(select *, toUInt64(pageviews) as session_pageviews, toUInt64(${BOUNCE}) as session_bounce from ${sessions})`;
 }
 
-/** The session columns the rollups read. */
-export const SESSION_ROLLUP_COLUMNS: SessionColumn[] = ['visitor_id', 'pageviews', 'goals', 'entry_hostname', 'entry_path', 'exit_path', 'referrer_source'];
+/** The session columns a rollup reads: what the states count, and its keys. */
+export function sessionColumnsOf(kind: SessionRollup): SessionColumn[] {
+  const keys = kind === 'overview' ? [] : (Object.values(BREAKDOWN_SPECS[kind].keys) as SessionColumn[]);
+  return ['visitor_id', 'pageviews', 'goals', ...keys];
+}
+
+/** The session columns every rollup reads. */
+const SESSION_ROLLUP_COLUMNS = [...new Set(SESSION_ROLLED_UP.flatMap(sessionColumnsOf))];
 
 const NO_KEY = sql`CAST(NULL AS Nullable(String))`;
 
@@ -107,7 +114,11 @@ async function writeSessions(ch: ClickHouse, websiteId: string, from: number, to
   if (to % DAY_MS === 0) await ch.command(sql`insert into ${sql.table(SESSION_SPANS.day.table)} ${dayRows(websiteId, to - DAY_MS)}`);
 }
 
-const CLOSED = 'sessions closed until';
+/**
+ * The record's name; a new one whenever what the rollups keep changes, so that an upgrade builds
+ * them again ('sessions closed until' before the campaigns were kept).
+ */
+const CLOSED = 'sessions closed until, with campaigns';
 
 /** Epoch ms before which every session start is in the rollups, or null before the first closing. */
 export async function sessionsClosedUntil(ch: ClickHouse): Promise<number | null> {
@@ -143,6 +154,8 @@ export async function closeSessions(ch: ClickHouse, now: number): Promise<void> 
   let until = await sessionsClosedUntil(ch);
   if (until !== null && until >= target) return;
   if (until === null) {
+    // Nothing recorded: a first build from the first event's day, after which deleteBeyond takes
+    // every row (of a build cut by a crash, or of an older release under another record).
     const [first] = await ch.rows<{ first: string; n: string }>(sql`select toString(min(occurred_ms)) as first, count() as n from events`);
     until = Number(first?.n ?? 0) === 0 ? target : Math.min(floorTo(Number(first!.first), DAY_MS), target);
   }

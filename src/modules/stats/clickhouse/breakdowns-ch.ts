@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
-import { ONLY } from '../../events/clickhouse-event-rollups.ts';
+import { ONLY, rolledUpKey } from '../../events/clickhouse-event-rollups.ts';
 import type { SessionRollup } from '../../events/clickhouse-session-rollups.ts';
 import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
@@ -99,7 +99,7 @@ function eventQueries(spec: BreakdownSpec, scope: StatsScope, page: PageRequest)
  */
 function rolledUpQueries(kind: Breakdown, states: RawBuilder<unknown>, counted: RawBuilder<unknown>, page: PageRequest): BreakdownQueries {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
-  const keys = sql.join(names.map((name, i) => sql`if(${sql.ref(`key${i + 1}_null`)} = 1, NULL, ${sql.ref(`key${i + 1}`)}) as ${sql.ref(`k_${name}`)}`));
+  const keys = sql.join(names.map((name, i) => sql`${rolledUpKey(kind, i)} as ${sql.ref(`k_${name}`)}`));
   const groupBy = sql`key1_null, key1, key2_null, key2`;
   return {
     page: sql`

@@ -3,10 +3,10 @@ import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import { keysOf } from '../../events/clickhouse-event-rollups.ts';
 import {
   SESSION_ROLLED_UP,
-  SESSION_ROLLUP_COLUMNS,
   SESSION_SPANS,
   SESSION_STATES,
   type SessionRollup,
+  sessionColumnsOf,
   sessionKeyColumns,
   sessionsClosedUntil,
   statedSessions,
@@ -73,6 +73,6 @@ export function sessionStates(kind: SessionRollup, scope: StatsScope, closedUnti
 /** The states of the website's sessions that started in [from, to), from the events. */
 function rawSessionStates(kind: SessionRollup, websiteId: string, from: number, to: number): RawBuilder<unknown> {
   const [key1, key2] = sessionKeyColumns(kind);
-  const sessions = sessionsTable(websiteId, { from: isoOf(from), to: isoOf(to) }, 'started', SESSION_ROLLUP_COLUMNS);
+  const sessions = sessionsTable(websiteId, { from: isoOf(from), to: isoOf(to) }, 'started', sessionColumnsOf(kind));
   return sql`select ${keysOf(key1, key2)}, ${SESSION_STATES} from ${statedSessions(sessions)} group by ${KEY_ORDER}`;
 }
