@@ -46,7 +46,8 @@ async function seed(url: string, pgSchema?: string): Promise<string> {
 /** onDrop receives the clean-up as soon as there is something to clean (for Ctrl-C). */
 export async function prepareDatabase(engine: Engine, tempDir: string, onDrop: (drop: () => Promise<void>) => void): Promise<BenchDatabase> {
   if (engine === 'sqlite') {
-    const url = `sqlite:${join(tempDir, 'bench.db')}`;
+    // A file of its own per part: the ClickHouse part's accounts database must not meet the next.
+    const url = `sqlite:${join(tempDir, `bench-${randomBytes(6).toString('hex')}.db`)}`;
     return { engine, url, token: await seed(url), drop: async () => {} };
   }
   const pgSchema = `sl_bench_${randomBytes(6).toString('hex')}`;

@@ -140,18 +140,18 @@ function commandLine(): string {
 }
 
 let exitCode = 0;
+const report: Report = {
+  date: new Date().toISOString(),
+  node: process.version,
+  command: commandLine(),
+  settings,
+  targets: TARGETS,
+  engines: [],
+  ingestion: [],
+  timeseries: [],
+  skipped: [],
+};
 try {
-  const report: Report = {
-    date: new Date().toISOString(),
-    node: process.version,
-    command: commandLine(),
-    settings,
-    targets: TARGETS,
-    engines: [],
-    ingestion: [],
-    timeseries: [],
-    skipped: [],
-  };
   if (settings.parts.includes('clickhouse')) {
     const database = await prepareDatabase('sqlite', tempDir, (drop) => drops.push(drop));
     const timing = { seconds: settings.readSeconds, warmupSeconds: settings.warmupSeconds };
@@ -183,6 +183,9 @@ try {
   if (lost.length > 0) exitCode = 1;
 } catch (error) {
   console.error(error);
+  // What finished before the fault is still worth having (a ClickHouse part takes most of an hour).
+  console.log('\nthe run stopped early; the parts that finished:');
+  printReport(report);
   exitCode = 1;
 } finally {
   await cleanup();
