@@ -4,7 +4,7 @@ import type { ClickHouseBenchResult } from './clickhouse.ts';
 import type { IngestionResult } from './ingestion.ts';
 import type { LoadResult } from './load.ts';
 import type { TimeseriesResult } from './timeseries.ts';
-import { READ_FILTERS, type WebsiteApiResult } from './website-api.ts';
+import { READ_FILTERS, type ReadLatency, type WebsiteApiResult } from './website-api.ts';
 
 // The printed tables and the JSON file.
 
@@ -123,17 +123,24 @@ function printClickHouse(result: ClickHouseBenchResult): void {
   console.log('');
   console.log(`clickhouse: ${result.events} events written in ${result.seedSeconds.toFixed(1)} s, ${(result.bytesOnDisk / 2 ** 30).toFixed(2)} GiB on disk`);
   console.log(`clickhouse: event and session rollups built from them at the next start in ${result.rollupBuildSeconds.toFixed(1)} s, ${(result.rollupBytesOnDisk / 2 ** 30).toFixed(2)} GiB on disk`);
-  printWebsiteApi('clickhouse', result.events, result.websiteApi);
+  const within = (read: ReadLatency) => read.requests > 0 && read.p50Ms <= TARGETS.clickhouseP50Ms;
+  printWebsiteApi('clickhouse', result.events, result.websiteApi, { within, label: `p50 <= ${TARGETS.clickhouseP50Ms} ms` });
   const targeted = result.websiteApi.reads.filter((read) => !read.lastDays && !read.path.includes('/funnels/') && !read.path.startsWith('/api/v1/visitors'));
-  const met = targeted.filter((read) => read.requests > 0 && read.p50Ms <= TARGETS.clickhouseP50Ms).length;
+  const met = targeted.filter(within).length;
   console.log(`clickhouse: ${met} of ${targeted.length} overview and breakdown reads (filtered and not) at p50 <= ${TARGETS.clickhouseP50Ms} ms: ${verdict(met === targeted.length)}`);
 }
 
-function printWebsiteApi(engine: string, events: number, result: WebsiteApiResult): void {
+const RELATIONAL_READ_TARGET = {
+  within: (read: ReadLatency) => read.requests > 0 && read.p50Ms <= TARGETS.readP50Ms && read.p99Ms <= TARGETS.readP99Ms,
+  label: `p50 <= ${TARGETS.readP50Ms} ms and p99 <= ${TARGETS.readP99Ms} ms`,
+};
+
+/** The reads' table; `target` is what each row's verdict checks (ClickHouse has its own, at 100 M events). */
+function printWebsiteApi(engine: string, events: number, result: WebsiteApiResult, target = RELATIONAL_READ_TARGET): void {
+  const { within, label } = target;
   console.log('');
-  console.log(`website API reads, ${engine}, ${events} events, one client at a time (filtered: ${READ_FILTERS})`);
+  console.log(`website API reads, ${engine}, ${events} events, one client at a time (filtered: ${READ_FILTERS}; target: ${label})`);
   console.log(row(READ_COLUMNS, READ_WIDTHS));
-  const within = (read: WebsiteApiResult['reads'][number]) => read.requests > 0 && read.p50Ms <= TARGETS.readP50Ms && read.p99Ms <= TARGETS.readP99Ms;
   for (const read of result.reads) {
     const ok = within(read);
     const params = read.lastDays ? '30 days' : read.filtered ? 'yes' : 'no';
@@ -142,7 +149,7 @@ function printWebsiteApi(engine: string, events: number, result: WebsiteApiResul
   }
   const defaults = result.reads.filter((read) => !read.lastDays);
   const lastDays = result.reads.filter((read) => read.lastDays);
-  console.log(`${engine}: ${defaults.filter(within).length} of ${defaults.length} reads within p50 <= ${TARGETS.readP50Ms} ms and p99 <= ${TARGETS.readP99Ms} ms`);
+  console.log(`${engine}: ${defaults.filter(within).length} of ${defaults.length} reads within ${label}`);
   console.log(`${engine}: over the last 30 whole days (unfiltered), ${lastDays.filter(within).length} of ${lastDays.length} reads within the same target`);
   const { hammer, healthz, admin } = result.stall;
   console.log(
