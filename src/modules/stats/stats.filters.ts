@@ -1,5 +1,6 @@
 import { invalidField } from '../../errors.ts';
 import { countryCodeOf } from './countries.ts';
+import { isLabelled, storedValuesOf } from './labels.ts';
 
 // The website API's filters (website-api.md section 2): `filter_<dim>=<op>:<v1>,<v2>`, values
 // OR-ed, filters AND-ed, `is` when the operator is left out; the bare dimension name is an alias
@@ -61,10 +62,12 @@ function parseOne(field: string, dimension: Dimension, raw: string): Filter {
   if (values.some((value) => value === '')) throw invalidField(field, 'needs at least one value, and no empty value between commas');
   if (values.length > MAX_VALUES) throw invalidField(field, `takes at most ${MAX_VALUES} values`);
   if (values.some((value) => value.length > MAX_VALUE_LENGTH)) throw invalidField(field, `values are at most ${MAX_VALUE_LENGTH} characters`);
-  return { dimension, operator, values: values.map((value) => normaliseValue(field, dimension, value)) };
+  return { dimension, operator, values: [...new Set(values.flatMap((value) => normaliseValue(field, dimension, value)))] };
 }
 
-function normaliseValue(field: string, dimension: Dimension, value: string): string {
+/** The stored values a filter value matches (one, but a shown label may stand for several). */
+function normaliseValue(field: string, dimension: Dimension, value: string): string | string[] {
+  if (isLabelled(dimension)) return storedValuesOf(dimension, value);
   if (dimension === 'country') {
     const code = countryCodeOf(value);
     if (!code) throw invalidField(field, `"${value.slice(0, 60)}" is not a country; use an ISO 3166 alpha-2 code such as DE or a name such as Germany`);

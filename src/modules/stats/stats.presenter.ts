@@ -13,6 +13,7 @@ import type {
   VisitorSummary,
 } from './event-store.ts';
 import { countryName } from './countries.ts';
+import { shownLabel } from './labels.ts';
 
 // The website API's JSON, shaped in one place. Percentages carry two decimals; money is in the
 // website currency's major units.
@@ -40,17 +41,30 @@ export function presentBreakdownRow(kind: Breakdown, row: BreakdownRow, currency
   switch (kind) {
     case 'countries':
       return { country: countryName(keys.countryCode ?? null), countryCode: keys.countryCode, image: null, visitors: row.visitors, pageviews: row.pageviews, revenue };
-    case 'campaigns': {
-      const known = Object.values(keys).some((value) => value !== null);
-      return { campaign: known ? keys : null, visitors: row.visitors, pageviews: row.pageviews, revenue };
-    }
+    case 'campaigns':
+      return { campaign: campaignOf(keys), visitors: row.visitors, pageviews: row.pageviews, revenue };
     case 'goals':
       return { goal: keys.goal, completions: row.count, visitors: row.visitors, revenue };
     case 'exit-clicks':
       return { url: keys.url, clicks: row.count, visitors: row.visitors };
+    case 'referrers':
+      return { referrer: shownLabel('referrer', keys.referrer ?? null), visitors: row.visitors, pageviews: row.pageviews, revenue };
+    case 'browsers':
+      return { browser: shownLabel('browser', keys.browser ?? null), visitors: row.visitors, pageviews: row.pageviews, revenue };
+    case 'operating-systems':
+      return { operating_system: shownLabel('os', keys.operating_system ?? null), visitors: row.visitors, pageviews: row.pageviews, revenue };
     default:
       return { ...keys, visitors: row.visitors, pageviews: row.pageviews, revenue };
   }
+}
+
+/**
+ * A campaigns row's key as clients read it (website-api.md section 7): all eight keys, each a
+ * string, "" when unset; visitors without any campaign parameter share the all-"" row. Ingestion
+ * stores an empty parameter as absent, so null -> "" joins no two stored rows.
+ */
+function campaignOf(keys: BreakdownRow['keys']): Record<string, string> {
+  return Object.fromEntries(Object.entries(keys).map(([name, value]) => [name, value ?? '']));
 }
 
 function since(first: string, now: Date): number {

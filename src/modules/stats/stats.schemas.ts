@@ -96,8 +96,11 @@ const ROW_KEYS: Record<Breakdown, Record<string, TSchema>> = {
   'exit-pages': { hostname: NullableString, path: NullableString, ...counts },
   referrers: { referrer: NullableString, ...counts },
   campaigns: {
-    campaign: Nullable(
-      Type.Object(Object.fromEntries(['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref', 'source', 'via'].map((k) => [k, NullableString]))),
+    campaign: Type.Object(
+      Object.fromEntries(
+        ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref', 'source', 'via'].map((k) => [k, Type.String({ description: '"" when unset' })]),
+      ),
+      { description: 'all eight keys, always; visitors without any campaign parameter share the row whose keys are all ""' },
     ),
     ...counts,
   },

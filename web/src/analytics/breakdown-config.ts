@@ -99,7 +99,7 @@ const campaign = {
     const value = row.campaign as Record<string, string | null> | null;
     if (!value || CAMPAIGN_PARTS.every((part) => !value[part])) return null;
     const shown = CAMPAIGN_PARTS.map((part) => value[part] || '—').join(' / ');
-    return { text: shown, title: CAMPAIGN_PARTS.map((part) => `${part}: ${value[part] ?? '(none)'}`).join(', ') };
+    return { text: shown, title: CAMPAIGN_PARTS.map((part) => `${part}: ${value[part] || '(none)'}`).join(', ') };
   },
   filter: (row: Row): Filter[] | null => {
     const value = row.campaign as Record<string, string | null> | null;
