@@ -12651,6 +12651,13 @@ export interface operations {
                             payments?: number;
                             /** @description percent of visitors with a goal, 2 decimals (12.5 = 12.5 %) */
                             conversion_rate?: number;
+                            /** @description with revenue: every payment of the range by kind, in major units */
+                            revenueBreakdown?: {
+                                new: number;
+                                renewal: number;
+                                /** @description refunded amounts, as a positive number */
+                                refund: number;
+                            };
                         };
                         data: {
                             /** @description hour "2026-03-08 14:00", day "2026-03-08", week "2026-W10", month "2026-03" */
@@ -14353,16 +14360,25 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         data: {
+                            /** @description all eight keys, always; visitors without any campaign parameter share the row whose keys are all "" */
                             campaign: {
-                                utm_source: string | null;
-                                utm_medium: string | null;
-                                utm_campaign: string | null;
-                                utm_term: string | null;
-                                utm_content: string | null;
-                                ref: string | null;
-                                source: string | null;
-                                via: string | null;
-                            } | null;
+                                /** @description "" when unset */
+                                utm_source: string;
+                                /** @description "" when unset */
+                                utm_medium: string;
+                                /** @description "" when unset */
+                                utm_campaign: string;
+                                /** @description "" when unset */
+                                utm_term: string;
+                                /** @description "" when unset */
+                                utm_content: string;
+                                /** @description "" when unset */
+                                ref: string;
+                                /** @description "" when unset */
+                                source: string;
+                                /** @description "" when unset */
+                                via: string;
+                            };
                             visitors: number;
                             pageviews: number;
                             revenue: number;

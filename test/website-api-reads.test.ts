@@ -80,13 +80,13 @@ describeEachEventEngine('website API reads', (engine) => {
     expect((await read(t, f, '/api/v1/analytics/goals')).data).toEqual([{ goal: 'signup', completions: 1, visitors: 1, revenue: 49 }]);
     expect((await read(t, f, '/api/v1/analytics/exit-clicks')).data).toEqual([{ url: 'https://github.com/acme', clicks: 1, visitors: 1 }]);
     const campaigns = (await read(t, f, '/api/v1/analytics/campaigns')).data;
-    expect(campaigns).toContainEqual({
-      campaign: { utm_source: null, utm_medium: null, utm_campaign: 'spring', utm_term: null, utm_content: null, ref: null, source: null, via: null },
-      visitors: 1,
-      pageviews: 2,
-      revenue: 49,
-    });
-    expect(campaigns).toContainEqual({ campaign: null, visitors: 2, pageviews: 4, revenue: 0 });
+    // Every row's campaign holds all eight keys as strings, "" when unset (a client reads
+    // campaign.utm_source on every row); direct traffic is the all-"" row, never null.
+    const unset = { utm_source: '', utm_medium: '', utm_campaign: '', utm_term: '', utm_content: '', ref: '', source: '', via: '' };
+    expect(campaigns).toEqual([
+      { campaign: unset, visitors: 2, pageviews: 4, revenue: 0 },
+      { campaign: { ...unset, utm_campaign: 'spring' }, visitors: 1, pageviews: 2, revenue: 49 },
+    ]);
     expect((await read(t, f, '/api/v1/analytics/entry-pages')).data.map((r: { path: string; visitors: number }) => [r.path, r.visitors])).toEqual([
       ['/', 2],
       ['/blog/a', 1],
@@ -252,11 +252,13 @@ describeEachEventEngine('website API time series additions', (engine) => {
   it('filters the series and keeps its totals equal to the filtered overview', async () => {
     const query = { fields: 'name,visitors,pageviews,revenue', interval: 'day', filter_country: 'US' };
     const series = await read(t, f, '/api/v1/analytics/timeseries', query);
-    expect(series.totals).toEqual({ visitors: 2, pageviews: 5, revenue: 49 });
+    // With revenue asked for, the totals carry its breakdown by kind too, as each bucket does.
+    expect(series.totals).toEqual({ visitors: 2, pageviews: 5, revenue: 49, revenueBreakdown: { new: 49, renewal: 0, refund: 0 } });
     const overview = await read(t, f, '/api/v1/analytics/overview', { filter_country: 'US', fields: 'visitors,pageviews,revenue' });
-    expect(overview.data).toEqual([series.totals]);
+    const { revenueBreakdown: _, ...counts } = series.totals;
+    expect(overview.data).toEqual([counts]);
     const germany = await read(t, f, '/api/v1/analytics/timeseries', { ...query, filter_country: 'DE' });
-    expect(germany.totals).toEqual({ visitors: 1, pageviews: 1, revenue: 0 });
+    expect(germany.totals).toEqual({ visitors: 1, pageviews: 1, revenue: 0, revenueBreakdown: { new: 0, renewal: 0, refund: 0 } });
   });
 
   it('pages over the buckets in time order, totals over the whole range', async () => {

@@ -37,6 +37,17 @@ function values(fields: Metric[], traffic: TrafficCounts, money: MoneyCounts, cu
   return out;
 }
 
+/** With revenue asked for, a bucket's (or the totals') payments by kind, in major units. */
+function withRevenueBreakdown<T extends object>(fields: Metric[], point: T, money: MoneyCounts, currency: string) {
+  if (!fields.includes('revenue')) return point;
+  const revenueBreakdown = {
+    new: fromMinorUnits(money.newMinor, currency),
+    renewal: fromMinorUnits(money.renewalMinor, currency),
+    refund: fromMinorUnits(money.refundMinor, currency),
+  };
+  return { ...point, revenueBreakdown };
+}
+
 export function presentTimeseries(input: SeriesInput): TimeseriesView {
   const { fields, currency, counts } = input;
   const sums: TrafficCounts = { ...NO_TRAFFIC };
@@ -48,14 +59,10 @@ export function presentTimeseries(input: SeriesInput): TimeseriesView {
     sums.pageviews += traffic.pageviews;
     money.minor += paid.minor;
     money.payments += paid.payments;
-    const point = { name: bucket.name, timestamp: bucket.timestamp, ...values(fields, traffic, paid, currency) };
-    if (!fields.includes('revenue')) return point;
-    const revenueBreakdown = {
-      new: fromMinorUnits(paid.newMinor, currency),
-      renewal: fromMinorUnits(paid.renewalMinor, currency),
-      refund: fromMinorUnits(paid.refundMinor, currency),
-    };
-    return { ...point, revenueBreakdown };
+    money.newMinor += paid.newMinor;
+    money.renewalMinor += paid.renewalMinor;
+    money.refundMinor += paid.refundMinor;
+    return withRevenueBreakdown(fields, { name: bucket.name, timestamp: bucket.timestamp, ...values(fields, traffic, paid, currency) }, paid, currency);
   });
   // Visitors (and converted visitors) are distinct over the whole range, not a sum of buckets.
   sums.visitors = counts.traffic?.totalVisitors ?? 0;
@@ -66,7 +73,7 @@ export function presentTimeseries(input: SeriesInput): TimeseriesView {
     interval: input.interval,
     timezone: input.timezone,
     currency,
-    totals: values(fields, sums, money, currency),
+    totals: withRevenueBreakdown(fields, values(fields, sums, money, currency), money, currency),
     data: data.slice(input.page.offset, input.page.offset + input.page.limit),
     pagination: { limit: input.page.limit, offset: input.page.offset, total: data.length },
   };

@@ -52,16 +52,19 @@ const metricSchemas = {
 
 export type MetricValues = Partial<Record<Metric, number>>;
 
+const RevenueBreakdown = (description: string) =>
+  Type.Optional(
+    Type.Object(
+      { new: Type.Number(), renewal: Type.Number(), refund: Type.Number({ description: 'refunded amounts, as a positive number' }) },
+      { description },
+    ),
+  );
+
 export const TimeseriesPoint = Type.Object({
   name: Type.String({ description: 'hour "2026-03-08 14:00", day "2026-03-08", week "2026-W10", month "2026-03"' }),
   timestamp: Type.String({ description: "the bucket's start, ISO with the zone's offset: 2026-03-08T00:00:00.000-05:00" }),
   ...metricSchemas,
-  revenueBreakdown: Type.Optional(
-    Type.Object(
-      { new: Type.Number(), renewal: Type.Number(), refund: Type.Number({ description: 'refunded amounts, as a positive number' }) },
-      { description: 'with revenue: the bucket\'s payments by kind, in major units' },
-    ),
-  ),
+  revenueBreakdown: RevenueBreakdown("with revenue: the bucket's payments by kind, in major units"),
 });
 
 export const Timeseries = Type.Object({
@@ -70,7 +73,7 @@ export const Timeseries = Type.Object({
   interval: Type.String(),
   timezone: Type.String(),
   currency: Type.String(),
-  totals: Type.Object(metricSchemas),
+  totals: Type.Object({ ...metricSchemas, revenueBreakdown: RevenueBreakdown('with revenue: every payment of the range by kind, in major units') }),
   data: Type.Array(TimeseriesPoint),
   pagination: Pagination('buckets in the range'),
 });
