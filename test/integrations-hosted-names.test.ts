@@ -18,7 +18,6 @@ const HOSTED: Record<string, string> = {
   'provider-five': 'shopify',
   'provider-six': 'woocommerce',
 };
-const PROVIDERS = Object.keys(HOSTED);
 /** Each connectable provider's fields: Sightline's name and the hosted service's. */
 const FIELDS: Record<string, [seed: string, hosted: string][]> = {
   'provider-one': [['providerOneRestrictedKey', 'stripeRak']],
