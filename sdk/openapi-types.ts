@@ -314,7 +314,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Connection status per provider; credentials are never returned */
+        /** Connection status per provider, under Sightline's names and the hosted service's (stripe, ...), with the website's currency; credentials are never returned */
         get: operations["getIntegrationStatus"];
         put?: never;
         post?: never;
@@ -333,9 +333,9 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Connect provider-one (providerOneRestrictedKey); connecting again replaces the credentials */
+        /** Connect provider-one (providerOneRestrictedKey); connecting again replaces the credentials. Also at /integrations/stripe, and with stripeRak */
         post: operations["connectProviderOne"];
-        /** Disconnect provider-one (idempotent) */
+        /** Disconnect provider-one (idempotent); also at /integrations/stripe */
         delete: operations["disconnectProviderOne"];
         options?: never;
         head?: never;
@@ -351,9 +351,9 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Connect provider-two (providerTwoApiKey, providerTwoStoreId); connecting again replaces the credentials */
+        /** Connect provider-two (providerTwoApiKey, providerTwoStoreId); connecting again replaces the credentials. Also at /integrations/lemonsqueezy, and with lemonsqueezyApiKey, lemonsqueezyStoreId */
         post: operations["connectProviderTwo"];
-        /** Disconnect provider-two (idempotent) */
+        /** Disconnect provider-two (idempotent); also at /integrations/lemonsqueezy */
         delete: operations["disconnectProviderTwo"];
         options?: never;
         head?: never;
@@ -369,9 +369,9 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Connect provider-three (providerThreeAccessToken, providerThreeOrgId); connecting again replaces the credentials */
+        /** Connect provider-three (providerThreeAccessToken, providerThreeOrgId); connecting again replaces the credentials. Also at /integrations/polar, and with polarAccessToken, polarOrgId */
         post: operations["connectProviderThree"];
-        /** Disconnect provider-three (idempotent) */
+        /** Disconnect provider-three (idempotent); also at /integrations/polar */
         delete: operations["disconnectProviderThree"];
         options?: never;
         head?: never;
@@ -387,13 +387,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Connect provider-four (providerFourApiKey); connecting again replaces the credentials */
+        /** Connect provider-four (providerFourApiKey); connecting again replaces the credentials. Also at /integrations/paddle, and with paddleApiKey */
         post: operations["connectProviderFour"];
-        /** Disconnect provider-four (idempotent) */
+        /** Disconnect provider-four (idempotent); also at /integrations/paddle */
         delete: operations["disconnectProviderFour"];
         options?: never;
         head?: never;
-        /** Queue a re-sync of historical payments from provider-four */
+        /** Queue a re-sync of historical payments from provider-four; also at /integrations/paddle */
         patch: operations["resyncProviderFour"];
         trace?: never;
     };
@@ -407,7 +407,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Disconnect provider-five (idempotent) */
+        /** Disconnect provider-five (idempotent); also at /integrations/shopify */
         delete: operations["disconnectProviderFive"];
         options?: never;
         head?: never;
@@ -424,7 +424,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Disconnect provider-six (idempotent) */
+        /** Disconnect provider-six (idempotent); also at /integrations/woocommerce */
         delete: operations["disconnectProviderSix"];
         options?: never;
         head?: never;
@@ -8103,6 +8103,8 @@ export interface operations {
                                     finishedAt: string | null;
                                     error: string | null;
                                 } | null;
+                                /** @description when the API key expires: null, Sightline does not ask the provider */
+                                keyExpiresAt: string | null;
                             };
                             "provider-five": {
                                 connected: boolean;
@@ -8112,6 +8114,45 @@ export interface operations {
                                 connected: boolean;
                                 connectedAt: string | null;
                             };
+                            stripe: {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                            lemonsqueezy: {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                            polar: {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                            paddle: {
+                                connected: boolean;
+                                connectedAt: string | null;
+                                resync: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                } | null;
+                                /** @description when the API key expires: null, Sightline does not ask the provider */
+                                keyExpiresAt: string | null;
+                            };
+                            shopify: {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                            woocommerce: {
+                                connected: boolean;
+                                connectedAt: string | null;
+                            };
+                            /** @description the website's currency */
+                            currency: string;
                         }[];
                     };
                 };
@@ -8310,6 +8351,8 @@ export interface operations {
                              * @description ISO-8601 UTC with milliseconds
                              */
                             connectedAt: string;
+                            /** @description the website's currency */
+                            currency: string;
                         }[];
                     };
                 };
@@ -8695,6 +8738,8 @@ export interface operations {
                              * @description ISO-8601 UTC with milliseconds
                              */
                             connectedAt: string;
+                            /** @description the website's currency */
+                            currency: string;
                         }[];
                     };
                 };
@@ -9080,6 +9125,8 @@ export interface operations {
                              * @description ISO-8601 UTC with milliseconds
                              */
                             connectedAt: string;
+                            /** @description the website's currency */
+                            currency: string;
                         }[];
                     };
                 };
@@ -9462,6 +9509,8 @@ export interface operations {
                              * @description ISO-8601 UTC with milliseconds
                              */
                             connectedAt: string;
+                            /** @description the website's currency */
+                            currency: string;
                         }[];
                     };
                 };

@@ -43,10 +43,25 @@ const NOTHING_CONNECTED = {
   'provider-one': { connected: false, connectedAt: null },
   'provider-two': { connected: false, connectedAt: null },
   'provider-three': { connected: false, connectedAt: null },
-  'provider-four': { connected: false, connectedAt: null, resync: null },
+  'provider-four': { connected: false, connectedAt: null, resync: null, keyExpiresAt: null },
   'provider-five': { connected: false, connectedAt: null },
   'provider-six': { connected: false, connectedAt: null },
 };
+
+/** The hosted service's name of each provider (website-api.md section 7): GET lists each status under both. */
+const HOSTED_NAMES: Record<string, string> = {
+  'provider-one': 'stripe',
+  'provider-two': 'lemonsqueezy',
+  'provider-three': 'polar',
+  'provider-four': 'paddle',
+  'provider-five': 'shopify',
+  'provider-six': 'woocommerce',
+};
+
+/** The whole GET item for a status in Sightline's names: the same under the hosted names, and the currency. */
+function fullStatus(seed: Record<string, unknown>, currency = 'USD') {
+  return { ...seed, ...Object.fromEntries(PROVIDERS.map((p) => [HOSTED_NAMES[p], seed[p]])), currency };
+}
 
 async function storedIntegrations(t: TestApp, websiteId: string) {
   return t.db.selectFrom('integrations').selectAll().where('website_id', '=', websiteId).orderBy('provider').execute();
@@ -90,7 +105,11 @@ function integrationsHarness(t: TestApp) {
     const response = await call('GET', integrationsUrl(websiteId), { token });
     expect(response.status, response.raw).toBe(200);
     expect(response.body.data).toHaveLength(1);
-    return response.body.data[0];
+    const item = response.body.data[0];
+    // Every status read checks that the hosted names mirror Sightline's; the tests read the latter.
+    const seed = Object.fromEntries(PROVIDERS.map((p) => [p, item[p]]));
+    expect(item).toEqual(fullStatus(seed, item.currency));
+    return seed;
   };
 
   const ownerWithWebsite = async () => {
@@ -111,8 +130,8 @@ describeEachEngine('integrations', (engine) => {
       const { owner, website } = await ownerWithWebsite();
       const response = await call('GET', integrationsUrl(website.id), { token: owner.token });
       expect(response.status, response.raw).toBe(200);
-      expect(response.body).toEqual({ status: 'success', data: [NOTHING_CONNECTED] });
-      expect(Object.keys(response.body.data[0])).toEqual(PROVIDERS);
+      expect(response.body).toEqual({ status: 'success', data: [fullStatus(NOTHING_CONNECTED)] });
+      expect(Object.keys(response.body.data[0])).toEqual([...PROVIDERS, ...PROVIDERS.map((p) => HOSTED_NAMES[p]), 'currency']);
     });
 
     it('shows connected providers with their connectedAt, and nothing of the credentials', async () => {
@@ -123,11 +142,11 @@ describeEachEngine('integrations', (engine) => {
       expect(response.body).toEqual({
         status: 'success',
         data: [
-          {
+          fullStatus({
             ...NOTHING_CONNECTED,
             'provider-one': { connected: true, connectedAt: one.item.connectedAt },
-            'provider-four': { connected: true, connectedAt: four.item.connectedAt, resync: null },
-          },
+            'provider-four': { connected: true, connectedAt: four.item.connectedAt, resync: null, keyExpiresAt: null },
+          }),
         ],
       });
       for (const value of [...Object.values(one.body), ...Object.values(four.body)]) expect(response.raw).not.toContain(value);
@@ -151,7 +170,7 @@ describeEachEngine('integrations', (engine) => {
       expect(response.status, response.raw).toBe(200);
       expect(response.body).toEqual({
         status: 'success',
-        data: [{ message: expect.stringContaining(provider), provider, connected: true, connectedAt: expect.stringMatching(ISO_MS) }],
+        data: [{ message: expect.stringContaining(provider), provider, connected: true, connectedAt: expect.stringMatching(ISO_MS), currency: 'USD' }],
       });
       const { connectedAt } = response.body.data[0];
       expect(Date.parse(connectedAt)).toBeGreaterThanOrEqual(before - 5);
@@ -421,7 +440,12 @@ describeEachEngine('integrations', (engine) => {
       ]);
       expect(await status(owner.token, website.id)).toEqual({
         ...NOTHING_CONNECTED,
-        [RESYNC]: { connected: true, connectedAt: item.connectedAt, resync: { status: 'queued', requestedAt, finishedAt: null, error: null } },
+        [RESYNC]: {
+          connected: true,
+          connectedAt: item.connectedAt,
+          resync: { status: 'queued', requestedAt, finishedAt: null, error: null },
+          keyExpiresAt: null,
+        },
       });
     });
 
@@ -489,10 +513,10 @@ describeEachEngine('integrations', (engine) => {
 
       const [job] = await storedJobs(t, website.id);
       expect(job).toMatchObject({ status: 'failed', error: expect.stringMatching(/cancelled/), finished_at: expect.stringMatching(ISO_MS) });
-      expect((await status(owner.token, website.id))[RESYNC]).toEqual({ connected: false, connectedAt: null, resync: null });
+      expect((await status(owner.token, website.id))[RESYNC]).toEqual({ connected: false, connectedAt: null, resync: null, keyExpiresAt: null });
 
       const { item } = await connect(owner.token, website.id, RESYNC);
-      expect((await status(owner.token, website.id))[RESYNC]).toEqual({ connected: true, connectedAt: item.connectedAt, resync: null });
+      expect((await status(owner.token, website.id))[RESYNC]).toEqual({ connected: true, connectedAt: item.connectedAt, resync: null, keyExpiresAt: null });
 
       // The cancelled job does not block a new one.
       const again = await call('PATCH', providerUrl(website.id, RESYNC), { token: owner.token });

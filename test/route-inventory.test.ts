@@ -68,6 +68,20 @@ const INVENTORY: Record<string, string[]> = {
   ],
 };
 
+// Routes under /api/v1/admin that the document leaves out on purpose: the integrations under the
+// hosted service's names, aliases of the documented ones (website-api.md section 7), and the
+// hosted service's bot-traffic routes, which answer 501 (sections 6 and 7) for every method.
+const HOSTED_NAME_ALIASES = [
+  ...['stripe', 'lemonsqueezy', 'polar', 'paddle'].map((name) => `POST /websites/{websiteId}/integrations/${name}`),
+  ...['stripe', 'lemonsqueezy', 'polar', 'paddle', 'shopify', 'woocommerce'].map((name) => `DELETE /websites/{websiteId}/integrations/${name}`),
+  'PATCH /websites/{websiteId}/integrations/paddle',
+];
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const NOT_OFFERED = ['/websites/{websiteId}/bot-traffic', '/bot-traffic'].flatMap((path) =>
+  ALL_METHODS.flatMap((method) => [`${method} ${path}`, `${method} ${path}/*`]),
+);
+const UNDOCUMENTED = [...HOSTED_NAME_ALIASES, ...NOT_OFFERED];
+
 const PREFIX = '/api/v1/admin';
 const EXPECTED = Object.values(INVENTORY).flat().sort();
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
@@ -100,7 +114,8 @@ function routerRoutes(tree: string): string[] {
     stack.push(match[2]!);
     const path = stack.join('');
     if (!path.startsWith(`${PREFIX}/`) || !match[3]) continue;
-    const openapiPath = path.slice(PREFIX.length).replace(/:(\w+)/g, '{$1}');
+    // A wildcard prints as a child "*" of the path before its slash.
+    const openapiPath = path.slice(PREFIX.length).replace(/:(\w+)/g, '{$1}').replace(/([^/])\*$/, '$1/*');
     for (const method of match[3].split(', ')) if (method !== 'HEAD') routes.push(`${method} ${openapiPath}`);
   }
   return routes;
@@ -134,11 +149,11 @@ describe('route inventory', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('holds no admin route that the document leaves out', async () => {
+  it('holds no admin route that the document leaves out, but the hosted-name aliases and the 501 routes', async () => {
     const documented = documentedRoutes(await openapi()).map(({ route }) => route);
     const routed = routerRoutes(t.app.printRoutes({ commonPrefix: false }));
     expect(routed.length).toBeGreaterThan(0);
-    expect(routed.sort()).toEqual(documented.sort());
+    expect(routed.sort()).toEqual([...documented, ...UNDOCUMENTED].sort());
   });
 
   it('documents 200, 400, 401, 403, 404 and 429 for every method of every admin path', async () => {

@@ -15,6 +15,7 @@ import { funnelsRoutes } from './funnels/funnels.routes.ts';
 import { goalsRoutes } from './goals/goals.routes.ts';
 import { identifyRoutes } from './identify/identify.routes.ts';
 import { integrationsRoutes } from './integrations/integrations.routes.ts';
+import { notOfferedRoutes } from './not-offered/not-offered.routes.ts';
 import { notesRoutes } from './notes/notes.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
 import { teamRoutes } from './team/team.routes.ts';
@@ -35,8 +36,8 @@ export const adminModules: FastifyPluginAsync[] = [
   notesRoutes,
 ];
 
-/** The website API where the admin interface touches it (contract section 5); full paths. */
-export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, analyticsRoutes, statsRoutes];
+/** The website API where the admin interface touches it (contract section 5), and the hosted service's routes Sightline answers 501; full paths. */
+export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, analyticsRoutes, statsRoutes, notOfferedRoutes];
 
 /** The dashboard's own routes (sign-in, sessions, password reset, website deletion), under /api/v1/dashboard. */
 export const dashboardModules: FastifyPluginAsync[] = [sessionsRoutes, passwordResetRoutes, invitationLinksRoutes, websiteDeletionRoutes];

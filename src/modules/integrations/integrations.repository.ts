@@ -8,6 +8,11 @@ export async function listIntegrations(db: Kysely<Database>, websiteId: string) 
   return db.selectFrom('integrations').select(['provider', 'connected_at']).where('website_id', '=', websiteId).execute();
 }
 
+export async function findWebsiteCurrency(db: Kysely<Database>, websiteId: string): Promise<string> {
+  const row = await db.selectFrom('websites').select('currency').where('id', '=', websiteId).executeTakeFirstOrThrow();
+  return row.currency;
+}
+
 export async function findIntegration(db: Kysely<Database>, websiteId: string, provider: string) {
   return db
     .selectFrom('integrations')

@@ -3,7 +3,8 @@ import { EmptyBody, Envelope, WebsiteParams, ok, withErrors } from '../../http/s
 import { websiteOf } from '../../http/request-context.ts';
 import { Connected, Disconnected, IntegrationStatus, ResyncQueued, connectBody } from './integrations.schemas.ts';
 import * as service from './integrations.service.ts';
-import { CONNECT_FIELDS, PROVIDERS, type Provider, RESYNC_PROVIDER } from './providers.ts';
+import { acceptHostedFieldNames } from './credential-names.ts';
+import { CONNECT_FIELDS, HOSTED_NAMES, PROVIDERS, RESYNC_PROVIDER, hostedFieldName } from './providers.ts';
 
 const tags = ['Integrations'];
 const read = { scope: 'website', permission: 'settings:read', action: 'read', apiKey: true } as const;
@@ -17,44 +18,67 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { access: read },
     schema: {
       tags,
-      summary: 'Connection status per provider; credentials are never returned',
+      summary: "Connection status per provider, under Sightline's names and the hosted service's (stripe, ...), with the website's currency; credentials are never returned",
       params: WebsiteParams,
       response: withErrors({ 200: Envelope(IntegrationStatus) }),
     },
     handler: async (request) => ok([await service.getStatus(db, websiteOf(request).websiteId)]),
   });
 
+  // Each provider's routes, at its own path and at the hosted service's name for it (stripe, ...):
+  // one definition, registered twice; the alias is left out of the document, which names the
+  // seed paths (website-api.md section 7).
   for (const provider of PROVIDERS) {
-    if (CONNECT_FIELDS[provider]) {
-      app.post(`${base}/${provider}`, {
+    const hostedName = HOSTED_NAMES[provider];
+    for (const name of [provider, hostedName]) {
+      const atHostedPath = name === hostedName;
+      const alias = atHostedPath ? { hide: true } : {};
+      const url = `${base}/${name}`;
+      const fields = CONNECT_FIELDS[provider];
+      if (fields) {
+        app.post(url, {
+          config: { access: write },
+          preValidation: acceptHostedFieldNames(provider, atHostedPath),
+          schema: {
+            ...alias,
+            tags,
+            summary:
+              `Connect ${provider} (${fields.join(', ')}); connecting again replaces the credentials. ` +
+              `Also at /integrations/${hostedName}, and with ${fields.map(hostedFieldName).join(', ')}`,
+            params: WebsiteParams,
+            body: connectBody(provider),
+            response: withErrors({ 200: Envelope(Connected) }),
+          },
+          handler: async (request) =>
+            ok([await service.connect(db, app.keyring, websiteOf(request).websiteId, provider, request.body as Record<string, string>)]),
+        });
+      }
+      app.delete(url, {
         config: { access: write },
         schema: {
+          ...alias,
           tags,
-          summary: `Connect ${provider} (${CONNECT_FIELDS[provider]!.join(', ')}); connecting again replaces the credentials`,
+          summary: `Disconnect ${provider} (idempotent); also at /integrations/${hostedName}`,
           params: WebsiteParams,
-          body: connectBody(provider),
-          response: withErrors({ 200: Envelope(Connected) }),
+          body: EmptyBody,
+          response: withErrors({ 200: Envelope(Disconnected) }),
         },
-        handler: async (request) =>
-          ok([await service.connect(db, app.keyring, websiteOf(request).websiteId, provider, request.body as Record<string, string>)]),
+        handler: async (request) => ok([await service.disconnect(db, websiteOf(request).websiteId, provider)]),
       });
+      if (provider === RESYNC_PROVIDER) {
+        app.patch(url, {
+          config: { access: write },
+          schema: {
+            ...alias,
+            tags,
+            summary: `Queue a re-sync of historical payments from ${RESYNC_PROVIDER}; also at /integrations/${hostedName}`,
+            params: WebsiteParams,
+            body: EmptyBody,
+            response: withErrors({ 200: Envelope(ResyncQueued) }),
+          },
+          handler: async (request) => ok([await service.queueResync(db, websiteOf(request).websiteId)]),
+        });
+      }
     }
-    app.delete(`${base}/${provider}`, {
-      config: { access: write },
-      schema: { tags, summary: `Disconnect ${provider} (idempotent)`, params: WebsiteParams, body: EmptyBody, response: withErrors({ 200: Envelope(Disconnected) }) },
-      handler: async (request) => ok([await service.disconnect(db, websiteOf(request).websiteId, provider as Provider)]),
-    });
   }
-
-  app.patch(`${base}/${RESYNC_PROVIDER}`, {
-    config: { access: write },
-    schema: {
-      tags,
-      summary: `Queue a re-sync of historical payments from ${RESYNC_PROVIDER}`,
-      params: WebsiteParams,
-      body: EmptyBody,
-      response: withErrors({ 200: Envelope(ResyncQueued) }),
-    },
-    handler: async (request) => ok([await service.queueResync(db, websiteOf(request).websiteId)]),
-  });
 };

@@ -1,15 +1,24 @@
 import { type TObject, Type } from 'typebox';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
-import { CONNECT_FIELDS, PROVIDERS, type Provider, RESYNC_PROVIDER } from './providers.ts';
+import { CONNECT_FIELDS, HOSTED_NAMES, PROVIDERS, type Provider, RESYNC_PROVIDER, hostedFieldName } from './providers.ts';
 
 /** A credential: a non-empty string of at most 512 characters without white space. */
 const Credential = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$', description: 'stored encrypted; never returned' });
 
-export function connectBody(provider: Provider): TObject {
-  const fields = CONNECT_FIELDS[provider] ?? [];
+function credentialsBody(fields: readonly string[]): TObject {
   // The example only shows the shape: a made-up credential connects (it is stored, not checked).
   const example = Object.fromEntries(fields.map((field) => [field, `${field}-from-the-provider-dashboard`]));
   return Type.Object(Object.fromEntries(fields.map((field) => [field, Credential])), { additionalProperties: false, examples: [example] });
+}
+
+/** The connect body in Sightline's field names: the route's schema, and what is stored. */
+export function connectBody(provider: Provider): TObject {
+  return credentialsBody(CONNECT_FIELDS[provider] ?? []);
+}
+
+/** The same body in the hosted service's field names, under the same rules (credential-names.ts). */
+export function hostedConnectBody(provider: Provider): TObject {
+  return credentialsBody((CONNECT_FIELDS[provider] ?? []).map(hostedFieldName));
 }
 
 export const Resync = Type.Object({
@@ -20,17 +29,26 @@ export const Resync = Type.Object({
 });
 
 const ProviderStatus = Type.Object({ connected: Type.Boolean(), connectedAt: Nullable(Timestamp) });
-const ResyncProviderStatus = Type.Object({ ...ProviderStatus.properties, resync: Nullable(Resync) });
+const ResyncProviderStatus = Type.Object({
+  ...ProviderStatus.properties,
+  resync: Nullable(Resync),
+  keyExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'when the API key expires: null, Sightline does not ask the provider' }),
+});
+const statusOf = (provider: Provider) => (provider === RESYNC_PROVIDER ? ResyncProviderStatus : ProviderStatus);
 
-export const IntegrationStatus = Type.Object(
-  Object.fromEntries(PROVIDERS.map((p) => [p, p === RESYNC_PROVIDER ? ResyncProviderStatus : ProviderStatus])),
-);
+export const IntegrationStatus = Type.Object({
+  ...Object.fromEntries(PROVIDERS.map((p) => [p, statusOf(p)])),
+  // The same status under the hosted service's names (website-api.md section 7).
+  ...Object.fromEntries(PROVIDERS.map((p) => [HOSTED_NAMES[p], statusOf(p)])),
+  currency: Type.String({ description: "the website's currency" }),
+});
 
 export const Connected = Type.Object({
   message: Type.String(),
   provider: Type.String(),
   connected: Type.Boolean(),
   connectedAt: Timestamp,
+  currency: Type.String({ description: "the website's currency" }),
 });
 
 export const Disconnected = Type.Object({ message: Type.String(), disconnected: Type.Boolean() });

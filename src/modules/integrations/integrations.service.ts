@@ -24,7 +24,7 @@ export async function getStatus(db: Kysely<Database>, websiteId: string) {
   const rows = await repo.listIntegrations(db, websiteId);
   const connectedAt = new Map(rows.map((r) => [r.provider, r.connected_at]));
   const job = await currentResync(db, websiteId, connectedAt.get(RESYNC_PROVIDER));
-  return presentStatus(connectedAt, presentResync(job));
+  return presentStatus(connectedAt, presentResync(job), await repo.findWebsiteCurrency(db, websiteId));
 }
 
 /** Connecting again replaces the stored credentials. */
@@ -45,7 +45,8 @@ export async function connect(
     connected_at: now,
     updated_at: now,
   });
-  return { message: `${provider} connected`, provider, connected: true, connectedAt: now };
+  const currency = await repo.findWebsiteCurrency(db, websiteId);
+  return { message: `${provider} connected`, provider, connected: true, connectedAt: now, currency };
 }
 
 /** Idempotent: disconnecting what is not connected answers disconnected: false. */

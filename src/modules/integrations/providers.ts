@@ -14,3 +14,32 @@ export const CONNECT_FIELDS: Partial<Record<Provider, readonly string[]>> = {
 /** Providers whose historical payments can be re-synced on request. */
 export const RESYNC_PROVIDER: Provider = 'provider-four';
 export const RESYNC_JOB = 'resync';
+
+// The hosted service's names (website-api.md section 7). Each provider's routes answer at its
+// hosted name too, its status is listed under both names, and a connect body may name the
+// credentials either way; what is stored always carries the names above.
+
+export const HOSTED_NAMES: Readonly<Record<Provider, string>> = {
+  'provider-one': 'stripe',
+  'provider-two': 'lemonsqueezy',
+  'provider-three': 'polar',
+  'provider-four': 'paddle',
+  'provider-five': 'shopify',
+  'provider-six': 'woocommerce',
+};
+
+/** Each credential field of CONNECT_FIELDS, by the hosted service's name for it. */
+const HOSTED_FIELD_NAMES: Readonly<Record<string, string>> = {
+  providerOneRestrictedKey: 'stripeRak',
+  providerTwoApiKey: 'lemonsqueezyApiKey',
+  providerTwoStoreId: 'lemonsqueezyStoreId',
+  providerThreeAccessToken: 'polarAccessToken',
+  providerThreeOrgId: 'polarOrgId',
+  providerFourApiKey: 'paddleApiKey',
+};
+
+export function hostedFieldName(field: string): string {
+  const name = HOSTED_FIELD_NAMES[field];
+  if (!name) throw new Error(`No hosted name for the credential field ${field}`);
+  return name;
+}

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { AppError } from '../../errors.ts';
-import { ErrorEnvelope, withErrors } from '../../http/schemas.ts';
+import { withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import type { WebsiteScopedAccess } from '../../plugins/route-access.ts';
 import { BREAKDOWNS } from './event-store.ts';
@@ -34,15 +33,6 @@ import * as service from './stats.service.ts';
 const tags = ['Analytics'];
 const read: { access: WebsiteScopedAccess } = {
   access: { scope: 'website', permission: 'analytics:read', action: 'read', apiKey: true, websiteIdIn: 'query' },
-};
-
-/** Routes of the hosted service that Sightline does not offer: 501, never 404 (section 6). */
-export const NOT_OFFERED: Record<string, string> = {
-  '/api/v1/analytics/bots': 'Bot-traffic tracking',
-  '/api/v1/analytics/bot-traffic': 'Bot-traffic tracking',
-  '/api/v1/analytics/mentions': 'Social mentions',
-  '/api/v1/mentions': 'Social mentions',
-  '/api/v1/social-mentions': 'Social mentions',
 };
 
 function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[] }): T {
@@ -148,20 +138,4 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.visitor(deps, site(request), request.params.visitorId, request.query))),
   });
 
-  for (const [path, feature] of Object.entries(NOT_OFFERED)) {
-    app.get(path, {
-      config: { access: { scope: 'account', permission: 'analytics:read', apiKey: true } },
-      schema: {
-        // Not in the document: these routes exist only to tell a client of the hosted service why.
-        hide: true,
-        tags,
-        summary: `${feature}: not available in Sightline (501)`,
-        querystring: PlainQuery,
-        response: withErrors({ 501: ErrorEnvelope }),
-      },
-      handler: async () => {
-        throw new AppError(501, `${feature} is not available in Sightline: this self-hosted server does not offer it.`);
-      },
-    });
-  }
 };
