@@ -439,12 +439,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the website's notes, newest timestamp first
-         * @description startAt and endAt (both or neither; YYYY-MM-DD days in the website time zone, both included, or ISO-8601 instants) filter on the note timestamp; q keeps notes whose text contains it, ignoring case.
+         * List the website's notes by timestamp, newest first unless order=asc
+         * @description startAt and endAt (both or neither; YYYY-MM-DD days, both included, or ISO-8601 instants) filter on the note timestamp; days are read in timezone when sent, else in the website's. timezone changes nothing else: timestamps are answered in UTC. q keeps notes whose text contains it, ignoring case.
          */
         get: operations["listNotes"];
         put?: never;
-        /** Add a note to the website (timestamp defaults to now; an idempotencyKey makes a retry answer the same note) */
+        /** Add a note to the website (timestamp defaults to now; a YYYY-MM-DD day means noon in the website's time zone; an idempotencyKey makes a retry answer the same note) */
         post: operations["createNote"];
         delete?: never;
         options?: never;
@@ -503,7 +503,7 @@ export interface paths {
         post: operations["recordGoal"];
         /**
          * Delete the server-recorded goal completions that match the filters (at least one); browser goals are kept
-         * @description Filters: datafast_visitor_id, name (or goalName), startAt and endAt (or start and end; YYYY-MM-DD days in the website's time zone, both included, or ISO-8601 instants). Tracked goals and the time series count what is left.
+         * @description Filters: datafast_visitor_id, name (or goalName), startAt and endAt (or start and end; YYYY-MM-DD days in the website's time zone, both included, or ISO-8601 instants). Tracked goals and the time series count what is left. The answer names the filters applied: datafast_visitor_id, goal_name (normalised) and timeRange {start, end} (the first and last included instant, UTC), each only when used.
          */
         delete: operations["deleteServerGoals"];
         options?: never;
@@ -524,7 +524,7 @@ export interface paths {
         post: operations["recordPayment"];
         /**
          * Delete the payments that match the filters (at least one)
-         * @description Filters: transaction_id, datafast_visitor_id, startAt and endAt (or start and end; YYYY-MM-DD days in the website's time zone, both included, or ISO-8601 instants, compared with the payment time).
+         * @description Filters: transaction_id (or tx_id), datafast_visitor_id, startAt and endAt (or start and end; YYYY-MM-DD days in the website's time zone, both included, or ISO-8601 instants, compared with the payment time); they combine. The answer names the filters applied: transaction_id, datafast_visitor_id and timeRange {start, end} (the first and last included instant, UTC), each only when used.
          */
         delete: operations["deletePayments"];
         options?: never;
@@ -10414,15 +10414,22 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description notes from: a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone; with endAt
+                 * @description notes from: a YYYY-MM-DD day in the time zone (the whole day counts) or an ISO-8601 instant with a zone; with endAt
                  * @example 2026-03-01
                  */
                 startAt?: string;
                 /**
-                 * @description notes to, included: a YYYY-MM-DD day in the website's time zone (the whole day counts) or an ISO-8601 instant with a zone; with startAt
+                 * @description notes to, included: a YYYY-MM-DD day in the time zone (the whole day counts) or an ISO-8601 instant with a zone; with startAt
                  * @example 2026-03-31
                  */
                 endAt?: string;
+                /**
+                 * @description an IANA time zone in which startAt and endAt days are read; default the website's (timestamps stay UTC)
+                 * @example America/New_York
+                 */
+                timezone?: string;
+                /** @description by timestamp: desc (newest first, the default) or asc (oldest first) */
+                order?: "desc" | "asc";
                 /** @description only notes whose text contains this, ignoring case */
                 q?: string;
                 /** @description notes per page, at most 1000 */
@@ -10675,9 +10682,9 @@ export interface operations {
                     /** @description 1-500 characters, not only white space */
                     text: string;
                     /**
-                     * Format: date-time
-                     * @description the moment the note is about: an ISO-8601 instant with a zone (answered in UTC)
+                     * @description the moment the note is about: an ISO-8601 instant with a zone, or a YYYY-MM-DD day (noon of that day in the website's time zone); answered as an ISO-8601 instant in UTC
                      * @example 2026-03-10T09:00:00.000Z
+                     * @example 2026-03-10
                      */
                     timestamp?: string;
                     /** @description printable ASCII; sending the same key with the same note again answers that note instead of a second one */
@@ -10938,9 +10945,9 @@ export interface operations {
                     /** @description 1-500 characters, not only white space */
                     text?: string;
                     /**
-                     * Format: date-time
-                     * @description the moment the note is about: an ISO-8601 instant with a zone (answered in UTC)
+                     * @description the moment the note is about: an ISO-8601 instant with a zone, or a YYYY-MM-DD day (noon of that day in the website's time zone); answered as an ISO-8601 instant in UTC
                      * @example 2026-03-10T09:00:00.000Z
+                     * @example 2026-03-10
                      */
                     timestamp?: string;
                 };
@@ -11786,6 +11793,23 @@ export interface operations {
                             message: string;
                             /** @description how many rows were deleted */
                             deleted: number;
+                            /** @description present when the delete was limited to this visitor */
+                            datafast_visitor_id?: string;
+                            /** @description present when the delete was limited to this goal name (as normalised) */
+                            goal_name?: string;
+                            /** @description present when the delete was limited to a period: its first and last included instant, in UTC */
+                            timeRange?: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                start: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                end: string;
+                            };
                         }[];
                     };
                 };
@@ -12161,6 +12185,8 @@ export interface operations {
                  * @example txn_1001
                  */
                 transaction_id?: string;
+                /** @description another spelling of transaction_id */
+                tx_id?: string;
                 /** @description only the payments of this visitor */
                 datafast_visitor_id?: string;
                 /**
@@ -12201,6 +12227,23 @@ export interface operations {
                             message: string;
                             /** @description how many rows were deleted */
                             deleted: number;
+                            /** @description present when the delete was limited to this transaction */
+                            transaction_id?: string;
+                            /** @description present when the delete was limited to this visitor */
+                            datafast_visitor_id?: string;
+                            /** @description present when the delete was limited to a period: its first and last included instant, in UTC */
+                            timeRange?: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                start: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                end: string;
+                            };
                         }[];
                     };
                 };

@@ -11,6 +11,7 @@ import { configureGeoDatabase } from './modules/events/ingest.geo.ts';
 import { adminModules, dashboardModules, websiteApiModules } from './modules/index.ts';
 import analyticsReads from './plugins/analytics-reads.ts';
 import background from './plugins/background.ts';
+import countryFlags from './plugins/country-flags.ts';
 import dashboardPages from './plugins/dashboard-pages.ts';
 import database from './plugins/database.ts';
 import errorHandler, { sendError, toErrorResponse } from './plugins/error-handler.ts';
@@ -68,6 +69,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
 
   await app.register(health);
   await app.register(trackerScript);
+  await app.register(countryFlags);
   await app.register(dashboardPages);
 
   await app.register(async (api) => {

@@ -93,6 +93,52 @@ describeEachEventEngine('notes', (engine) => {
       expect((await list(owner.token, website.id, { startAt: '2026-03-03', endAt: '2026-03-04' })).pagination.total).toBe(2);
     });
 
+    it("reads a timestamp sent as a day as noon of that day in the website's time zone, on POST and PUT", async () => {
+      const { owner, website } = await ownerWithWebsite();
+      // Paris is UTC+1 in winter and UTC+2 from 29 March 2026.
+      const winter = await create(owner.token, website.id, { text: 'winter day', timestamp: '2026-03-10' });
+      expect(winter.timestamp).toBe('2026-03-10T11:00:00.000Z');
+      const summer = await t.request('PUT', notesUrl(website.id, winter.id), { token: owner.token, body: { timestamp: '2026-07-14' } });
+      expect(summer.status, summer.raw).toBe(200);
+      expect(summer.body.data[0].timestamp).toBe('2026-07-14T10:00:00.000Z');
+      // New York went to daylight saving time on 8 March 2026: noon there is 16:00 UTC on the 10th.
+      await t.request('PUT', `/api/v1/admin/websites/${website.id}`, { token: owner.token, body: { timezone: 'America/New_York' } });
+      expect((await create(owner.token, website.id, { text: 'new york', timestamp: '2026-03-10' })).timestamp).toBe('2026-03-10T16:00:00.000Z');
+      expect((await create(owner.token, website.id, { text: 'before dst', timestamp: '2026-03-07' })).timestamp).toBe('2026-03-07T17:00:00.000Z');
+      // A replay with the same day is the same note; the day and its instant are the same content.
+      const keyed = await create(owner.token, website.id, { text: 'keyed', timestamp: '2026-03-10', idempotencyKey: 'day-key' });
+      expect(await create(owner.token, website.id, { text: 'keyed', timestamp: '2026-03-10T12:00:00-04:00', idempotencyKey: 'day-key' })).toEqual(keyed);
+    });
+
+    it('orders by timestamp: newest first by default and with order=desc, oldest first with order=asc, paging in that order', async () => {
+      const { owner, website } = await ownerWithWebsite();
+      for (const day of ['03', '01', '04', '02']) await create(owner.token, website.id, { text: `day ${day}`, timestamp: `2026-03-${day}T12:00:00Z` });
+      const texts = async (query: Record<string, string>) => (await list(owner.token, website.id, query)).data.map((n) => n.text);
+      expect(await texts({})).toEqual(['day 04', 'day 03', 'day 02', 'day 01']);
+      expect(await texts({ order: 'desc' })).toEqual(['day 04', 'day 03', 'day 02', 'day 01']);
+      expect(await texts({ order: 'asc' })).toEqual(['day 01', 'day 02', 'day 03', 'day 04']);
+      expect(await texts({ order: 'asc', limit: '2', offset: '1' })).toEqual(['day 02', 'day 03']);
+      expect(await texts({ order: 'asc', startAt: '2026-03-02', endAt: '2026-03-03' })).toEqual(['day 02', 'day 03']);
+    });
+
+    it('reads startAt and endAt days in the timezone sent, and still answers timestamps in UTC', async () => {
+      const { owner, website } = await ownerWithWebsite();
+      // 2 March 22:30 UTC is the 2nd in Paris (23:30) but the 3rd in Tokyo (07:30); 3 March 16:00 UTC is the 4th in Tokyo.
+      const late = await create(owner.token, website.id, { text: 'late on the 2nd', timestamp: '2026-03-02T22:30:00Z' });
+      await create(owner.token, website.id, { text: 'afternoon of the 3rd', timestamp: '2026-03-03T16:00:00Z' });
+      const texts = async (query: Record<string, string>) => (await list(owner.token, website.id, query)).data.map((n) => n.text);
+      expect(await texts({ startAt: '2026-03-02', endAt: '2026-03-02' })).toEqual(['late on the 2nd']);
+      expect(await texts({ startAt: '2026-03-02', endAt: '2026-03-02', timezone: 'Asia/Tokyo' })).toEqual([]);
+      expect(await texts({ startAt: '2026-03-03', endAt: '2026-03-03', timezone: 'Asia/Tokyo' })).toEqual(['late on the 2nd']);
+      expect(await texts({ startAt: '2026-03-04', endAt: '2026-03-04', timezone: 'Asia/Tokyo' })).toEqual(['afternoon of the 3rd']);
+      // An alias is read as its canonical zone; instants are instants whatever the zone.
+      expect(await texts({ startAt: '2026-03-03', endAt: '2026-03-03', timezone: 'Japan' })).toEqual(['late on the 2nd']);
+      expect(await texts({ startAt: '2026-03-02T22:30:00Z', endAt: '2026-03-02T22:30:00Z', timezone: 'Asia/Tokyo' })).toEqual(['late on the 2nd']);
+      const listed = await list(owner.token, website.id, { timezone: 'Asia/Tokyo', startAt: '2026-03-03', endAt: '2026-03-03' });
+      expect(listed.data).toEqual([late]);
+      expect(listed.data[0].timestamp).toBe('2026-03-02T22:30:00.000Z');
+    });
+
     it('filters by q, a case-insensitive substring, taking % and _ literally', async () => {
       const { owner, website } = await ownerWithWebsite();
       for (const text of ['Launched PRICING v2', 'pricing bug fixed', '50% off sale', 'snake_case rename', 'nothing here']) {
@@ -272,7 +318,11 @@ describeEachEventEngine('notes', (engine) => {
       ['a text of 501 characters', { text: 'x'.repeat(501) }, /body\.text: must NOT have more than 500 characters/],
       ['a text that is a number', { text: 5 }, /body\.text: must be string/],
       ['a timestamp without a zone', { text: 'x', timestamp: '2026-03-10T09:00:00' }, /body\.timestamp/],
-      ['a timestamp that is a day', { text: 'x', timestamp: '2026-03-10' }, /body\.timestamp/],
+      ['a day that does not exist', { text: 'x', timestamp: '2026-02-30' }, /body\.timestamp: must be an ISO-8601 instant with a time zone, or a YYYY-MM-DD day/],
+      ['a timestamp that is a word', { text: 'x', timestamp: 'yesterday' }, /body\.timestamp: must be an ISO-8601 instant/],
+      ['a timestamp that is a month', { text: 'x', timestamp: '2026-03' }, /body\.timestamp: must be an ISO-8601 instant/],
+      ['a day before 1970', { text: 'x', timestamp: '1969-12-31' }, /body\.timestamp: must be an instant between 1970 and 9999/],
+      ['a timestamp of 41 characters', { text: 'x', timestamp: `2026-03-10T09:00:00.${'0'.repeat(20)}Z` }, /body\.timestamp/],
       ['a timestamp before 1970', { text: 'x', timestamp: '1969-12-31T23:59:59Z' }, /body\.timestamp: must be an instant between 1970 and 9999/],
       ['an empty idempotencyKey', { text: 'x', idempotencyKey: '' }, /body\.idempotencyKey/],
       ['an idempotencyKey of 129 characters', { text: 'x', idempotencyKey: 'k'.repeat(129) }, /body\.idempotencyKey/],
@@ -291,7 +341,8 @@ describeEachEventEngine('notes', (engine) => {
       ['an empty body', {}, /body: must contain at least one field/],
       ['an empty text', { text: '' }, /body\.text/],
       ['a text of only white space', { text: ' ' }, /body\.text: must not be only white space/],
-      ['a bad timestamp', { timestamp: 'yesterday' }, /body\.timestamp/],
+      ['a bad timestamp', { timestamp: 'yesterday' }, /body\.timestamp: must be an ISO-8601 instant/],
+      ['a day that does not exist', { timestamp: '2026-13-01' }, /body\.timestamp: must be an ISO-8601 instant/],
       ['a null timestamp', { timestamp: null }, /body\.timestamp: must be string/],
       ['an idempotencyKey', { idempotencyKey: 'k' }, /body\.idempotencyKey: is not an allowed field/],
     ];
@@ -315,6 +366,12 @@ describeEachEventEngine('notes', (engine) => {
       ['a q of 201 characters', { q: 'q'.repeat(201) }, /query\.q/],
       ['a q with a NUL character', { q: 'a\u0000b' }, /query\.q/],
       ['an unknown parameter', { sort: 'asc' }, /query\.sort: is not an allowed field/],
+      ['a time zone that is not one', { timezone: 'Mars/Olympus' }, /query\.timezone: must be an IANA time-zone name/],
+      ['a UTC offset as time zone', { timezone: '+02:00' }, /query\.timezone: must be an IANA time-zone name/],
+      ['a bad time zone without any day', { timezone: 'nowhere', q: 'x' }, /query\.timezone/],
+      ['an empty time zone', { timezone: '' }, /query\.timezone/],
+      ['an unknown order', { order: 'newest' }, /query\.order: must be one of: "desc", "asc"/],
+      ['an order in capitals', { order: 'ASC' }, /query\.order/],
     ];
     for (const [label, query, pattern] of badQueries) {
       it(`answers 400 on GET for ${label}`, async () => {

@@ -70,8 +70,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
     expect(response.status, response.raw).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['data', 'status']);
     expect(response.body.data).toHaveLength(1);
-    expect(Object.keys(response.body.data[0]).sort()).toEqual(['deleted', 'message']);
-    return response.body.data[0] as { message: string; deleted: number };
+    return response.body.data[0] as { message: string; deleted: number; [applied: string]: unknown };
   }
 
   const eventsOf = async (websiteId: string) =>
@@ -189,7 +188,8 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
       const { website, key, v1, v3 } = await seeded();
       const before = await eventsOf(website.id);
       const result = await ok(GOALS, key, { name: 'signup' });
-      expect(result).toEqual({ message: 'Deleted 3 server-side goals', deleted: 3 });
+      // The documented row: the filters applied beside the count, no key for a filter not sent.
+      expect(result).toEqual({ message: 'Deleted 3 server-side goals', deleted: 3, goal_name: 'signup' });
 
       const after = await eventsOf(website.id);
       const gone = before.filter((e) => !after.some((a) => a.id === e.id));
@@ -244,8 +244,19 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
       // 4 March in Paris: v1's browser goal (kept) only; v2's 23:30 UTC goal is 5 March in Paris.
       expect((await ok(GOALS, key, { startAt: '2026-03-04', endAt: '2026-03-04' })).deleted).toBe(0);
       // 3 March in Paris holds v3's server goal and v1's goal of 22:30 UTC (23:30 in Paris).
-      expect((await ok(GOALS, key, { start: '2026-03-03', end: '2026-03-03', datafast_visitor_id: v1 })).deleted).toBe(1);
-      expect((await ok(GOALS, key, { startAt: '2026-03-05', endAt: '2026-03-05' })).deleted).toBe(1);
+      const visitorDay = await ok(GOALS, key, { start: '2026-03-03', end: '2026-03-03', datafast_visitor_id: v1 });
+      // The day as the period it stood for: from midnight in Paris to the last millisecond before the next.
+      expect(visitorDay).toEqual({
+        message: 'Deleted 1 server-side goal',
+        deleted: 1,
+        datafast_visitor_id: v1,
+        timeRange: { start: '2026-03-02T23:00:00.000Z', end: '2026-03-03T22:59:59.999Z' },
+      });
+      expect(await ok(GOALS, key, { startAt: '2026-03-05', endAt: '2026-03-05' })).toEqual({
+        message: 'Deleted 1 server-side goal',
+        deleted: 1,
+        timeRange: { start: '2026-03-04T23:00:00.000Z', end: '2026-03-05T22:59:59.999Z' },
+      });
       const left = (await eventsOf(website.id)).filter((e) => e.source === 'api');
       expect(left.map((e) => [e.visitor_id, e.occurred_at.slice(0, 10)]).sort()).toEqual(
         [[v1, '2026-03-02'], [v3, '2026-03-03']].sort(),
@@ -257,15 +268,22 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
 
     it('accepts ISO instants as bounds, endAt included', async () => {
       const { website, key } = await seeded();
-      const result = await ok(GOALS, key, { startAt: '2026-03-02T11:00:00Z', endAt: '2026-03-03T09:00:00.000Z' });
-      expect(result.deleted).toBe(2);
+      const result = await ok(GOALS, key, { startAt: '2026-03-02T11:00:00Z', endAt: '2026-03-03T09:00:00.000Z', goalName: 'Sign Up' });
+      expect(result.deleted).toBe(0);
+      expect(result).toMatchObject({ goal_name: 'sign_up', timeRange: { start: '2026-03-02T11:00:00.000Z', end: '2026-03-03T09:00:00.000Z' } });
+      const all = await ok(GOALS, key, { startAt: '2026-03-02T11:00:00Z', endAt: '2026-03-03T09:00:00.000Z' });
+      expect(all).toEqual({
+        message: 'Deleted 2 server-side goals',
+        deleted: 2,
+        timeRange: { start: '2026-03-02T11:00:00.000Z', end: '2026-03-03T09:00:00.000Z' },
+      });
       await expectRollupsConsistent(website.id);
     });
 
     it('deletes nothing and answers deleted: 0 when nothing matches, or the name is only a browser goal', async () => {
       const { website, key } = await seeded();
       const before = await rollups(website.id);
-      expect(await ok(GOALS, key, { name: 'nothing_like_it' })).toEqual({ message: 'Deleted 0 server-side goals', deleted: 0 });
+      expect(await ok(GOALS, key, { name: 'nothing_like_it' })).toEqual({ message: 'Deleted 0 server-side goals', deleted: 0, goal_name: 'nothing_like_it' });
       // purchase has one server completion (v2) and one browser one: only the server one goes.
       expect((await ok(GOALS, key, { name: 'purchase' })).deleted).toBe(1);
       expect((await ok(GOALS, key, { name: 'purchase' })).deleted).toBe(0);
@@ -414,7 +432,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
     it('deletes one payment by transaction_id with the df_ key, and the revenue follows', async () => {
       const { website, key } = await withPayments();
       await t.db.updateTable('websites').set({ currency: 'EUR' }).where('id', '=', website.id).execute();
-      expect(await ok(PAYMENTS, key, { transaction_id: 'tx_b' })).toEqual({ message: 'Deleted 1 payment', deleted: 1 });
+      expect(await ok(PAYMENTS, key, { transaction_id: 'tx_b' })).toEqual({ message: 'Deleted 1 payment', deleted: 1, transaction_id: 'tx_b' });
       expect(await transactions(website.id)).toEqual(['tx_a', 'tx_c', 'tx_d']);
       const series = await t.request('GET', TIMESERIES, {
         token: key,
@@ -430,12 +448,32 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
       // tx_c is 5 March in Paris (23:30 UTC on the 4th): 4 March holds tx_d only.
       expect((await ok(PAYMENTS, token, { websiteId: website.id, startAt: '2026-03-04', endAt: '2026-03-04' })).deleted).toBe(1);
       expect(await transactions(website.id)).toEqual(['tx_a', 'tx_b', 'tx_c']);
-      expect((await ok(PAYMENTS, token, { websiteId: website.id, datafast_visitor_id: v1, start: '2026-03-03', end: '2026-03-03' })).deleted).toBe(1);
+      expect(await ok(PAYMENTS, token, { websiteId: website.id, datafast_visitor_id: v1, start: '2026-03-03', end: '2026-03-03' })).toEqual({
+        message: 'Deleted 1 payment',
+        deleted: 1,
+        datafast_visitor_id: v1,
+        timeRange: { start: '2026-03-02T23:00:00.000Z', end: '2026-03-03T22:59:59.999Z' },
+      });
       expect(await transactions(website.id)).toEqual(['tx_a', 'tx_c']);
       expect((await ok(PAYMENTS, token, { websiteId: website.id, datafast_visitor_id: v1 })).deleted).toBe(1);
       expect((await ok(PAYMENTS, token, { websiteId: website.id, transaction_id: 'tx_a' })).deleted).toBe(0);
       expect(await transactions(website.id)).toEqual(['tx_c']);
       await expectRollupsConsistent(website.id);
+    });
+
+    it('takes tx_id as another spelling of transaction_id, and answers the transaction it applied', async () => {
+      const { website, key } = await withPayments();
+      expect(await ok(PAYMENTS, key, { tx_id: 'tx_c' })).toEqual({ message: 'Deleted 1 payment', deleted: 1, transaction_id: 'tx_c' });
+      expect(await transactions(website.id)).toEqual(['tx_a', 'tx_b', 'tx_d']);
+      // Both spellings with the same value are one filter; with the other filters they combine.
+      expect(await ok(PAYMENTS, key, { tx_id: 'tx_a', transaction_id: 'tx_a', startAt: '2026-03-03', endAt: '2026-03-03' })).toEqual({
+        message: 'Deleted 0 payments',
+        deleted: 0,
+        transaction_id: 'tx_a',
+        timeRange: { start: '2026-03-02T23:00:00.000Z', end: '2026-03-03T22:59:59.999Z' },
+      });
+      expect((await ok(PAYMENTS, key, { tx_id: 'tx_a', transaction_id: 'tx_a' })).deleted).toBe(1);
+      expect(await transactions(website.id)).toEqual(['tx_b', 'tx_d']);
     });
 
     it('lets the same transaction_id be recorded again after its deletion', async () => {
@@ -470,6 +508,8 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
       ['startAt and start that differ', { startAt: '2026-03-01', start: '2026-03-02', endAt: '2026-03-04' }, /query\.start: is another spelling/],
       ['an empty transaction_id', { transaction_id: '' }, /query\.transaction_id/],
       ['a transaction_id of 256 characters', { transaction_id: 't'.repeat(256) }, /query\.transaction_id/],
+      ['an empty tx_id', { tx_id: '' }, /query\.tx_id/],
+      ['tx_id and transaction_id that differ', { transaction_id: 'tx_a', tx_id: 'tx_b' }, /query\.tx_id: is another spelling of transaction_id/],
       ['a goal filter', { name: 'signup' }, /query\.name: is not an allowed field/],
     ];
     for (const [label, query, pattern] of bad) {

@@ -70,8 +70,8 @@ describeEachEventEngine('website API reads', (engine) => {
       { referrer: 'Google', visitors: 1, pageviews: 2, revenue: 49 },
     ]);
     expect((await read(t, f, '/api/v1/analytics/countries')).data).toEqual([
-      { country: 'United States', countryCode: 'US', image: null, visitors: 2, pageviews: 5, revenue: 49 },
-      { country: 'Germany', countryCode: 'DE', image: null, visitors: 1, pageviews: 1, revenue: 0 },
+      { country: 'United States', countryCode: 'US', image: `${t.config.publicUrl}/flags/us.svg`, visitors: 2, pageviews: 5, revenue: 49 },
+      { country: 'Germany', countryCode: 'DE', image: `${t.config.publicUrl}/flags/de.svg`, visitors: 1, pageviews: 1, revenue: 0 },
     ]);
     expect((await read(t, f, '/api/v1/analytics/devices')).data.map((r: { device: string; visitors: number }) => [r.device, r.visitors])).toEqual([
       ['desktop', 2],
@@ -298,7 +298,7 @@ describeEachEventEngine('website API reads after a server goal is deleted', (eng
 
     const deleted = await t.request('DELETE', '/api/v1/goals', { token: f.owner.token, query: { ...query, name: 'demo_booked' } });
     expect(deleted.status, deleted.raw).toBe(200);
-    expect(deleted.body.data).toEqual([{ message: expect.any(String), deleted: 1 }]);
+    expect(deleted.body.data).toEqual([{ message: expect.any(String), deleted: 1, goal_name: 'demo_booked' }]);
     expect(await goals()).toEqual(['signup']);
     expect(await visitorGoals()).toEqual([]);
     expect(await converted()).toBe(33.33);

@@ -1,8 +1,9 @@
 import { type Static, Type } from 'typebox';
-import { WebsiteRef } from '../../http/schemas.ts';
+import { Timestamp, WebsiteRef } from '../../http/schemas.ts';
 
-// DELETE /api/v1/goals and DELETE /api/v1/payments (website-api.md section 4): filters in the
-// query, at least one of them; the hosted service's spellings goalName, start and end accepted.
+// DELETE /api/v1/goals and DELETE /api/v1/payments (website-api.md sections 4 and 7): filters in
+// the query, at least one of them; the hosted service's spellings goalName, tx_id, start and end
+// accepted. The answer names the filters applied, as the hosted service's documented rows do.
 
 /** Query text goes to the database as is: no NUL character (PostgreSQL refuses it in text). */
 const NO_NUL = '^[^\\u0000]*$';
@@ -35,6 +36,7 @@ export const DeletePaymentsQuery = Type.Object(
   {
     websiteId: Type.Optional(WebsiteRef),
     transaction_id: Text(255, 'only the payment of this transaction id', ['txn_1001']),
+    tx_id: Text(255, 'another spelling of transaction_id'),
     datafast_visitor_id: Text(255, 'only the payments of this visitor'),
     ...range,
   },
@@ -42,8 +44,29 @@ export const DeletePaymentsQuery = Type.Object(
 );
 export type DeletePaymentsQueryInput = Static<typeof DeletePaymentsQuery>;
 
-export const Deleted = Type.Object({
-  message: Type.String(),
-  deleted: Type.Integer({ description: 'how many rows were deleted' }),
+const message = Type.String();
+const deleted = Type.Integer({ description: 'how many rows were deleted' });
+const visitorApplied = Type.Optional(Type.String({ description: 'present when the delete was limited to this visitor' }));
+
+export const TimeRange = Type.Object(
+  { start: Timestamp, end: Timestamp },
+  { description: 'present when the delete was limited to a period: its first and last included instant, in UTC' },
+);
+
+export const GoalsDeleted = Type.Object({
+  message,
+  deleted,
+  datafast_visitor_id: visitorApplied,
+  goal_name: Type.Optional(Type.String({ description: 'present when the delete was limited to this goal name (as normalised)' })),
+  timeRange: Type.Optional(TimeRange),
 });
-export type DeletedView = Static<typeof Deleted>;
+export type GoalsDeletedView = Static<typeof GoalsDeleted>;
+
+export const PaymentsDeleted = Type.Object({
+  message,
+  deleted,
+  transaction_id: Type.Optional(Type.String({ description: 'present when the delete was limited to this transaction' })),
+  datafast_visitor_id: visitorApplied,
+  timeRange: Type.Optional(TimeRange),
+});
+export type PaymentsDeletedView = Static<typeof PaymentsDeleted>;

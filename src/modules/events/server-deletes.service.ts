@@ -5,8 +5,9 @@ import { AppError, invalidField, notFound } from '../../errors.ts';
 import { type InstantRange, parseRange } from '../goals/tracked-goals.range.ts';
 import { findWebsiteTimezone } from '../websites/websites.repository.ts';
 import type { EventLog } from './event-log.ts';
+import { presentGoalsDeleted, presentPaymentsDeleted } from './server-deletes.presenter.ts';
 import * as repo from './server-deletes.repository.ts';
-import type { DeleteGoalsQueryInput, DeletePaymentsQueryInput, DeletedView } from './server-deletes.schemas.ts';
+import type { DeleteGoalsQueryInput, DeletePaymentsQueryInput, GoalsDeletedView, PaymentsDeletedView } from './server-deletes.schemas.ts';
 import { normaliseGoalName } from './server-events.service.ts';
 
 // Deleting what a backend sent (website-api.md section 4): server-recorded goal completions and
@@ -47,9 +48,7 @@ async function timezoneOf(db: Kysely<Database>, websiteId: string): Promise<stri
   return timezone;
 }
 
-const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
-
-export async function deleteServerGoals(db: Kysely<Database>, events: EventLog, websiteId: string, query: DeleteGoalsQueryInput): Promise<DeletedView> {
+export async function deleteServerGoals(db: Kysely<Database>, events: EventLog, websiteId: string, query: DeleteGoalsQueryInput): Promise<GoalsDeletedView> {
   const name = either(query, 'name', 'goalName');
   const filters: repo.GoalFilters = {
     visitorId: query.datafast_visitor_id,
@@ -59,22 +58,21 @@ export async function deleteServerGoals(db: Kysely<Database>, events: EventLog, 
   if (filters.visitorId === undefined && filters.name === undefined && filters.range === null) {
     throw invalidField('query', `${NO_FILTER}: datafast_visitor_id, name (or goalName), or startAt and endAt`);
   }
-  const deleted = await events.deleteServerGoals(websiteId, filters);
-  return { message: `Deleted ${plural(deleted, 'server-side goal', 'server-side goals')}`, deleted };
+  return presentGoalsDeleted(filters, await events.deleteServerGoals(websiteId, filters));
 }
 
-export async function deletePayments(db: Kysely<Database>, websiteId: string, query: DeletePaymentsQueryInput): Promise<DeletedView> {
+export async function deletePayments(db: Kysely<Database>, websiteId: string, query: DeletePaymentsQueryInput): Promise<PaymentsDeletedView> {
   const filters: repo.PaymentFilters = {
-    transactionId: query.transaction_id,
+    transactionId: either(query, 'transaction_id', 'tx_id').value,
     visitorId: query.datafast_visitor_id,
     range: rangeOf(query, await timezoneOf(db, websiteId)),
   };
   if (filters.transactionId === undefined && filters.visitorId === undefined && filters.range === null) {
-    throw invalidField('query', `${NO_FILTER}: transaction_id, datafast_visitor_id, or startAt and endAt`);
+    throw invalidField('query', `${NO_FILTER}: transaction_id (or tx_id), datafast_visitor_id, or startAt and endAt`);
   }
   const deleted = await db.transaction().execute(async (trx) => {
     await lockWebsite(trx, websiteId);
     return repo.deletePayments(trx, websiteId, filters);
   });
-  return { message: `Deleted ${plural(deleted, 'payment', 'payments')}`, deleted };
+  return presentPaymentsDeleted(filters, deleted);
 }

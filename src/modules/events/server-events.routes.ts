@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EmptyBody, Envelope, ok, withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
-import { DeleteGoalsQuery, DeletePaymentsQuery, Deleted } from './server-deletes.schemas.ts';
+import { DeleteGoalsQuery, DeletePaymentsQuery, GoalsDeleted, PaymentsDeleted } from './server-deletes.schemas.ts';
 import * as deletes from './server-deletes.service.ts';
 import { GoalRecorded, PaymentBody, PaymentRecorded, ServerGoalBody, WebsiteIdQuery } from './server-events.schemas.ts';
 import * as service from './server-events.service.ts';
@@ -46,10 +46,12 @@ export const serverEventsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Delete the server-recorded goal completions that match the filters (at least one); browser goals are kept',
       description:
         "Filters: datafast_visitor_id, name (or goalName), startAt and endAt (or start and end; YYYY-MM-DD days in the website's " +
-        'time zone, both included, or ISO-8601 instants). Tracked goals and the time series count what is left.',
+        'time zone, both included, or ISO-8601 instants). Tracked goals and the time series count what is left. The answer ' +
+        'names the filters applied: datafast_visitor_id, goal_name (normalised) and timeRange {start, end} (the first and last ' +
+        'included instant, UTC), each only when used.',
       querystring: DeleteGoalsQuery,
       body: EmptyBody,
-      response: withErrors({ 200: Envelope(Deleted) }),
+      response: withErrors({ 200: Envelope(GoalsDeleted) }),
     },
     handler: async (request) => ok([await deletes.deleteServerGoals(db, app.eventLog, websiteOf(request).websiteId, request.query)]),
   });
@@ -60,11 +62,13 @@ export const serverEventsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       summary: 'Delete the payments that match the filters (at least one)',
       description:
-        "Filters: transaction_id, datafast_visitor_id, startAt and endAt (or start and end; YYYY-MM-DD days in the website's " +
-        'time zone, both included, or ISO-8601 instants, compared with the payment time).',
+        "Filters: transaction_id (or tx_id), datafast_visitor_id, startAt and endAt (or start and end; YYYY-MM-DD days in the " +
+        "website's time zone, both included, or ISO-8601 instants, compared with the payment time); they combine. The answer " +
+        'names the filters applied: transaction_id, datafast_visitor_id and timeRange {start, end} (the first and last included ' +
+        'instant, UTC), each only when used.',
       querystring: DeletePaymentsQuery,
       body: EmptyBody,
-      response: withErrors({ 200: Envelope(Deleted) }),
+      response: withErrors({ 200: Envelope(PaymentsDeleted) }),
     },
     handler: async (request) => ok([await deletes.deletePayments(db, websiteOf(request).websiteId, request.query)]),
   });

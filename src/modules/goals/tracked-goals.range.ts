@@ -12,8 +12,10 @@ export interface InstantRange {
   to: string;
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const INSTANT = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+/** A calendar day, YYYY-MM-DD (validity checked when read in a zone). */
+export const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** An ISO-8601 instant with its zone (Z or an offset). */
+export const INSTANT = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
 const LOCAL_INSTANT = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$/;
 const RULE = 'must be a YYYY-MM-DD day or an ISO-8601 instant with a time zone, e.g. 2026-05-01 or 2026-05-01T00:00:00Z';
 const MIN_YEAR = 1970;

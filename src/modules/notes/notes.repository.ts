@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, NotesTable } from '../../db/schema.ts';
+import type { NoteOrder } from './notes.schemas.ts';
 
 export type NoteRow = Selectable<NotesTable>;
 /** A note with its author's name (null when the account is gone). */
@@ -27,19 +28,19 @@ function withFilters(db: Kysely<Database>, websiteId: string, filters: NoteFilte
 const withAuthor = (db: Kysely<Database>) =>
   db.selectFrom('notes').leftJoin('accounts', 'accounts.id', 'notes.author_id').selectAll('notes').select('accounts.name as author_name');
 
-/** A page of the website's notes, newest timestamp first, and how many match in all. */
+/** A page of the website's notes by timestamp (then id, for a stable page), and how many match in all. */
 export async function listNotes(
   db: Kysely<Database>,
   websiteId: string,
   filters: NoteFilters,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; order: NoteOrder },
 ): Promise<{ rows: NoteWithAuthor[]; total: number }> {
   const rows = await withFilters(db, websiteId, filters)
     .leftJoin('accounts', 'accounts.id', 'notes.author_id')
     .selectAll('notes')
     .select('accounts.name as author_name')
-    .orderBy('notes.timestamp', 'desc')
-    .orderBy('notes.id', 'desc')
+    .orderBy('notes.timestamp', page.order)
+    .orderBy('notes.id', page.order)
     .limit(page.limit)
     .offset(page.offset)
     .execute();

@@ -14,10 +14,11 @@ export const notesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { access: { scope: 'website', permission: 'notes:read', action: 'read', apiKey: true } },
     schema: {
       tags,
-      summary: "List the website's notes, newest timestamp first",
+      summary: "List the website's notes by timestamp, newest first unless order=asc",
       description:
-        'startAt and endAt (both or neither; YYYY-MM-DD days in the website time zone, both included, or ISO-8601 instants) ' +
-        'filter on the note timestamp; q keeps notes whose text contains it, ignoring case.',
+        'startAt and endAt (both or neither; YYYY-MM-DD days, both included, or ISO-8601 instants) filter on the note ' +
+        "timestamp; days are read in timezone when sent, else in the website's. timezone changes nothing else: timestamps " +
+        'are answered in UTC. q keeps notes whose text contains it, ignoring case.',
       params: WebsiteParams,
       querystring: ListNotesQuery,
       response: withErrors({ 200: Envelope(Note, { pagination: NotesPagination }) }),
@@ -32,7 +33,9 @@ export const notesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { access: { scope: 'website', permission: 'notes:write', action: 'manage', apiKey: true } },
     schema: {
       tags,
-      summary: 'Add a note to the website (timestamp defaults to now; an idempotencyKey makes a retry answer the same note)',
+      summary:
+        "Add a note to the website (timestamp defaults to now; a YYYY-MM-DD day means noon in the website's time zone; " +
+        'an idempotencyKey makes a retry answer the same note)',
       params: WebsiteParams,
       body: CreateNoteBody,
       response: withErrors({ 200: Envelope(Note), 409: ErrorEnvelope }),

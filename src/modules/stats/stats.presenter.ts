@@ -1,3 +1,4 @@
+import { flagUrl } from '../../lib/country-flags.ts';
 import { fromMinorUnits } from '../../lib/money.ts';
 import { percentOf as percent } from '../../lib/percent.ts';
 import type { VisitorProfile } from '../identify/identify.repository.ts';
@@ -34,13 +35,13 @@ export function presentOverview(counts: OverviewCounts, currency: string) {
   };
 }
 
-/** A breakdown row: its keys as the hosted service names them, then the counts. */
-export function presentBreakdownRow(kind: Breakdown, row: BreakdownRow, currency: string): Record<string, unknown> {
+/** A breakdown row: its keys as the hosted service names them, then the counts; links under the public URL. */
+export function presentBreakdownRow(kind: Breakdown, row: BreakdownRow, currency: string, publicUrl: string): Record<string, unknown> {
   const revenue = fromMinorUnits(row.revenueMinor, currency);
   const { keys } = row;
   switch (kind) {
     case 'countries':
-      return { country: countryName(keys.countryCode ?? null), countryCode: keys.countryCode, image: null, visitors: row.visitors, pageviews: row.pageviews, revenue };
+      return { country: countryName(keys.countryCode ?? null), countryCode: keys.countryCode, image: flagUrl(publicUrl, keys.countryCode), visitors: row.visitors, pageviews: row.pageviews, revenue };
     case 'campaigns':
       return { campaign: campaignOf(keys), visitors: row.visitors, pageviews: row.pageviews, revenue };
     case 'goals':

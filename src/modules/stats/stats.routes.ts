@@ -42,7 +42,7 @@ function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[] }):
 
 export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Reads only: on SQLite they run in worker threads (src/db/sqlite-read-workers.ts).
-  const deps = { db: app.db.reads, store: app.eventStore };
+  const deps = { db: app.db.reads, store: app.eventStore, publicUrl: app.config.publicUrl };
   const site = (request: Parameters<typeof websiteOf>[0]) => websiteOf(request).websiteId;
 
   app.get('/api/v1/analytics/overview', {

@@ -90,6 +90,9 @@ export const OverviewItem = Type.Object({
 export const Overview = success(Type.Array(OverviewItem));
 
 const counts = { visitors: Type.Integer(), pageviews: Type.Integer(), revenue: Type.Number() };
+const FlagImage = Nullable(
+  Type.String({ description: "the country's flag: an SVG this server serves at {PUBLIC_URL}/flags/{cc}.svg; null for an unknown country" }),
+);
 const ROW_KEYS: Record<Breakdown, Record<string, TSchema>> = {
   pages: { hostname: NullableString, path: NullableString, ...counts },
   'entry-pages': { hostname: NullableString, path: NullableString, ...counts },
@@ -104,7 +107,7 @@ const ROW_KEYS: Record<Breakdown, Record<string, TSchema>> = {
     ),
     ...counts,
   },
-  countries: { country: NullableString, countryCode: NullableString, image: NullableString, ...counts },
+  countries: { country: NullableString, countryCode: NullableString, image: FlagImage, ...counts },
   regions: { region: NullableString, countryCode: NullableString, ...counts },
   cities: { city: NullableString, countryCode: NullableString, ...counts },
   devices: { device: NullableString, ...counts },

@@ -22,6 +22,8 @@ import { type StatsWebsite, findWebsiteForStats } from './stats.repository.ts';
 export interface StatsDeps {
   db: Kysely<Database>;
   store: EventStore;
+  /** PUBLIC_URL, for the absolute links in answers (the countries' flags). */
+  publicUrl: string;
   now?: () => Date;
 }
 
@@ -68,7 +70,7 @@ export async function breakdown(deps: StatsDeps, kind: Breakdown, websiteId: str
   return {
     body: {
       status: 'success' as const,
-      data: found.rows.map((row) => presentBreakdownRow(kind, row, website.currency)),
+      data: found.rows.map((row) => presentBreakdownRow(kind, row, website.currency, deps.publicUrl)),
       pagination: presentPagination(params.page, found.total),
     },
     ignored: params.ignored,

@@ -50,10 +50,14 @@ export function BreakdownTable({ tab, rows, metrics, currency, caption, onFilter
               <th scope="row" class="an-key">
                 <span class="an-bar" style={{ width: `${share}%` }} aria-hidden="true" />
                 <span class="an-key-inner">
-                  {key?.icon && (
-                    <span class="an-icon" aria-hidden="true">
-                      {key.icon}
-                    </span>
+                  {key?.image ? (
+                    <img class="an-icon an-flag" src={key.image} alt="" width={16} height={12} loading="lazy" />
+                  ) : (
+                    key?.icon && (
+                      <span class="an-icon" aria-hidden="true">
+                        {key.icon}
+                      </span>
+                    )
                   )}
                   {filters ? (
                     <button type="button" class="an-key-button" title={`Filter: ${key?.title ?? name}`} onClick={() => onFilter(filters)}>

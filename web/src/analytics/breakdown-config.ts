@@ -10,6 +10,8 @@ export interface RowKey {
   text: string;
   /** A flag or another symbol shown before the text (decorative). */
   icon?: string;
+  /** An image shown instead of the icon (decorative): a country's flag served by this server. */
+  image?: string;
   title?: string;
   /** Shown instead of `text` when two rows of a list have the same text (a path on two hosts). */
   full?: string;
@@ -66,6 +68,20 @@ function simple(field: string, dimension: Dimension | null, show: (value: string
       return dimension && filterable(value) ? [{ dimension, operator: 'is', values: [value] }] : null;
     },
   };
+}
+
+/**
+ * The path of a flag the API links (`image`, under the server's PUBLIC_URL): the dashboard asks
+ * its own origin for it, which the page's policy allows whatever name the server is reached by.
+ */
+function flagPath(image: unknown): string | undefined {
+  if (typeof image !== 'string') return undefined;
+  try {
+    const { pathname } = new URL(image);
+    return /^\/flags\/[a-z]{2}\.svg$/.test(pathname) ? pathname : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function located(field: string, dimension: Dimension) {
@@ -155,7 +171,8 @@ export const CARDS: CardDef[] = [
         key: (row) => {
           const code = text(row.countryCode);
           const name = text(row.country) ?? (code ? countryName(code) : null);
-          return name === null ? null : { text: name, icon: flagEmoji(code) || undefined, title: code ? `${name} (${code})` : name };
+          if (name === null) return null;
+          return { text: name, icon: flagEmoji(code) || undefined, image: flagPath(row.image), title: code ? `${name} (${code})` : name };
         },
         filter: (row) => {
           const code = text(row.countryCode);
