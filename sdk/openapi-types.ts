@@ -481,7 +481,7 @@ export interface paths {
         put?: never;
         /**
          * Record a browser event (what the datafast web SDK sends); no credential, CORS open
-         * @description Accepts application/json or text/plain carrying JSON, at most 16 KiB. An event the website settings exclude (or a bot) answers 200 without being stored, with the reason in the X-Sightline-Dropped header.
+         * @description Accepts application/json or text/plain carrying JSON, at most 16 KiB. An event the website settings exclude (or a bot) answers 200 without being stored, with the reason in the X-Sightline-Dropped header. An `identify` event stores no event: it creates or replaces the visitor's profile as POST /api/v1/identify does (404 for a visitor with no event on the website).
          */
         post: operations["recordEvent"];
         delete?: never;
@@ -11357,6 +11357,7 @@ export interface operations {
                         status: "success";
                         eventId?: string;
                         visitorId?: string;
+                        profileId?: string;
                         dropped?: string;
                     };
                 };
