@@ -11,7 +11,8 @@ import { type CliProcess, Processes, freePort, sleep, waitForHealthy } from './h
 // `sightline admin` as an operator runs it: real processes on a real database file, beside a
 // running server (`sightline serve`) where the command must work while the server writes.
 
-process.env.COLUMNS = '250';
+// Tables as a 250-column terminal shows them (into a pipe they would be tab-separated values).
+process.env.SIGHTLINE_FORCE_TTY = '250';
 process.env.TZ = 'UTC';
 
 const TOKEN = /dft_[0-9A-Za-z]{36}/;
