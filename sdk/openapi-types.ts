@@ -999,7 +999,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in account and the CSRF token its writes send */
+        /**
+         * The signed-in account and the CSRF token its writes send; an empty list when no one is signed in
+         * @description The dashboard asks this on its first page, so signed out is an answer, not an error: without a session (no cookie, or the cookie of a session that has ended, which is then cleared) `data` is `[]`. A token or key is still refused (403), and every other dashboard route still answers 401 without a session.
+         */
         get: operations["getDashboardSession"];
         put?: never;
         post?: never;

@@ -130,7 +130,7 @@ describe('sightline admin on SQLite, beside a running server', { timeout: 120_00
     const signedIn = await signIn('a password set by the operator');
     expect(signedIn.status).toBe(200);
     const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
-    const session = () => fetch(`${baseUrl}/api/v1/dashboard/session`, { headers: { cookie } });
+    const session = () => fetch(`${baseUrl}/api/v1/dashboard/sessions`, { headers: { cookie } });
     expect((await session()).status).toBe(200);
 
     const short = await admin(['set-password', '--email', carol.account.email], { SIGHTLINE_PASSWORD: 'short' });
