@@ -481,7 +481,7 @@ export interface paths {
         put?: never;
         /**
          * Record a browser event (what the datafast web SDK sends); no credential, CORS open
-         * @description Accepts application/json or text/plain carrying JSON, at most 16 KiB. An event the website settings exclude (or a bot) answers 200 without being stored, with the reason in the X-Sightline-Dropped header.
+         * @description Accepts application/json or text/plain carrying JSON, at most 16 KiB. An event the website settings exclude (or a bot) answers 200 without being stored, with the reason in the X-Sightline-Dropped header. An `identify` event stores no event: it creates or replaces the visitor's profile as POST /api/v1/identify does (404 for a visitor with no event on the website).
          */
         post: operations["recordEvent"];
         delete?: never;
@@ -999,7 +999,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in account and the CSRF token its writes send */
+        /**
+         * The signed-in account and the CSRF token its writes send; an empty list when no one is signed in
+         * @description The dashboard asks this on its first page, so signed out is an answer, not an error: without a session (no cookie, or the cookie of a session that has ended, which is then cleared) `data` is `[]`. A token or key is still refused (403), and every other dashboard route still answers 401 without a session.
+         */
         get: operations["getDashboardSession"];
         put?: never;
         post?: never;
@@ -11413,6 +11416,7 @@ export interface operations {
                         status: "success";
                         eventId?: string;
                         visitorId?: string;
+                        profileId?: string;
                         dropped?: string;
                     };
                 };

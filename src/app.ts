@@ -30,6 +30,11 @@ export interface BuildOptions {
   config: Config;
   /** An open, migrated database; when left out one is opened from config.databaseUrl. */
   db?: Db;
+  /**
+   * Whether closing the app closes `db`, after every other onClose hook (the rollups and the relay
+   * still need it then). Default: only the database the app opened itself.
+   */
+  closeDb?: boolean;
   /** Logger override (tests capture lines; false silences). */
   logger?: boolean | object;
 }
@@ -53,7 +58,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   // Process-wide and opened lazily: a bad GEOIP_DATABASE path fails the start, naming the path.
   configureGeoDatabase(config.geoipDatabase);
   const db = options.db ?? createDatabase(config.databaseUrl);
-  await app.register(database, { db, config, ownsDb: !options.db });
+  await app.register(database, { db, config, ownsDb: options.closeDb ?? !options.db });
   await app.register(keyring);
   await app.register(background);
   await app.register(eventWriter);

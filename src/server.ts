@@ -18,8 +18,9 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   // start included (`sightline migrate` has no limit, for a migration over a very large table).
   const db = createDatabase(config.databaseUrl, { queryTimeoutMs: config.databaseQueryTimeoutMs });
   const applied = await migrateToLatest(db);
-  const app = await buildApp({ config, db });
-  app.addHook('onClose', async () => db.close());
+  // The app closes the database itself, as the last of its onClose hooks: a hook added here would
+  // run first (they run in reverse order) and destroy it under the stop's rollup derivation.
+  const app = await buildApp({ config, db, closeDb: true });
   if (applied.length > 0) app.log.info({ migrations: applied }, 'database migrated');
   const noAccount = (await countAccounts(db.kysely)) === 0;
   await app.listen({ host: config.host, port: config.port });

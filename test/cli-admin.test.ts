@@ -11,7 +11,8 @@ import { type CliProcess, Processes, freePort, sleep, waitForHealthy } from './h
 // `sightline admin` as an operator runs it: real processes on a real database file, beside a
 // running server (`sightline serve`) where the command must work while the server writes.
 
-process.env.COLUMNS = '250';
+// Tables as a 250-column terminal shows them (into a pipe they would be tab-separated values).
+process.env.SIGHTLINE_FORCE_TTY = '250';
 process.env.TZ = 'UTC';
 
 const TOKEN = /dft_[0-9A-Za-z]{36}/;
@@ -129,7 +130,7 @@ describe('sightline admin on SQLite, beside a running server', { timeout: 120_00
     const signedIn = await signIn('a password set by the operator');
     expect(signedIn.status).toBe(200);
     const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
-    const session = () => fetch(`${baseUrl}/api/v1/dashboard/session`, { headers: { cookie } });
+    const session = () => fetch(`${baseUrl}/api/v1/dashboard/sessions`, { headers: { cookie } });
     expect((await session()).status).toBe(200);
 
     const short = await admin(['set-password', '--email', carol.account.email], { SIGHTLINE_PASSWORD: 'short' });

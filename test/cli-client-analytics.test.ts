@@ -9,7 +9,8 @@ import { createApiKey, newEvent } from './helpers/factories.ts';
 
 // Whole cells, in UTC (times in tables are shortened to the terminal's local time); one test
 // checks the 80-column fit.
-process.env.COLUMNS = '250';
+// Tables as a 250-column terminal shows them (into a pipe they would be tab-separated values).
+process.env.SIGHTLINE_FORCE_TTY = '250';
 process.env.TZ = 'UTC';
 
 const RANGE = ['--start-at', MARCH.startAt, '--end-at', MARCH.endAt];
@@ -228,7 +229,7 @@ describe('sightline analytics and visitors', { timeout: 90_000 }, () => {
     await t.app.events.write([
       newEvent(f.website.id, visitorId, { occurredAt: '2026-03-06T08:00:00.000Z', path, hostname: f.website.domain, country: 'NZ', browser: 'Samsung Internet', device: 'tablet' }),
     ]);
-    const list = await cli.run(['visitors', 'list', '-w', f.website.id, ...RANGE], { token, env: { COLUMNS: '80' } });
+    const list = await cli.run(['visitors', 'list', '-w', f.website.id, ...RANGE], { token, env: { SIGHTLINE_FORCE_TTY: '80' } });
     expectExit(list, 0);
     expect(lines(list)[1]).toBe(`${visitorId}  NZ       1       1      2026-03-06 08:00`);
     for (const args of [
@@ -237,7 +238,7 @@ describe('sightline analytics and visitors', { timeout: 90_000 }, () => {
       ['analytics', 'regions', '-w', f.website.id],
       ['visitors', 'list', '-w', f.website.id],
     ]) {
-      const result = await cli.run(args, { token, env: { COLUMNS: '80' } });
+      const result = await cli.run(args, { token, env: { SIGHTLINE_FORCE_TTY: '80' } });
       expectExit(result, 0);
       for (const line of lines(result)) expect(Array.from(line).length, line).toBeLessThanOrEqual(80);
     }

@@ -8,7 +8,8 @@ import { createAccount, createWebsite, newEvent } from './helpers/factories.ts';
 
 // These tests read whole cells: the commands run 250 columns wide, in UTC (times in tables are
 // shortened to the terminal's local time). Fitting tables to 80 columns is tested in cli-output.test.ts.
-process.env.COLUMNS = '250';
+// Tables as a 250-column terminal shows them (into a pipe they would be tab-separated values).
+process.env.SIGHTLINE_FORCE_TTY = '250';
 process.env.TZ = 'UTC';
 
 function event(websiteId: string, name: string | null, visitorId: string): NewEvent {

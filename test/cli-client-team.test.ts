@@ -9,7 +9,8 @@ import { addMember, createAccount, createApiKey, createWebsite, newEvent } from 
 
 // These tests read whole cells: the commands run 250 columns wide, in UTC (times in tables are
 // shortened to the terminal's local time). Fitting tables to 80 columns is tested in cli-output.test.ts.
-process.env.COLUMNS = '250';
+// Tables as a 250-column terminal shows them (into a pipe they would be tab-separated values).
+process.env.SIGHTLINE_FORCE_TTY = '250';
 process.env.TZ = 'UTC';
 
 describe('sightline team, invitations, integrations and analytics', { timeout: 90_000 }, () => {

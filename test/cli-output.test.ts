@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { layoutTable } from '../src/cli/client/table.ts';
+import { layoutTable, tableStyle } from '../src/cli/client/table.ts';
 import { newId } from '../src/lib/ids.ts';
 import { insertWebsite } from '../src/modules/websites/websites.repository.ts';
-import { expectExit, parseJson, useCliHarness } from './helpers/cli-client.ts';
+import { HAS_SCRIPT, expectExit, parseJson, useCliHarness } from './helpers/cli-client.ts';
 import { POSTGRES_URL } from './helpers/engines.ts';
 import { Processes } from './helpers/processes.ts';
 import { addMember, createAccount, createApiKey, createToken, createWebsite } from './helpers/factories.ts';
@@ -34,12 +34,91 @@ describe('tables', () => {
   });
 });
 
+describe('table style', () => {
+  it('is tab-separated values into a pipe or a file, whatever COLUMNS says, and fitted on a terminal', () => {
+    expect(tableStyle({}, { isTTY: false })).toEqual({ kind: 'tsv' });
+    expect(tableStyle({ COLUMNS: '80' }, { isTTY: undefined })).toEqual({ kind: 'tsv' });
+    expect(tableStyle({ COLUMNS: '80' }, { isTTY: true, columns: 132 })).toEqual({ kind: 'terminal', width: 132 });
+    expect(tableStyle({ COLUMNS: '100' }, { isTTY: true, columns: 0 })).toEqual({ kind: 'terminal', width: 100 });
+    expect(tableStyle({}, { isTTY: true })).toEqual({ kind: 'terminal', width: 80 });
+  });
+
+  it('is a terminal table when SIGHTLINE_FORCE_TTY asks for one, a number there being the width', () => {
+    expect(tableStyle({ SIGHTLINE_FORCE_TTY: '120' }, { isTTY: false })).toEqual({ kind: 'terminal', width: 120 });
+    expect(tableStyle({ SIGHTLINE_FORCE_TTY: '1', COLUMNS: '90' }, { isTTY: false })).toEqual({ kind: 'terminal', width: 1 });
+    expect(tableStyle({ SIGHTLINE_FORCE_TTY: 'yes', COLUMNS: '90' }, { isTTY: false })).toEqual({ kind: 'terminal', width: 90 });
+    expect(tableStyle({ SIGHTLINE_FORCE_TTY: 'yes' }, { isTTY: false })).toEqual({ kind: 'terminal', width: 80 });
+  });
+});
+
+describe('sightline tables into a pipe', { timeout: 120_000 }, () => {
+  const cli = useCliHarness();
+  const { t } = cli;
+
+  async function longWebsite() {
+    const owner = await createAccount(t);
+    const domain = `cli-site-with-a-long-name-${randomBytes(6).toString('hex')}.subdomain.example.com`;
+    const website = await createWebsite(t, owner.token, domain);
+    const name = 'A website whose name goes on and on and on well past what fits';
+    const renamed = await t.request('PUT', `/api/v1/admin/websites/${website.id}`, { token: owner.token, body: { name } });
+    expect(renamed.status, renamed.raw).toBe(200);
+    return { owner, website, name };
+  }
+
+  it('prints whole values, tab-separated, without a header, so `| grep example.com` finds the website', async () => {
+    const { owner, website, name } = await longWebsite();
+    // COLUMNS exported by a shell must not cut what goes into a pipe.
+    const listed = await cli.run(['websites', 'list'], { token: owner.token, env: { COLUMNS: '80' } });
+    expectExit(listed, 0);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    const fields = lines[0]!.split('\t');
+    expect(fields[0]).toBe(website.id);
+    expect(fields).toContain(website.domain);
+    expect(fields).toContain(name);
+    expect(listed.stdout).not.toContain('…');
+    expect(listed.stdout).not.toMatch(/^ID/m);
+    // Times whole, as --json has them.
+    const tokens = await cli.run(['tokens', 'list'], { token: owner.token });
+    expectExit(tokens, 0);
+    expect(tokens.stdout).toMatch(/\t\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z(\t|$)/m);
+
+    const scratch = mkdtempSync(join(tmpdir(), 'sightline-grep-'));
+    const processes = new Processes();
+    try {
+      const grep = await processes.runShell(`"${process.execPath}" bin/sightline.js websites list | grep -F "${website.domain}"`, {
+        SIGHTLINE_API_BASE: cli.baseUrl(),
+        SIGHTLINE_TOKEN: owner.token,
+        HOME: scratch,
+        COLUMNS: '80',
+      });
+      expectExit(grep, 0);
+      expect(grep.stdout.split('\t')).toContain(website.domain);
+    } finally {
+      processes.killAll();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!HAS_SCRIPT)('still fits the table to a terminal, with its header', async () => {
+    const { owner, website } = await longWebsite();
+    const shown = await cli.runInTerminal(['websites', 'list'], [], { token: owner.token, env: { COLUMNS: '80', TZ: 'UTC' } });
+    expectExit(shown, 0);
+    const lines = shown.stdout.replace(/\r/g, '').trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID +/);
+    expect(shown.stdout).not.toContain('\t');
+    expect(shown.stdout).toContain('…');
+    expect(lines[1]).toMatch(new RegExp(`^${website.id} `));
+    for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(80);
+  });
+});
+
 describe('sightline output at 80 columns', { timeout: 120_000 }, () => {
   const cli = useCliHarness();
   const { t } = cli;
-  const narrow = { COLUMNS: '80', TZ: 'UTC' };
+  const narrow = { SIGHTLINE_FORCE_TTY: '80', TZ: 'UTC' };
 
-  it('no line of a table is wider than 80 when COLUMNS=80; times are shortened and --json keeps them whole', async () => {
+  it('no line of a table is wider than 80 on an 80-column terminal; times are shortened and --json keeps them whole', async () => {
     const owner = await createAccount(t, 'A Person With A Rather Long Display Name Indeed');
     const website = await createWebsite(t, owner.token, `a-very-long-subdomain-name-${randomBytes(6).toString('hex')}.analytics.example.com`);
     await t.request('PUT', `/api/v1/admin/websites/${website.id}`, {

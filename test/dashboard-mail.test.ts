@@ -132,7 +132,7 @@ describeEachEngine('dashboard password reset by mail', (engine) => {
 
     expectError(await signIn(t, email, TEST_PASSWORD), 401);
     expect((await signIn(t, email, NEW_PASSWORD)).status).toBe(200);
-    for (const session of [first, second]) expectError(await t.request('GET', `${D}/session`, { headers: { cookie: session.cookie } }), 401);
+    for (const session of [first, second]) expectError(await t.request('GET', `${D}/sessions`, { headers: { cookie: session.cookie } }), 401);
 
     // Used once, it is refused.
     expectError(await t.request('POST', `${D}/password-reset/confirm`, { body: { token, password: 'yet another password' } }), 400, /body\.token/);

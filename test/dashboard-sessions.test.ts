@@ -103,7 +103,30 @@ describeEachEngine('dashboard sessions', (engine) => {
   it('keeps dashboard routes from tokens', async () => {
     const owner = await createAccount(t);
     expectError(await t.request('GET', `${D}/session`, { token: owner.token }), 403, /dashboard/);
-    expectError(await t.request('GET', `${D}/session`), 401);
+    expectError(await t.request('GET', `${D}/sessions`, { token: owner.token }), 403, /dashboard/);
+    expectError(await t.request('GET', `${D}/session`, { token: 'dft_not_a_real_token' }), 401);
+    expectError(await t.request('GET', `${D}/sessions`), 401);
+  });
+
+  it('answers GET /session signed out with an empty list, not a 401, clearing the cookie of an ended session', async () => {
+    const signedOut = await t.request('GET', `${D}/session`);
+    expect(signedOut.status, signedOut.raw).toBe(200);
+    expect(signedOut.body).toEqual({ status: 'success', data: [] });
+    expect(signedOut.headers['set-cookie']).toBeUndefined();
+    expect(signedOut.headers['cache-control']).toBe('no-store');
+
+    const owner = await createAccount(t);
+    const session = await signInAs(t, owner.id);
+    expect((await t.request('GET', `${D}/session`, { headers: { cookie: session.cookie } })).body.data).toHaveLength(1);
+    expect((await t.request('POST', `${D}/sign-out`, { headers: session.headers, body: {} })).status).toBe(200);
+    for (const cookie of [session.cookie, 'sightline_session=garbage']) {
+      const ended = await t.request('GET', `${D}/session`, { headers: { cookie } });
+      expect(ended.status, ended.raw).toBe(200);
+      expect(ended.body).toEqual({ status: 'success', data: [] });
+      expect(String(ended.headers['set-cookie'])).toMatch(/^sightline_session=;/);
+      // Every other route that needs the session still refuses it.
+      expectError(await t.request('GET', `${D}/sessions`, { headers: { cookie } }), 401);
+    }
   });
 
   it('lists sessions, ends one (refused on its next request) and signs out everywhere', async () => {
@@ -117,7 +140,7 @@ describeEachEngine('dashboard sessions', (engine) => {
 
     const ended = await t.request('DELETE', `${D}/sessions/${second.sessionId}`, { headers: first.headers });
     expect(ended.status, ended.raw).toBe(200);
-    expectError(await t.request('GET', `${D}/session`, { headers: { cookie: second.cookie } }), 401, /session has ended/);
+    expectError(await t.request('GET', `${D}/sessions`, { headers: { cookie: second.cookie } }), 401, /session has ended/);
     expectError(await t.request('DELETE', `${D}/sessions/${UNKNOWN_ID}`, { headers: first.headers }), 404);
 
     const other = await createAccount(t);
@@ -126,7 +149,7 @@ describeEachEngine('dashboard sessions', (engine) => {
 
     const everywhere = await t.request('POST', `${D}/sign-out-everywhere`, { headers: first.headers, body: {} });
     expect(everywhere.status, everywhere.raw).toBe(200);
-    expectError(await t.request('GET', `${D}/session`, { headers: { cookie: first.cookie } }), 401);
+    expectError(await t.request('GET', `${D}/sessions`, { headers: { cookie: first.cookie } }), 401);
     expect((await t.request('GET', `${D}/session`, { headers: { cookie: foreign.cookie } })).status).toBe(200);
   });
 
@@ -136,19 +159,19 @@ describeEachEngine('dashboard sessions', (engine) => {
     const out = await t.request('POST', `${D}/sign-out`, { headers: session.headers, body: {} });
     expect(out.status, out.raw).toBe(200);
     expect(String(out.headers['set-cookie'])).toMatch(/sightline_session=;/);
-    expectError(await t.request('GET', `${D}/session`, { headers: { cookie: session.cookie } }), 401);
+    expectError(await t.request('GET', `${D}/sessions`, { headers: { cookie: session.cookie } }), 401);
   });
 
   it('refuses an expired or idle session', async () => {
     const owner = await createAccount(t);
     const session = await signInAs(t, owner.id);
     await t.db.updateTable('dashboard_sessions').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', session.sessionId).execute();
-    expectError(await t.request('GET', `${D}/session`, { headers: { cookie: session.cookie } }), 401);
+    expectError(await t.request('GET', `${D}/sessions`, { headers: { cookie: session.cookie } }), 401);
     const idle = await signInAs(t, owner.id);
     const longAgo = new Date(Date.now() - 8 * 24 * 3600_000).toISOString();
     await t.db.updateTable('dashboard_sessions').set({ last_seen_at: longAgo }).where('id', '=', idle.sessionId).execute();
-    expectError(await t.request('GET', `${D}/session`, { headers: { cookie: idle.cookie } }), 401);
-    expectError(await t.request('GET', `${D}/session`, { headers: { cookie: 'sightline_session=garbage' } }), 401, /malformed/);
+    expectError(await t.request('GET', `${D}/sessions`, { headers: { cookie: idle.cookie } }), 401);
+    expectError(await t.request('GET', `${D}/sessions`, { headers: { cookie: 'sightline_session=garbage' } }), 401, /malformed/);
   });
 
   it('changes the password: the old one stops working and other sessions end', async () => {
@@ -170,7 +193,7 @@ describeEachEngine('dashboard sessions', (engine) => {
       body: { currentPassword: TEST_PASSWORD, newPassword: 'a brand new password' },
     });
     expect(changed.status, changed.raw).toBe(200);
-    expectError(await t.request('GET', `${D}/session`, { headers: { cookie: other.cookie } }), 401);
+    expectError(await t.request('GET', `${D}/sessions`, { headers: { cookie: other.cookie } }), 401);
     expect((await t.request('GET', `${D}/session`, { headers: { cookie: current.cookie } })).status).toBe(200);
     const hash = (await t.db.selectFrom('accounts').select('password_hash').where('id', '=', owner.id).executeTakeFirstOrThrow()).password_hash;
     expect(hash).toMatch(/^scrypt\$32768\$8\$1\$/);

@@ -138,6 +138,8 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
   const dashboardRequests: string[] = [];
   const pageErrors: string[] = [];
   const cspViolations: string[] = [];
+  /** Every console error (a failed request's status shows here too), for the steps that expect none. */
+  const consoleErrors: string[] = [];
   const axeFindings: AxeViolation[] = [];
   const checkedPages: string[] = [];
   let shot = 0;
@@ -162,6 +164,7 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
     page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()}`);
+      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
     });
   }
 
@@ -273,10 +276,13 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
 
   step('walks a first visitor through the setup to the websites page', async () => {
     const page = ownerPage;
+    const errorsBefore = consoleErrors.length;
     await page.goto(`${base}/`);
     await page.waitForURL(`${base}/setup`);
     await page.getByRole('heading', { level: 1, name: 'Welcome to Sightline' }).waitFor();
     await checkpoint(page, 'setup');
+    // Asking who is signed in, before anyone is, is no failed request.
+    expect(consoleErrors.slice(errorsBefore)).toEqual([]);
 
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Name').fill(owner.name);
@@ -288,6 +294,22 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     expect(await page.getByText(owner.email).isVisible()).toBe(true);
     await checkpoint(page, 'websites-empty');
+  });
+
+  step('opens signed out on the sign-in page with nothing in the console, a stale session cookie included', async () => {
+    for (const staleCookie of [false, true]) {
+      const page = await openDashboard();
+      if (staleCookie) await page.context().addCookies([{ name: 'sightline_session', value: `dss_${'0'.repeat(43)}`, url: base }]);
+      const errorsBefore = consoleErrors.length;
+      await page.goto(`${base}/websites`);
+      await page.waitForURL(`${base}/sign-in`);
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(consoleErrors.slice(errorsBefore)).toEqual([]);
+      // The ended session's cookie is cleared, so it is not sent again.
+      expect((await page.context().cookies(base)).map((cookie) => cookie.name)).not.toContain('sightline_session');
+      await page.context().close();
+    }
   });
 
   step('adds a website and shows its tracking snippet', async () => {
@@ -564,8 +586,10 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
       await checkpoint(page, 'sign-in');
 
       // Every session of the account ended, the owner's first browser's included.
-      const before = await ownerPage.request.get(`${base}/api/v1/dashboard/session`);
+      const before = await ownerPage.request.get(`${base}/api/v1/dashboard/sessions`);
       expect(before.status()).toBe(401);
+      // Asked who is signed in, the ended session is no one.
+      expect(await (await ownerPage.request.get(`${base}/api/v1/dashboard/session`)).json()).toEqual({ status: 'success', data: [] });
 
       await signIn(page, owner.email, owner.password);
       await page.getByRole('alert').filter({ hasText: 'The email or the password is wrong.' }).waitFor();

@@ -83,6 +83,39 @@ describeEachEventEngine('the datafast SDK against Sightline', (engine) => {
     expect(JSON.parse(rows[1]!.metadata!)).toEqual({ plan: 'Pro', seats: '3' });
   });
 
+  it("turns identify() into the visitor's profile, adding no page view", async () => {
+    const account = await createAccount(t);
+    const website = await createWebsite(t, account.token);
+    const page = openPage(`http://${website.domain}/account`);
+    let visitorId: string | null;
+    try {
+      const datafast = await initDataFast({ websiteId: website.trackingId, apiUrl, flushInterval: 60_000 });
+      await datafast.trackPageview();
+      await datafast.identify('user_42', { name: 'Ada Lovelace', image: 'https://example.com/ada.png', plan: 'pro' });
+      await datafast.flush();
+      visitorId = datafast.getVisitorId();
+      await datafast.shutdown();
+    } finally {
+      await page.close();
+    }
+
+    const visitor = await t.request('GET', `/api/v1/visitors/${visitorId}`, { token: account.token, query: { websiteId: website.id } });
+    expect(visitor.status, visitor.raw).toBe(200);
+    expect(visitor.body.data.profile).toMatchObject({
+      userId: 'user_42',
+      name: 'Ada Lovelace',
+      image: 'https://example.com/ada.png',
+      metadata: { plan: 'pro' },
+    });
+    expect((await t.storedEvents(website.id)).map((r) => r.type)).toEqual(['pageview']);
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const overview = await t.request('GET', '/api/v1/analytics/overview', {
+      token: account.token,
+      query: { websiteId: website.id, startAt: day(-1), endAt: day(1), timezone: 'UTC' },
+    });
+    expect(overview.body.data[0], overview.raw).toMatchObject({ visitors: 1, sessions: 1, pageviews: 1 });
+  });
+
   it('takes the server-derived visitor id on a cookieless website', async () => {
     const account = await createAccount(t);
     const website = await createWebsite(t, account.token);

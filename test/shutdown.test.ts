@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../src/db/database.ts';
 import {
   Processes,
   acceptsConnections,
@@ -97,5 +98,65 @@ describe('the drain on SIGTERM', () => {
     expect(stoppedAfterMs).toBeLessThan(12_000);
     expect(server.logLines().some((line) => /drain deadline/.test(line.msg ?? '')), server.describe()).toBe(true);
     expect(await acceptsConnections(port)).toBe(false);
+  });
+});
+
+describe('the rollups on SIGTERM', () => {
+  const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+  const EVENTS = 300;
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
+  // The README promises that a graceful stop derives every accepted event: the last derivation
+  // runs while the server closes, and needs the database still open.
+  it('derives the events accepted just before the stop, leaving no backlog and no warning', { timeout: 120_000 }, async () => {
+    const file = join(scratch, 'rollups.db');
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const env = { DATABASE_URL: `sqlite:${file}`, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' };
+    const created = await processes.run(['admin', 'create-account', '--email', 'stop@example.com', '--name', 'Stop', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const { token } = JSON.parse(created.stdout) as { token: string };
+
+    const server = processes.spawn(['serve'], env);
+    await waitForHealthy(base, server, 60_000);
+    const { pid } = await server.waitForLog((line) => String(line.msg).startsWith('Server listening'));
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const website = await fetch(`${base}/api/v1/admin/websites`, { method: 'POST', headers: auth, body: JSON.stringify({ domain: 'stop.example.com', timezone: 'UTC', name: 'Stop' }) });
+    expect(website.status).toBe(200);
+    const { id, trackingId } = ((await website.json()) as { data: Array<{ id: string; trackingId: string }> }).data[0]!;
+
+    // Accepted (answered 200, so durable) in one burst, faster than the deriver's delay.
+    const answers = await Promise.all(
+      Array.from({ length: EVENTS }, (_, i) =>
+        fetch(`${base}/api/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': CHROME },
+          body: JSON.stringify({ websiteId: trackingId, href: `https://stop.example.com/page-${i % 7}`, visitorId: `visitor-${i}`, sessionId: `session-${i}`, type: 'pageview' }),
+        }).then((response) => response.status),
+      ),
+    );
+    expect(answers.every((status) => status === 200)).toBe(true);
+    process.kill(pid, 'SIGTERM');
+    expect((await server.exited).code, server.describe()).toBe(0);
+    const warnings = server.logLines().filter((line) => line.level >= 40).map((line) => line.msg);
+    expect(warnings, server.describe()).toEqual([]);
+
+    // Nothing waits: the stop derived it all (read before a restart, which would derive it too).
+    const db = createDatabase(`sqlite:${file}`);
+    try {
+      expect(await db.kysely.selectFrom('rollup_backlog').select('seq').execute()).toEqual([]);
+      expect(await db.kysely.selectFrom('events').select('id').where('website_id', '=', id).execute()).toHaveLength(EVENTS);
+    } finally {
+      await db.close();
+    }
+
+    const again = processes.spawn(['serve'], env);
+    await waitForHealthy(base, again, 60_000);
+    const overview = await fetch(`${base}/api/v1/analytics/overview?websiteId=${id}&startAt=${day(-1)}&endAt=${day(1)}&timezone=UTC`, { headers: auth });
+    expect(overview.status).toBe(200);
+    expect(((await overview.json()) as { data: Array<Record<string, number>> }).data[0]).toMatchObject({ visitors: EVENTS, pageviews: EVENTS, sessions: EVENTS });
+    const { pid: againPid } = await again.waitForLog((line) => String(line.msg).startsWith('Server listening'));
+    process.kill(againPid, 'SIGTERM');
+    expect((await again.exited).code, again.describe()).toBe(0);
   });
 });

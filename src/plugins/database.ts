@@ -13,6 +13,8 @@ declare module 'fastify' {
 async function database(app: FastifyInstance, options: { db: Db; config: Config; ownsDb: boolean }) {
   app.decorate('db', options.db);
   app.decorate('config', options.config);
+  // Registered first, so it runs last: onClose hooks run in reverse order, and the ones after this
+  // (the background tasks, the rollups' last derivation, the ClickHouse relay) still use the database.
   if (options.ownsDb) app.addHook('onClose', async () => options.db.close());
 }
 

@@ -18,6 +18,12 @@ export interface AccountAccess {
   apiKey: boolean;
   /** Only a dashboard session may call it (its own routes: sessions, password, website deletion). */
   sessionOnly?: boolean;
+  /**
+   * Called without any session (no Authorization header, and no session cookie or one whose
+   * session has ended), the handler runs with no principal and answers for "no one" instead of the
+   * guard's 401: GET /api/v1/dashboard/session, which the dashboard asks before anyone signs in.
+   */
+  answersSignedOut?: boolean;
 }
 
 export interface WebsiteScopedAccess {

@@ -187,7 +187,10 @@ async function routeGuard(app: FastifyInstance): Promise<void> {
     const access = request.routeOptions.config.access;
     if (!access || 'public' in access) return;
     const principal = request.principal;
-    if (!principal) throw unauthorized(request.authFailure ?? 'Authentication required');
+    if (!principal) {
+      if (access.scope === 'account' && access.answersSignedOut && request.headers.authorization === undefined) return;
+      throw unauthorized(request.authFailure ?? 'Authentication required');
+    }
     // A browser attaches the cookie by itself, so a cookie-authenticated write must prove it
     // comes from the dashboard's own page.
     if (principal.kind === 'session') checkCsrf(request, principal.csrfToken, app.config.publicUrl);

@@ -86,7 +86,9 @@ export function useCliHarness(): CliHarness {
   function environment(options: RunOptions): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(process.env)) {
-      if (name.startsWith('SIGHTLINE_') || name.startsWith('PROVIDER_') || name === 'XDG_CONFIG_HOME') continue;
+      // SIGHTLINE_FORCE_TTY passes: a suite that reads tables as people see them sets it.
+      const own = name.startsWith('SIGHTLINE_') && name !== 'SIGHTLINE_FORCE_TTY';
+      if (own || name.startsWith('PROVIDER_') || name === 'XDG_CONFIG_HOME') continue;
       env[name] = value;
     }
     Object.assign(env, { HOME: options.home ?? newHome(), SIGHTLINE_API_BASE: baseUrl, SHELL: '/bin/sh' });

@@ -2,7 +2,7 @@
 // when no one is, the first-run setup while no account exists, the signed-in pages otherwise.
 import type { JSX } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, type SessionInfo, api, rememberSession, whenSessionLost } from './api.ts';
+import { type SessionInfo, api, rememberSession, whenSessionLost } from './api.ts';
 import { ErrorMessage, Loading } from './components/index.ts';
 import { TopBar } from './layout/TopBar.tsx';
 import { lazyComponent } from './lazy.tsx';
@@ -23,10 +23,8 @@ interface Boot {
 
 async function boot(): Promise<Boot> {
   const [session, setup] = await Promise.all([
-    api.get<SessionInfo>('/api/v1/dashboard/session').catch((error: unknown) => {
-      if (error instanceof ApiError && error.status === 401) return null;
-      throw error;
-    }),
+    // Signed out is an empty answer, not a 401: the first page logs no error.
+    api.get<SessionInfo | undefined>('/api/v1/dashboard/session').then((session) => session ?? null),
     api.get<SetupState>('/api/v1/dashboard/setup'),
   ]);
   return { session, setup: { setupRequired: Boolean(setup?.setupRequired), signUpOpen: Boolean(setup?.signUpOpen) } };

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isInstant, layoutTable, outputWidth, shortTime } from './table.ts';
+import { isInstant, layoutTable, shortTime, tableStyle, tsvLines } from './table.ts';
 
 // What the client commands print. Results go to stdout (a table or a record for people, one JSON
 // document with --json for programs); messages, warnings and errors go to stderr, so
@@ -43,15 +43,26 @@ function tableCell(value: unknown): string {
   return typeof value === 'string' && isInstant(value) ? shortTime(value) : cell(value);
 }
 
-/** Columns padded to their widest cell, headers in capitals, fitted to the terminal; `empty` goes to stderr when there is no row. */
+/**
+ * A table: on a terminal, columns padded to their widest cell under headers in capitals, fitted to
+ * its width, times to the minute; into a pipe, tab-separated whole values (see tableStyle). `empty`
+ * goes to stderr when there is no row.
+ */
 export function printTable<T>(rows: readonly T[], columns: Array<Column<T>>, empty: string): void {
   if (rows.length === 0) {
     say(empty);
     return;
   }
-  const headers = columns.map((column) => column.header.toUpperCase());
-  const body = rows.map((row) => columns.map((column) => tableCell(column.value(row))));
-  process.stdout.write(`${layoutTable(headers, body, outputWidth()).join('\n')}\n`);
+  const style = tableStyle();
+  let lines: string[];
+  if (style.kind === 'tsv') {
+    // cell() has already turned tabs and newlines into spaces, so a value never splits a row.
+    lines = tsvLines(rows.map((row) => columns.map((column) => cell(column.value(row)))));
+  } else {
+    const headers = columns.map((column) => column.header.toUpperCase());
+    lines = layoutTable(headers, rows.map((row) => columns.map((column) => tableCell(column.value(row)))), style.width);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** A single record as aligned "label: value" lines. */

@@ -1,6 +1,7 @@
 // Tables that fit the terminal: times shortened to the minute, and the widest cells cut with "…"
 // until every line fits. Identifiers are cut last, because they are what people copy from a table.
 // Widths count code points: a wide (CJK, emoji) character can still push a line one column over.
+// Written to a pipe or a file, a table is tab-separated whole values instead (tableStyle).
 
 const GAP = '  ';
 const ELLIPSIS = '…';
@@ -22,11 +23,22 @@ export function shortTime(iso: string): string {
   return `${at.getFullYear()}-${pad2(at.getMonth() + 1)}-${pad2(at.getDate())} ${pad2(at.getHours())}:${pad2(at.getMinutes())}`;
 }
 
-/** The terminal's width; 80 when the output is not a terminal, unless COLUMNS says otherwise. */
-export function outputWidth(): number {
-  if (process.stdout.isTTY && process.stdout.columns > 0) return process.stdout.columns;
-  const columns = Number(process.env.COLUMNS);
-  return Number.isInteger(columns) && columns > 0 ? columns : DEFAULT_WIDTH;
+/**
+ * How tables are printed. On a terminal they are fitted to its width; into a pipe or a file they
+ * are tab-separated lines of whole values without a header, as `gh` prints them, so `| grep` and
+ * `| cut -f2` see every character. SIGHTLINE_FORCE_TTY (as gh's GH_FORCE_TTY) asks for the
+ * terminal's tables anyway; a number there is the width.
+ */
+export type TableStyle = { kind: 'terminal'; width: number } | { kind: 'tsv' };
+
+export function tableStyle(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean; columns?: number } = process.stdout): TableStyle {
+  const forced = env.SIGHTLINE_FORCE_TTY;
+  if (!stdout.isTTY && !forced) return { kind: 'tsv' };
+  const forcedWidth = Number(forced);
+  if (forced && Number.isInteger(forcedWidth) && forcedWidth > 0) return { kind: 'terminal', width: forcedWidth };
+  if (stdout.isTTY && stdout.columns && stdout.columns > 0) return { kind: 'terminal', width: stdout.columns };
+  const columns = Number(env.COLUMNS);
+  return { kind: 'terminal', width: Number.isInteger(columns) && columns > 0 ? columns : DEFAULT_WIDTH };
 }
 
 /** Length in code points, so a character outside the BMP counts once. */
@@ -92,4 +104,9 @@ export function layoutTable(headers: string[], rows: string[][], width: number):
     // When even the narrowest columns do not fit (a very narrow terminal), the line itself is cut.
     return cut(text, width);
   });
+}
+
+/** The lines of a table for a program: one row a line, cells whole and tab-separated, no header. */
+export function tsvLines(rows: string[][]): string[] {
+  return rows.map((row) => row.join('\t'));
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EmptyBody, Envelope, ErrorEnvelope, Message, ok, withErrors } from '../../http/schemas.ts';
 import { sessionOf } from '../../http/request-context.ts';
+import { SESSION_COOKIE } from '../../auth/sessions.ts';
 import type { AccountAccess } from '../../plugins/route-access.ts';
 import {
   ChangePasswordBody,
@@ -80,10 +81,22 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/session', {
-    config: { access: SESSION_ONLY },
-    schema: { tags, summary: 'The signed-in account and the CSRF token its writes send', response: withErrors({ 200: Envelope(SessionInfo) }) },
+    config: { access: { ...SESSION_ONLY, answersSignedOut: true } },
+    schema: {
+      tags,
+      summary: 'The signed-in account and the CSRF token its writes send; an empty list when no one is signed in',
+      description:
+        'The dashboard asks this on its first page, so signed out is an answer, not an error: without a session ' +
+        '(no cookie, or the cookie of a session that has ended, which is then cleared) `data` is `[]`. ' +
+        'A token or key is still refused (403), and every other dashboard route still answers 401 without a session.',
+      response: withErrors({ 200: Envelope(SessionInfo) }),
+    },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');
+      if (!request.principal) {
+        if (request.cookies[SESSION_COOKIE] !== undefined) clearSessionCookie(app, reply);
+        return ok([]);
+      }
       return ok([await service.describeSession(db, sessionOf(request))]);
     },
   });

@@ -37,7 +37,7 @@ function answerPreflight(request: FastifyRequest, reply: FastifyReply) {
 }
 
 export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const deps = { db: app.db.kysely, events: app.events, salts: new DailySalts(app.db.kysely) };
+  const deps = { db: app.db.kysely, events: app.events, eventLog: app.eventLog, salts: new DailySalts(app.db.kysely) };
   const countryHeader = app.config.countryHeader;
 
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, parseTextBody);
@@ -62,7 +62,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Record a browser event (what the datafast web SDK sends); no credential, CORS open',
       description:
         'Accepts application/json or text/plain carrying JSON, at most 16 KiB. An event the website settings ' +
-        'exclude (or a bot) answers 200 without being stored, with the reason in the X-Sightline-Dropped header.',
+        'exclude (or a bot) answers 200 without being stored, with the reason in the X-Sightline-Dropped header. ' +
+        "An `identify` event stores no event: it creates or replaces the visitor's profile as POST /api/v1/identify does " +
+        '(404 for a visitor with no event on the website).',
       body: IngestEventBody,
       // No credential, so never 401 or 403.
       response: { 200: IngestResult, 400: ErrorEnvelope, 404: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 429: ErrorEnvelope },
@@ -78,6 +80,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         reply.header(DROPPED_HEADER, outcome.dropped);
         return { status: 'success' as const, dropped: outcome.dropped };
       }
+      if ('identified' in outcome) return { status: 'success' as const, ...outcome.identified };
       return { status: 'success' as const, eventId: outcome.event.id, visitorId: outcome.event.visitorId };
     },
   });

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { GoalName } from '../../http/schemas.ts';
+import { IdentityBody } from '../identify/identify.schemas.ts';
 
 // The event the public `datafast` web SDK (v3) posts to /api/events, field by field as its
 // `buildBasePayload` writes it. Fields the SDK sends that we do not store (viewport, language,
@@ -24,7 +25,6 @@ const CustomExtraData = Type.Object(
   { eventName: GoalName },
   { additionalProperties: Type.String({ maxLength: 255 }) },
 );
-const IdentifyExtraData = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 255 }) });
 const ExternalLinkExtraData = Type.Object({ url: Url, text: Type.Optional(ShortText) });
 const PaymentExtraData = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 254 })),
@@ -79,7 +79,8 @@ export const IngestEventBody = Type.Object(
     ],
     allOf: [
       extraDataFor('custom', CustomExtraData),
-      extraDataFor('identify', IdentifyExtraData),
+      // The same identity, under the same rules, as POST /api/v1/identify takes.
+      extraDataFor('identify', IdentityBody),
       extraDataFor('external_link', ExternalLinkExtraData),
       extraDataFor('payment', PaymentExtraData),
     ],
@@ -92,6 +93,8 @@ export const IngestResult = Type.Object({
   eventId: Type.Optional(Type.String()),
   /** The id the event was stored under (the server-derived one for cookieless websites). */
   visitorId: Type.Optional(Type.String()),
+  /** identify: the visitor's profile, as POST /api/v1/identify answers it (no event is stored). */
+  profileId: Type.Optional(Type.String()),
   /** Why the event was not stored; the same reason is in the X-Sightline-Dropped header. */
   dropped: Type.Optional(Type.String()),
 });

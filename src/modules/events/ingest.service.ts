@@ -4,6 +4,9 @@ import { invalidField, notFound } from '../../errors.ts';
 import { stripUrlSecrets } from '../../http/redaction.ts';
 import { normaliseCountry } from '../../lib/formats.ts';
 import { memoByString } from '../../lib/memo.ts';
+import { type Identity, identifyVisitor, readIdentity } from '../identify/identify.service.ts';
+import type { IdentityInput } from '../identify/identify.schemas.ts';
+import type { EventLog } from './event-log.ts';
 import type { EventWriter } from './event-writer.ts';
 import type { NewEvent, RecordedEvent } from './event.types.ts';
 import { eventDetails } from './ingest.details.ts';
@@ -17,6 +20,8 @@ import { type DailySalts, cookielessVisitorId } from './ingest.visitor-id.ts';
 export interface IngestDeps {
   db: Kysely<Database>;
   events: EventWriter;
+  /** Where identify looks the visitor up. */
+  eventLog: EventLog;
   salts: DailySalts;
 }
 
@@ -29,7 +34,8 @@ export interface IngestClient {
   country: string | undefined;
 }
 
-export type IngestOutcome = { dropped: DropReason } | { event: RecordedEvent };
+/** An identify event is no event: it only creates or replaces the visitor's profile. */
+export type IngestOutcome = { dropped: DropReason } | { event: RecordedEvent } | { identified: { visitorId: string; profileId: string } };
 
 const PROPERTY_NAME = /^[a-z0-9_-]{1,64}$/;
 const MAX_OTHER_PROPERTIES = 20;
@@ -95,6 +101,8 @@ export async function ingestEvent(deps: IngestDeps, input: IngestEventInput, cli
   const url = parseHref(input.href);
   const name = input.type === 'custom' ? String(input.extraData?.eventName) : null;
   const metadata = input.type === 'custom' ? customProperties(input.extraData ?? {}) : otherProperties(input.extraData);
+  // The schema made extraData an identity for this type (IdentityBody); the rest of the checks are identify's own.
+  const identity: Identity | null = input.type === 'identify' ? readIdentity(input.extraData as IdentityInput, 'body.extraData') : null;
   const cookieless = website.isCookieless || input.cookieless === true;
   if (!cookieless && input.visitorId === undefined) throw invalidField('body.visitorId', 'is required');
 
@@ -115,6 +123,11 @@ export async function ingestEvent(deps: IngestDeps, input: IngestEventInput, cli
   const visitorId = cookieless
     ? cookielessVisitorId(await deps.salts.current(), website.id, address?.toString() ?? client.address, client.userAgent)
     : input.visitorId!;
+  if (identity) {
+    // Exactly what POST /api/v1/identify does: not a page view, and nothing a session counts.
+    const { profileId } = await identifyVisitor(deps.db, deps.eventLog, website.id, visitorId, identity);
+    return { identified: { visitorId, profileId } };
+  }
   const event: NewEvent = {
     websiteId: website.id,
     type: input.type,

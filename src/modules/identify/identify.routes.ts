@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import { IdentifiedEnvelope, IdentifyBody, IdentifyQuery } from './identify.schemas.ts';
-import { identifyVisitor } from './identify.service.ts';
+import { identifyVisitor, readIdentity } from './identify.service.ts';
 
 const tags = ['Website API'];
 
@@ -19,6 +19,10 @@ export const identifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: IdentifyBody,
       response: withErrors({ 200: IdentifiedEnvelope }),
     },
-    handler: async (request) => ({ status: 'success' as const, data: await identifyVisitor(db, app.eventLog, websiteOf(request).websiteId, request.body) }),
+    handler: async (request) => {
+      const { datafast_visitor_id: visitorId, ...identity } = request.body;
+      const data = await identifyVisitor(db, app.eventLog, websiteOf(request).websiteId, visitorId, readIdentity(identity, 'body'));
+      return { status: 'success' as const, data };
+    },
   });
 };
