@@ -82,14 +82,18 @@ export interface VisitorPerson {
   profile?: { userId: string; name: string | null };
 }
 
-export interface LiveVisitor {
-  visitorId: string;
+/** Where a visitor is and what they browse with, from their latest event with a page (null when unknown). */
+export interface VisitorPlace {
   countryCode: string | null;
   region: string | null;
   city: string | null;
   browser: string | null;
   os: string | null;
   device: string | null;
+}
+
+export interface LiveVisitor extends VisitorPlace {
+  visitorId: string;
   currentUrl: string | null;
   referrer: string | null;
   params: Record<string, string>;
@@ -131,16 +135,10 @@ export interface LiveMap {
   people: Map<string, VisitorPerson>;
 }
 
-export interface VisitorSummary {
+export interface VisitorSummary extends VisitorPlace {
   visitorId: string;
-  countryCode: string | null;
-  region: string | null;
-  city: string | null;
-  browser: string | null;
   browserVersion: string | null;
-  os: string | null;
   osVersion: string | null;
-  device: string | null;
   viewportWidth: number | null;
   viewportHeight: number | null;
   params: Record<string, string>;
@@ -159,17 +157,11 @@ export interface VisitorActivity {
 }
 
 /** A row of the visitor list: the light shape, without counts. */
-export interface VisitorListItem {
+export interface VisitorListItem extends VisitorPlace {
   visitorId: string;
   /** The visitor's latest event in the list's scope. */
   lastSeenAt: string;
   currentUrl: string | null;
-  countryCode: string | null;
-  region: string | null;
-  city: string | null;
-  browser: string | null;
-  os: string | null;
-  device: string | null;
   /** Where the visitor came from: the referrer source and campaign parameters of their first session. */
   acquisition: { referrer: string | null; params: Record<string, string> };
 }

@@ -1,5 +1,5 @@
 import type { EventsTable } from '../../db/schema.ts';
-import type { LiveEvent, LiveVisitor, VisitorListItem, VisitorSummary } from './event-store.ts';
+import type { LiveEvent, LiveVisitor, VisitorListItem, VisitorPlace, VisitorSummary } from './event-store.ts';
 
 // The visitor shapes every event store answers with, built from an event row of the store (the
 // relational events table's columns, wherever the row comes from): a visitor's latest event with
@@ -39,6 +39,18 @@ export function urlOf(row: Pick<EventRow, 'hostname' | 'path'> | undefined): str
   return row?.hostname && row.path ? `https://${row.hostname}${row.path}` : null;
 }
 
+/** A visitor's place and device, from their latest event with a page. */
+function placeOf(latest: EventRow | undefined): VisitorPlace {
+  return {
+    countryCode: latest?.country ?? null,
+    region: latest?.region ?? null,
+    city: latest?.city ?? null,
+    browser: latest?.browser ?? null,
+    os: latest?.os ?? null,
+    device: latest?.device ?? null,
+  };
+}
+
 /** A visitor's sessions: how many, and when the latest one started (ISO instant). */
 export interface VisitStats {
   count: number;
@@ -49,12 +61,7 @@ export interface VisitStats {
 export function liveVisitor(visitorId: string, latest: EventRow | undefined, visits: VisitStats | undefined): LiveVisitor {
   return {
     visitorId,
-    countryCode: latest?.country ?? null,
-    region: latest?.region ?? null,
-    city: latest?.city ?? null,
-    browser: latest?.browser ?? null,
-    os: latest?.os ?? null,
-    device: latest?.device ?? null,
+    ...placeOf(latest),
     currentUrl: urlOf(latest),
     referrer: latest?.referrer_source ?? null,
     params: paramsOf(latest),
@@ -75,14 +82,9 @@ export interface VisitorTotals {
 export function visitorSummary(totals: VisitorTotals, latest: EventRow | undefined, first: EventRow | undefined, visits: VisitStats | undefined): VisitorSummary {
   return {
     ...totals,
-    countryCode: latest?.country ?? null,
-    region: latest?.region ?? null,
-    city: latest?.city ?? null,
-    browser: latest?.browser ?? null,
+    ...placeOf(latest),
     browserVersion: latest?.browser_version ?? null,
-    os: latest?.os ?? null,
     osVersion: latest?.os_version ?? null,
-    device: latest?.device ?? null,
     viewportWidth: latest?.viewport_width ?? null,
     viewportHeight: latest?.viewport_height ?? null,
     params: paramsOf(first),
@@ -98,12 +100,7 @@ export function visitorListItem(visitorId: string, lastSeenAt: string, latest: E
     visitorId,
     lastSeenAt,
     currentUrl: urlOf(latest),
-    countryCode: latest?.country ?? null,
-    region: latest?.region ?? null,
-    city: latest?.city ?? null,
-    browser: latest?.browser ?? null,
-    os: latest?.os ?? null,
-    device: latest?.device ?? null,
+    ...placeOf(latest),
     acquisition: { referrer: firstVisit?.referrer_source ?? null, params: paramsOf(firstVisit) },
   };
 }
