@@ -17672,13 +17672,31 @@ export interface operations {
                                 };
                                 currentUrl: string | null;
                                 referrer: string | null;
+                                sessionStartTime: string | null;
                                 visitCount: number;
                                 params: {
-                                    [key: string]: string;
+                                    utm_source: string | null;
+                                    utm_medium: string | null;
+                                    utm_campaign: string | null;
+                                    utm_term: string | null;
+                                    utm_content: string | null;
+                                    ref: string | null;
+                                    source: string | null;
+                                    via: string | null;
                                 };
                                 isCustomer: boolean;
                                 customerName: string | null;
+                                customerEmail: string | null;
+                                profileData: {
+                                    displayName: string | null;
+                                    userId: string | null;
+                                    hasProfile: boolean;
+                                    /** @description always false: Sightline makes up no names */
+                                    isRandomName: boolean;
+                                };
                             }[];
+                            /** @description always false: Sightline makes no conversion predictions */
+                            hasConversionPredictions: boolean;
                             recentEvents: {
                                 id: string;
                                 _id: string;
@@ -17688,14 +17706,27 @@ export interface operations {
                                 timestamp: string;
                                 path: string | null;
                                 countryCode: string | null;
+                                extraData: {
+                                    [key: string]: string;
+                                };
+                                referrer: string | null;
+                                customerName: string | null;
+                                amount: null;
+                                displayName: string | null;
                             }[];
                             recentPayments: {
                                 id: string;
                                 _id: string;
+                                /** @enum {string} */
+                                type: "payment_received";
                                 timestamp: string;
                                 amount: number;
                                 currency: string;
                                 customerName: string | null;
+                                name: string | null;
+                                email: string | null;
+                                renewal: boolean;
+                                displayName: string | null;
                             }[];
                         };
                     };
@@ -18343,14 +18374,10 @@ export interface operations {
                 endAt?: string;
                 /** @description an IANA time zone for days; default the website's */
                 timezone?: string;
-                /** @description rows per page, default 100; above 1000 reads as 1000 */
+                /** @description visitors per page, default 100, at most 250 */
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description only visitors who completed this goal */
-                completedGoal?: string;
-                /** @description only visitors who viewed this page (* wildcard) */
-                visitedPage?: string;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -18381,7 +18408,7 @@ export interface operations {
                 referrer?: string;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
                 filter_page?: string;
-                /** @description alias of filter_page */
+                /** @description only visitors who viewed one of these paths (comma-separated, at most 50; * a wildcard) */
                 page?: string;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
                 filter_entry_page?: string;
@@ -18393,7 +18420,7 @@ export interface operations {
                 hostname?: string;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
                 filter_goal?: string;
-                /** @description alias of filter_goal */
+                /** @description only visitors who completed this goal; not with isCustomer */
                 goal?: string;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
                 filter_ref?: string;
@@ -18427,6 +18454,18 @@ export interface operations {
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
+                /** @description only visitors who completed this goal; not with isCustomer */
+                completedGoal?: string;
+                /** @description only visitors who viewed one of these paths (comma-separated, at most 50; * a wildcard) */
+                visitedPage?: string;
+                /** @description only visitors who viewed a path containing this */
+                visitedPageContains?: string;
+                /** @description only visitors who viewed a path containing this */
+                pageContains?: string;
+                /** @description true: only visitors with a payment; false: only those without; not with completedGoal */
+                isCustomer?: boolean;
+                /** @description true: only visitors with a payment; false: only those without; not with completedGoal */
+                hasRevenue?: boolean;
             };
             header?: never;
             path?: never;
@@ -18445,39 +18484,28 @@ export interface operations {
                         status: "success";
                         data: {
                             visitorId: string;
+                            /** @description the visitor's latest event in the range */
+                            lastSeenAt: string;
+                            currentUrl: string | null;
                             identity: {
                                 country: string | null;
-                                countryCode: string | null;
                                 region: string | null;
                                 city: string | null;
-                                browser: {
-                                    name: string | null;
-                                    version: string | null;
-                                };
-                                os: {
-                                    name: string | null;
-                                    version: string | null;
-                                };
-                                device: {
-                                    type: string | null;
-                                };
-                                viewport: {
-                                    width: number | null;
-                                    height: number | null;
-                                };
-                                params: {
-                                    [key: string]: string;
-                                };
+                                browser: string | null;
+                                os: string | null;
+                                device: string | null;
                             };
-                            activity: {
-                                /** @description sessions */
-                                visitCount: number;
-                                pageViewCount: number;
-                                firstVisitAt: string;
-                                lastVisitAt: string;
-                                /** @description milliseconds */
-                                timeSinceFirstVisit: number;
-                                currentUrl: string | null;
+                            /** @description the referrer source and campaign parameters of the visitor's first session */
+                            acquisition: {
+                                referrer: string | null;
+                                utm_source: string | null;
+                                utm_medium: string | null;
+                                utm_campaign: string | null;
+                                utm_term: string | null;
+                                utm_content: string | null;
+                                ref: string | null;
+                                source: string | null;
+                                via: string | null;
                             };
                         }[];
                         pagination: {
@@ -18485,6 +18513,8 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                            /** @description whether visitors lie past this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -18698,15 +18728,35 @@ export interface operations {
                                 lastVisitAt: string;
                                 /** @description milliseconds */
                                 timeSinceFirstVisit: number;
+                                /** @description milliseconds since the current (latest) session started */
+                                timeSinceCurrentVisit: number;
                                 currentUrl: string | null;
                                 visitedPages: {
                                     url: string;
                                     timestamp: string;
                                 }[];
-                                completedCustomGoals: {
+                                completedGoals: {
                                     name: string;
+                                    description: string | null;
                                     timestamp: string;
                                     isServer: boolean;
+                                    /**
+                                     * @description goals tracked by the website or its server (Sightline adds no payment-provider goals)
+                                     * @enum {string}
+                                     */
+                                    origin: "manual";
+                                }[];
+                                /** @description the same list as completedGoals (its older name) */
+                                completedCustomGoals: {
+                                    name: string;
+                                    description: string | null;
+                                    timestamp: string;
+                                    isServer: boolean;
+                                    /**
+                                     * @description goals tracked by the website or its server (Sightline adds no payment-provider goals)
+                                     * @enum {string}
+                                     */
+                                    origin: "manual";
                                 }[];
                             };
                             profile: {

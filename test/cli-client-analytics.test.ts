@@ -122,20 +122,22 @@ describe('sightline analytics and visitors', { timeout: 90_000 }, () => {
     expect(halfRange.stderr).toBe('sightline: give --start-at and --end-at together, or neither\n');
   });
 
-  it('visitors list: newest activity first, --completed-goal and --visited-page; visitors get: one visitor, 404 for a stranger', async () => {
+  it('visitors list: newest activity first, --completed-goal, --visited-page(-contains), --(no-)is-customer; visitors get: one visitor, 404 for a stranger', async () => {
     const list = await cli.run(['visitors', 'list', '-w', f.website.domain, ...RANGE], { token });
     expectExit(list, 0);
     expect(lines(list)).toEqual([
-      'VISITOR ID  COUNTRY  VISITS  VIEWS  LAST SEEN',
-      'v3          US       2       3      2026-03-05 09:00',
-      'v2          DE       1       1      2026-03-02 11:00',
-      'v1          US       1       2      2026-03-02 10:07',
+      'VISITOR ID  COUNTRY  SOURCE       LAST SEEN',
+      'v3          US       Direct/None  2026-03-05 09:00',
+      'v2          DE       Direct/None  2026-03-02 11:00',
+      'v1          US       Google       2026-03-02 10:07',
     ]);
     const json = await cli.run(['visitors', 'list', '-w', f.website.id, ...RANGE, '--json'], { token });
     expectExit(json, 0);
-    // timeSinceFirstVisit counts up to the moment of the answer.
-    const settled = (body: { data: Array<{ activity: object }> }) => ({ ...body, data: body.data.map((v) => ({ ...v, activity: { ...v.activity, timeSinceFirstVisit: 0 } })) });
-    expect(settled(parseJson(json))).toEqual(settled(await api('/api/v1/visitors')));
+    expect(parseJson(json)).toEqual(await api('/api/v1/visitors'));
+    const customers = await cli.run(['visitors', 'list', '-w', f.website.id, '--is-customer', '--json'], { token });
+    expect(parseJson(customers).data.map((v: { visitorId: string }) => v.visitorId)).toEqual(['v1']);
+    const others = await cli.run(['visitors', 'list', '-w', f.website.id, '--no-is-customer', '--visited-page-contains', 'pric', '--json'], { token });
+    expect(parseJson(others).data.map((v: { visitorId: string }) => v.visitorId)).toEqual(['v3', 'v2']);
 
     const goal = await cli.run(['visitors', 'list', '-w', f.website.id, '--completed-goal', 'signup', '--json'], { token });
     expectExit(goal, 0);
@@ -172,10 +174,9 @@ describe('sightline analytics and visitors', { timeout: 90_000 }, () => {
     const oneJson = await cli.run(['visitors', 'get', '-w', f.website.id, 'v1', '--json'], { token });
     expectExit(oneJson, 0);
     const expected = (await t.request('GET', '/api/v1/visitors/v1', { token, query: { websiteId: f.website.id } })).body.data;
-    expect({ ...parseJson(oneJson), activity: { ...parseJson(oneJson).activity, timeSinceFirstVisit: 0 } }).toEqual({
-      ...expected,
-      activity: { ...expected.activity, timeSinceFirstVisit: 0 },
-    });
+    // The times since the first and the current visit count up to the moment of the answer.
+    const settled = (data: { activity: object }) => ({ ...data, activity: { ...data.activity, timeSinceFirstVisit: 0, timeSinceCurrentVisit: 0 } });
+    expect(settled(parseJson(oneJson))).toEqual(settled(expected));
 
     const stranger = await cli.run(['visitors', 'get', '-w', f.website.id, 'nobody'], { token });
     expectExit(stranger, 1);
@@ -231,7 +232,7 @@ describe('sightline analytics and visitors', { timeout: 90_000 }, () => {
     ]);
     const list = await cli.run(['visitors', 'list', '-w', f.website.id, ...RANGE], { token, env: { SIGHTLINE_FORCE_TTY: '80' } });
     expectExit(list, 0);
-    expect(lines(list)[1]).toBe(`${visitorId}  NZ       1       1      2026-03-06 08:00`);
+    expect(lines(list)[1]).toBe(`${visitorId}  NZ       -            2026-03-06 08:00`);
     for (const args of [
       ['analytics', 'pages', '-w', f.website.id],
       ['analytics', 'campaigns', '-w', f.website.id],

@@ -30,15 +30,15 @@ describeEachEventEngine('labels as the hosted service shows them', (engine) => {
   it('names x.com, twitter.com and t.co traffic X, macOS Mac OS and Edge Edge, from ingestion to every filter', async () => {
     const owner = await createAccount(t);
     const website = (await createWebsite(t, owner.token)) as Website;
-    const visit = (referrer: string, userAgent: string) => send(t, pageview(website, { referrer, visitorId: randomUUID() }), { userAgent });
-    for (const response of [
-      await visit('https://x.com/someone/status/1', MAC_SAFARI),
-      await visit('https://twitter.com/someone', MAC_SAFARI),
-      await visit('https://t.co/abc', EDGE),
-      await visit('https://www.google.com/', LINUX_FIREFOX),
-    ]) {
+    const visit = async (visitorId: string, referrer: string, userAgent: string) => {
+      const response = await send(t, pageview(website, { referrer, visitorId }), { userAgent });
       expect(response.status, response.raw).toBe(200);
-    }
+    };
+    const [mac, edge] = [randomUUID(), randomUUID()];
+    await visit(mac, 'https://x.com/someone/status/1', MAC_SAFARI);
+    await visit(randomUUID(), 'https://twitter.com/someone', MAC_SAFARI);
+    await visit(edge, 'https://t.co/abc', EDGE);
+    await visit(randomUUID(), 'https://www.google.com/', LINUX_FIREFOX);
 
     const referrers = await read(t, owner, website, '/api/v1/analytics/referrers');
     expect(pairs(referrers.data, 'referrer')).toEqual([
@@ -76,6 +76,21 @@ describeEachEventEngine('labels as the hosted service shows them', (engine) => {
     // A filter applies to breakdowns of other dimensions too.
     const filtered = await read(t, owner, website, '/api/v1/analytics/referrers', { filter_os: 'is:Mac OS' });
     expect(pairs(filtered.data, 'referrer')).toEqual([['X', 2]]);
+
+    // The visitor list, a visitor's page and the realtime map show the same names.
+    const list = await read(t, owner, website, '/api/v1/visitors', { os: 'Mac OS' });
+    expect(list.data.map((row: any) => [row.identity.os, row.identity.browser, row.acquisition.referrer])).toEqual([
+      ['Mac OS', 'Safari', 'X'],
+      ['Mac OS', 'Safari', 'X'],
+    ]);
+    const page = await read(t, owner, website, `/api/v1/visitors/${edge}`);
+    expect([page.data.identity.browser.name, page.data.identity.os.name]).toEqual(['Edge', 'Windows']);
+    const macPage = await read(t, owner, website, `/api/v1/visitors/${mac}`);
+    expect(macPage.data.identity.os.name).toBe('Mac OS');
+    const live = (await read(t, owner, website, '/api/v1/analytics/realtime/map')).data;
+    const shown = live.visitors.find((v: any) => v.visitorId === mac);
+    expect([shown.system.os.name, shown.system.browser.name, shown.referrer]).toEqual(['Mac OS', 'Safari', 'X']);
+    expect(live.recentEvents.find((e: any) => e.visitorId === edge).referrer).toBe('X');
   });
 
   it('reads events stored under the old names under the new ones, with the same counts', async () => {

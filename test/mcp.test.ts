@@ -531,9 +531,15 @@ describeEachEngine('sightline mcp over stdio', (engine) => {
     expect(visitor.data).toMatchObject({
       visitorId: 'v1',
       identity: { countryCode: 'US', browser: { name: 'Chrome' }, device: { type: 'desktop' } },
-      activity: { visitCount: 1, pageViewCount: 2, completedCustomGoals: [{ name: 'signup' }] },
+      activity: { visitCount: 1, pageViewCount: 2, completedGoals: [{ name: 'signup' }], completedCustomGoals: [{ name: 'signup' }] },
       profile: null,
     });
+    const listed = json(await call(session, 'visitors_list', { ...march, limit: 2, isCustomer: false }));
+    expect(listed.data.map((row: { visitorId: string; identity: { country: string } }) => [row.visitorId, row.identity.country])).toEqual([
+      ['v3', 'US'],
+      ['v2', 'DE'],
+    ]);
+    expect(listed.pagination).toEqual({ limit: 2, offset: 0, total: 2, hasMore: false });
     expect(await call(session, 'visitor_get', { websiteId: f.website.id, visitorId: 'nobody' })).toMatchObject({ isError: true, text: expect.stringMatching(/^Error 404: /) });
 
     const badOperator = await call(session, 'analytics_countries', { ...march, filter_country: 'near:US' });

@@ -85,12 +85,12 @@ describeEachEngine('visitor attributes in visitor_totals', (engine) => {
       }
     }
     const us = await store.visitors({ websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! }, {}, { limit: 100, offset: 0 });
-    // v8 counts with its US page only; v1 varied on region, not on country, so it passes whole.
-    expect(us.rows.map((row) => [row.visitorId, row.pageViewCount])).toEqual([
-      ['v3', 3],
-      ['v9', 2],
-      ['v8', 1],
-      ['v1', 2],
+    // v8 is last seen on its US page only; v1 varied on region, not on country, so it passes whole.
+    expect(us.rows.map((row) => [row.visitorId, row.lastSeenAt])).toEqual([
+      ['v3', '2026-03-05T09:00:00.000Z'],
+      ['v9', '2026-03-04T12:00:00.000Z'],
+      ['v8', '2026-03-04T08:00:00.000Z'],
+      ['v1', '2026-03-02T10:07:00.000Z'],
     ]);
     expect(us.total).toBe(4);
   });
@@ -98,19 +98,19 @@ describeEachEngine('visitor attributes in visitor_totals', (engine) => {
   it('read the stored rows for steady visitors and the raw events for varied ones', async () => {
     const f = await website();
     const store = sqlEventStore(t.db, settleRollups(t));
-    await t.db.updateTable('visitor_totals').set((eb) => ({ pageviews: eb('pageviews', '+', 100) })).where('website_id', '=', f.website.id).execute();
+    await t.db.updateTable('visitor_totals').set({ last_at: '2030-01-01T00:00:00.000Z' }).where('website_id', '=', f.website.id).execute();
     const scope: StatsScope = { websiteId: f.website.id, range: null, timezone: 'UTC', filters: ATTRIBUTE_FILTER_SETS[0]! };
-    const skewed = new Map((await store.visitors(scope, {}, { limit: 100, offset: 0 })).rows.map((row) => [row.visitorId, row.pageViewCount]));
+    const skewed = new Map((await store.visitors(scope, {}, { limit: 100, offset: 0 })).rows.map((row) => [row.visitorId, row.lastSeenAt]));
     // v3 never varied: its stored row is read. v8's country varied: its events are.
-    expect(skewed.get('v3')).toBe(103);
-    expect(skewed.get('v8')).toBe(1);
+    expect(skewed.get('v3')).toBe('2030-01-01T00:00:00.000Z');
+    expect(skewed.get('v8')).toBe('2026-03-04T08:00:00.000Z');
   });
 
   it('answer the filtered route with the documented pagination', async () => {
     const f = await website();
     const listed = await t.request('GET', '/api/v1/visitors', { token: f.owner.token, query: { websiteId: f.website.id, filter_country: 'US', limit: '2', offset: '1' } });
     expect(listed.status).toBe(200);
-    expect(listed.body.pagination).toEqual({ limit: 2, offset: 1, total: 4 });
+    expect(listed.body.pagination).toEqual({ limit: 2, offset: 1, total: 4, hasMore: true });
     expect(listed.body.data.map((row: { visitorId: string }) => row.visitorId)).toEqual(['v9', 'v8']);
   });
 });

@@ -55,17 +55,18 @@ describeEachEngine('the visitor list from visitor_totals', (engine) => {
     expect(all.rows.map((row) => row.visitorId)).toEqual(['v4', 'v7', 'v5', 'v3', 'v2', 'v1']);
 
     // It really read them: a change to visitor_totals alone shows in the all-time list only.
-    await t.db.updateTable('visitor_totals').set((eb) => ({ pageviews: eb('pageviews', '+', 100) })).where('website_id', '=', f.website.id).execute();
+    await t.db.updateTable('visitor_totals').set({ last_at: '2030-01-01T00:00:00.000Z' }).where('website_id', '=', f.website.id).where('visitor_id', '=', 'v1').execute();
     const skewed = await store.visitors(scope, {}, { limit: 100, offset: 0 });
     const raw = await store.visitors({ ...scope, range: EVERYTHING }, {}, { limit: 100, offset: 0 });
-    expect(skewed.rows.map((row) => row.pageViewCount - 100)).toEqual(raw.rows.map((row) => row.pageViewCount));
+    expect(skewed.rows.map((row) => [row.visitorId, row.lastSeenAt])[0]).toEqual(['v1', '2030-01-01T00:00:00.000Z']);
+    expect(raw.rows.map((row) => row.visitorId)).toEqual(['v4', 'v7', 'v5', 'v3', 'v2', 'v1']);
   });
 
   it('answers the route with the documented pagination', async () => {
     const f = await website();
     const listed = await t.request('GET', '/api/v1/visitors', { token: f.owner.token, query: { websiteId: f.website.id, limit: '2', offset: '1' } });
     expect(listed.status).toBe(200);
-    expect(listed.body.pagination).toEqual({ limit: 2, offset: 1, total: 6 });
+    expect(listed.body.pagination).toEqual({ limit: 2, offset: 1, total: 6, hasMore: true });
     expect(listed.body.data.map((row: { visitorId: string }) => row.visitorId)).toEqual(['v7', 'v5']);
   });
 

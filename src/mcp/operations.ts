@@ -120,7 +120,10 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`GET ${R}/realtime/map`]: read('analytics_realtime_map'),
   [`GET ${R}/metadata`]: read('analytics_metadata'),
   [`GET ${R}/funnels/{funnelId}`]: read('analytics_funnel', FILTERED),
-  [`GET /api/v1/visitors`]: read('visitors_list', PAGED),
+  [`GET /api/v1/visitors`]: read(
+    'visitors_list',
+    `${FILTERED} Also visitedPage (or page: exact paths, comma-separated), visitedPageContains, completedGoal (or goal) and isCustomer (or hasRevenue; not with completedGoal). Rows {visitorId, lastSeenAt, currentUrl, identity, acquisition}; limit at most 250; answers pagination {limit, offset, total, hasMore}: page while hasMore.`,
+  ),
   [`GET /api/v1/visitors/{visitorId}`]: read('visitor_get', 'Answers 404 for a visitor this website has not seen.'),
 };
 

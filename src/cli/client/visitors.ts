@@ -9,6 +9,8 @@ import { emit, printRecord, printTable, say, withJson } from './output.ts';
 interface ListOptions extends ReportOptions {
   completedGoal?: string;
   visitedPage?: string;
+  visitedPageContains?: string;
+  isCustomer?: boolean;
 }
 
 /** A place's parts that are known, e.g. "San Jose, California, US". */
@@ -44,6 +46,7 @@ Examples:
   $ sightline visitors list -w example.com --start-at 2026-03-01 --end-at 2026-03-31
   $ sightline visitors list -w example.com --completed-goal signup --filter country=US --limit 20
   $ sightline visitors list -w example.com --visited-page '/blog/*' --json | jq -r '.data[].visitorId'
+  $ sightline visitors list -w example.com --visited-page-contains /docs --is-customer
   $ sightline visitors get -w example.com 3f1c2e9b-1d4a-4b00-9a12-345678abcdef`,
     );
 
@@ -52,11 +55,14 @@ Examples:
       withFilters(
         withRange(withWebsiteRef(visitors.command('list').description("the website's visitors, newest activity first")))
           .option('--completed-goal <goal>', 'only visitors who completed this goal')
-          .option('--visited-page <path>', 'only visitors who viewed this page (* is a wildcard)'),
+          .option('--visited-page <paths>', 'only visitors who viewed one of these pages (comma-separated; * is a wildcard)')
+          .option('--visited-page-contains <text>', 'only visitors who viewed a page whose path contains this')
+          .option('--is-customer', 'only visitors with a payment (not with --completed-goal)')
+          .option('--no-is-customer', 'only visitors without a payment'),
       ),
       'visitors',
     ),
-    '{"data": [visitors], "pagination": {limit, offset, total}}',
+    '{"data": [{visitorId, lastSeenAt, currentUrl, identity, acquisition}], "pagination": {limit, offset, total, hasMore}}',
   ).action(
     action(async (options: ListOptions) => {
       const connection = connect();
@@ -64,6 +70,8 @@ Examples:
         ...(await reportQuery(connection, options)),
         ...(options.completedGoal !== undefined ? { completedGoal: options.completedGoal } : {}),
         ...(options.visitedPage !== undefined ? { visitedPage: options.visitedPage } : {}),
+        ...(options.visitedPageContains !== undefined ? { visitedPageContains: options.visitedPageContains } : {}),
+        ...(options.isCustomer !== undefined ? { isCustomer: options.isCustomer } : {}),
       };
       const body = await call(connection.client.GET('/api/v1/visitors', { params: { query } }), connection.settings.baseUrl);
       emit(options, body, () => {
@@ -71,11 +79,10 @@ Examples:
           body.data,
           [
             { header: 'visitor id', value: (v) => v.visitorId },
-            // Five columns, so a UUID visitor id stays whole in 80 (device and browser: visitors get).
-            { header: 'country', value: (v) => v.identity.countryCode },
-            { header: 'visits', value: (v) => v.activity.visitCount },
-            { header: 'views', value: (v) => v.activity.pageViewCount },
-            { header: 'last seen', value: (v) => v.activity.lastVisitAt },
+            // Four columns, so a UUID visitor id stays whole in 80 (device and browser: visitors get).
+            { header: 'country', value: (v) => v.identity.country },
+            { header: 'source', value: (v) => v.acquisition.referrer },
+            { header: 'last seen', value: (v) => v.lastSeenAt },
           ],
           'No visitors.',
         );
@@ -111,7 +118,7 @@ Examples:
           ['First visit', activity.firstVisitAt],
           ['Last visit', activity.lastVisitAt],
           ['Current URL', activity.currentUrl],
-          ['Goals', activity.completedCustomGoals.map((goal) => goal.name)],
+          ['Goals', activity.completedGoals.map((goal) => goal.name)],
           ['Profile', profile ? [profile.userId, profile.name].filter(Boolean).join(' ') : null],
           ['Profile data', keyValues(profile?.metadata)],
         ]);

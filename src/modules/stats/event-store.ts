@@ -75,20 +75,31 @@ export interface FunnelStepCounts {
   revenueMinor: number;
 }
 
-export interface LiveVisitor {
-  visitorId: string;
+/** Who a visitor is, as far as the website knows: what they paid under, and their identify profile. */
+export interface VisitorPerson {
+  /** Set for a visitor who paid: the name (or else their profile's) and email of their latest payment. */
+  customer?: { name: string | null; email: string | null };
+  profile?: { userId: string; name: string | null };
+}
+
+/** Where a visitor is and what they browse with, from their latest event with a page (null when unknown). */
+export interface VisitorPlace {
   countryCode: string | null;
   region: string | null;
   city: string | null;
   browser: string | null;
   os: string | null;
   device: string | null;
+}
+
+export interface LiveVisitor extends VisitorPlace {
+  visitorId: string;
   currentUrl: string | null;
   referrer: string | null;
   params: Record<string, string>;
   visitCount: number;
-  /** Set for a visitor who paid: the name they paid or identified under, or null. */
-  customer: string | null | undefined;
+  /** When the visitor's current (latest) session started; null without a session. */
+  sessionStartedAt: string | null;
 }
 
 export interface LiveEvent {
@@ -99,6 +110,9 @@ export interface LiveEvent {
   occurredAt: string;
   path: string | null;
   countryCode: string | null;
+  referrer: string | null;
+  /** The event's properties (a goal's metadata). */
+  metadata: Record<string, string>;
 }
 
 export interface LivePayment {
@@ -107,18 +121,24 @@ export interface LivePayment {
   amountMinor: number;
   currency: string;
   customerName: string | null;
+  email: string | null;
+  renewal: boolean;
+  visitorId: string | null;
 }
 
-export interface VisitorSummary {
+/** What the realtime map shows: the active visitors, the latest events and payments, and who their visitors are. */
+export interface LiveMap {
+  visitors: LiveVisitor[];
+  events: LiveEvent[];
+  payments: LivePayment[];
+  /** Who the visitors of the three lists are, by visitor id (none for an anonymous visitor). */
+  people: Map<string, VisitorPerson>;
+}
+
+export interface VisitorSummary extends VisitorPlace {
   visitorId: string;
-  countryCode: string | null;
-  region: string | null;
-  city: string | null;
-  browser: string | null;
   browserVersion: string | null;
-  os: string | null;
   osVersion: string | null;
-  device: string | null;
   viewportWidth: number | null;
   viewportHeight: number | null;
   params: Record<string, string>;
@@ -126,17 +146,34 @@ export interface VisitorSummary {
   pageViewCount: number;
   firstVisitAt: string;
   lastVisitAt: string;
+  /** When the visitor's current (latest) session started; null without a session. */
+  currentVisitAt: string | null;
   currentUrl: string | null;
 }
 
 export interface VisitorActivity {
   visitedPages: { url: string; occurredAt: string }[];
-  completedGoals: { name: string; occurredAt: string; isServer: boolean }[];
+  completedGoals: { name: string; description: string | null; occurredAt: string; isServer: boolean }[];
+}
+
+/** A row of the visitor list: the light shape, without counts. */
+export interface VisitorListItem extends VisitorPlace {
+  visitorId: string;
+  /** The visitor's latest event in the list's scope. */
+  lastSeenAt: string;
+  currentUrl: string | null;
+  /** Where the visitor came from: the referrer source and campaign parameters of their first session. */
+  acquisition: { referrer: string | null; params: Record<string, string> };
 }
 
 export interface VisitorListOptions {
   completedGoal?: string;
-  visitedPage?: string;
+  /** Paths (* a wildcard), any of which the visitor viewed. */
+  visitedPages?: string[];
+  /** Part of a path the visitor viewed. */
+  visitedPageContains?: string;
+  /** true: only visitors with a payment; false: only those without. */
+  isCustomer?: boolean;
 }
 
 export interface EventStore {
@@ -158,9 +195,9 @@ export interface EventStore {
   funnel(scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelStepCounts[]>;
   /** Distinct visitors with any event since `since`. */
   liveVisitors(websiteId: string, since: string): Promise<number>;
-  liveMap(websiteId: string, since: string): Promise<{ visitors: LiveVisitor[]; events: LiveEvent[]; payments: LivePayment[] }>;
+  liveMap(websiteId: string, since: string): Promise<LiveMap>;
   visitor(websiteId: string, visitorId: string): Promise<(VisitorSummary & VisitorActivity) | null>;
-  visitors(scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorSummary>>;
+  visitors(scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorListItem>>;
 }
 
 export type { InstantRange };

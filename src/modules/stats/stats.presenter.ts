@@ -6,15 +6,16 @@ import type {
   BreakdownRow,
   Breakdown,
   FunnelStepCounts,
-  LiveEvent,
-  LivePayment,
-  LiveVisitor,
+  LiveMap,
   OverviewCounts,
   VisitorActivity,
+  VisitorListItem,
   VisitorSummary,
 } from './event-store.ts';
 import { countryName } from './countries.ts';
 import { shownLabel } from './labels.ts';
+import { PARAM_NAMES } from './visitor-shapes.ts';
+import { presentPagination } from '../../http/schemas.ts';
 
 // The website API's JSON, shaped in one place. Percentages carry two decimals; money is in the
 // website currency's major units.
@@ -72,21 +73,45 @@ function since(first: string, now: Date): number {
   return Math.max(0, now.getTime() - Date.parse(first));
 }
 
+/** The campaign parameters under all their URL names, null when unset (as the hosted service lists them). */
+function allParams(params: Record<string, string>): Record<string, string | null> {
+  return Object.fromEntries(PARAM_NAMES.map((name) => [name, params[name] ?? null]));
+}
+
 export function presentVisitorIdentity(v: VisitorSummary) {
   return {
     country: countryName(v.countryCode),
     countryCode: v.countryCode,
     region: v.region,
     city: v.city,
-    browser: { name: v.browser, version: v.browserVersion },
-    os: { name: v.os, version: v.osVersion },
+    browser: { name: shownLabel('browser', v.browser), version: v.browserVersion },
+    os: { name: shownLabel('os', v.os), version: v.osVersion },
     device: { type: v.device },
     viewport: { width: v.viewportWidth, height: v.viewportHeight },
     params: v.params,
   };
 }
 
-export function presentVisitorListItem(v: VisitorSummary, now: Date) {
+/** A row of the visitor list: the hosted service's light row (identity as plain strings; country as its code, as its docs show). */
+export function presentVisitorListItem(v: VisitorListItem) {
+  return {
+    visitorId: v.visitorId,
+    lastSeenAt: v.lastSeenAt,
+    currentUrl: v.currentUrl,
+    identity: { country: v.countryCode, region: v.region, city: v.city, browser: shownLabel('browser', v.browser), os: shownLabel('os', v.os), device: v.device },
+    acquisition: { referrer: shownLabel('referrer', v.acquisition.referrer), ...allParams(v.acquisition.params) },
+  };
+}
+
+/** The list's pagination; `hasMore` says whether a page lies past this one. */
+export function presentVisitorPagination(page: { limit: number; offset: number }, total: number, returned: number) {
+  return { ...presentPagination(page, total), hasMore: page.offset + returned < total };
+}
+
+export function presentVisitor(v: VisitorSummary & VisitorActivity, profile: VisitorProfile | null, now: Date) {
+  // One goal timeline under both names: completedGoals (the hosted service's current one, every
+  // goal tracked by the website or its server) and completedCustomGoals (its older name).
+  const goals = v.completedGoals.map((goal) => ({ name: goal.name, description: goal.description, timestamp: goal.occurredAt, isServer: goal.isServer, origin: 'manual' as const }));
   return {
     visitorId: v.visitorId,
     identity: presentVisitorIdentity(v),
@@ -96,40 +121,46 @@ export function presentVisitorListItem(v: VisitorSummary, now: Date) {
       firstVisitAt: v.firstVisitAt,
       lastVisitAt: v.lastVisitAt,
       timeSinceFirstVisit: since(v.firstVisitAt, now),
+      // Without a session (server-side events only) the latest activity stands for the visit.
+      timeSinceCurrentVisit: since(v.currentVisitAt ?? v.lastVisitAt, now),
       currentUrl: v.currentUrl,
-    },
-  };
-}
-
-export function presentVisitor(v: VisitorSummary & VisitorActivity, profile: VisitorProfile | null, now: Date) {
-  const item = presentVisitorListItem(v, now);
-  return {
-    visitorId: v.visitorId,
-    identity: item.identity,
-    activity: {
-      ...item.activity,
       visitedPages: v.visitedPages.map((page) => ({ url: page.url, timestamp: page.occurredAt })),
-      completedCustomGoals: v.completedGoals.map((goal) => ({ name: goal.name, timestamp: goal.occurredAt, isServer: goal.isServer })),
+      completedGoals: goals,
+      completedCustomGoals: goals,
     },
     profile,
     prediction: null,
   };
 }
 
-export function presentRealtimeMap(live: { visitors: LiveVisitor[]; events: LiveEvent[]; payments: LivePayment[] }) {
+/**
+ * The realtime map as the hosted service documents it. Sightline makes no conversion
+ * predictions: `hasConversionPredictions` is false, and `conversionLikelihood` and
+ * `conversionMetrics` are left out, as the hosted service leaves them out without its model.
+ */
+export function presentRealtimeMap(live: LiveMap) {
+  const person = (visitorId: string | null) => (visitorId === null ? undefined : live.people.get(visitorId));
   return {
     count: live.visitors.length,
-    visitors: live.visitors.map((v) => ({
-      visitorId: v.visitorId,
-      location: { city: v.city, region: v.region, countryCode: v.countryCode },
-      system: { browser: { name: v.browser }, os: { name: v.os }, device: { type: v.device } },
-      currentUrl: v.currentUrl,
-      referrer: v.referrer,
-      visitCount: v.visitCount,
-      params: v.params,
-      isCustomer: v.customer !== undefined,
-      customerName: v.customer ?? null,
-    })),
+    visitors: live.visitors.map((v) => {
+      const { customer, profile } = person(v.visitorId) ?? {};
+      return {
+        visitorId: v.visitorId,
+        location: { city: v.city, region: v.region, countryCode: v.countryCode },
+        system: { browser: { name: shownLabel('browser', v.browser) }, os: { name: shownLabel('os', v.os) }, device: { type: v.device } },
+        currentUrl: v.currentUrl,
+        referrer: shownLabel('referrer', v.referrer),
+        sessionStartTime: v.sessionStartedAt,
+        visitCount: v.visitCount,
+        params: allParams(v.params),
+        isCustomer: customer !== undefined,
+        customerName: customer?.name ?? null,
+        customerEmail: customer?.email ?? null,
+        // Sightline gives anonymous visitors no made-up names: a display name is always the profile's.
+        profileData: { displayName: profile?.name ?? null, userId: profile?.userId ?? null, hasProfile: profile !== undefined, isRandomName: false },
+      };
+    }),
+    hasConversionPredictions: false,
     recentEvents: live.events.map((e) => ({
       id: e.id,
       _id: e.id,
@@ -139,14 +170,24 @@ export function presentRealtimeMap(live: { visitors: LiveVisitor[]; events: Live
       timestamp: e.occurredAt,
       path: e.path,
       countryCode: e.countryCode,
+      extraData: e.metadata,
+      referrer: shownLabel('referrer', e.referrer),
+      customerName: person(e.visitorId)?.customer?.name ?? null,
+      amount: null,
+      displayName: person(e.visitorId)?.profile?.name ?? null,
     })),
     recentPayments: live.payments.map((p) => ({
       id: p.id,
       _id: p.id,
+      type: 'payment_received' as const,
       timestamp: p.occurredAt,
       amount: fromMinorUnits(p.amountMinor, p.currency),
       currency: p.currency,
       customerName: p.customerName,
+      name: p.customerName,
+      email: p.email,
+      renewal: p.renewal,
+      displayName: person(p.visitorId)?.profile?.name ?? null,
     })),
   };
 }

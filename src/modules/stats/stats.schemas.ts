@@ -2,6 +2,7 @@ import { type TObject, type TSchema, Type } from 'typebox';
 import { Id, Nullable, Pagination, WebsiteRef } from '../../http/schemas.ts';
 import { BREAKDOWNS, type Breakdown } from './event-store.ts';
 import { DIMENSIONS } from './stats.filters.ts';
+import { PARAM_NAMES } from './visitor-shapes.ts';
 
 // Route schemas of the website API's reads. Query objects accept names they do not list: the
 // route ignores them and names them in X-Sightline-Ignored-Params (website-api.md section 2),
@@ -54,14 +55,26 @@ export const PropertiesQuery = Type.Object(
   },
   open,
 );
+/** The visitor list's query: the hosted service's List visitors (limit at most 250; page and goal are its spellings of visitedPage and completedGoal, not filters). */
+const goalOption = Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only visitors who completed this goal; not with isCustomer' }));
+const pagesOption = Type.Optional(Type.String({ minLength: 1, maxLength: 8000, description: 'only visitors who viewed one of these paths (comma-separated, at most 50; * a wildcard)' }));
+const containsOption = Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'only visitors who viewed a path containing this' }));
+const customerOption = Type.Optional(Type.Boolean({ description: 'true: only visitors with a payment; false: only those without; not with completedGoal' }));
 export const VisitorsQuery = Type.Object(
   {
     ...websiteId,
     ...range,
-    ...page,
-    completedGoal: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only visitors who completed this goal' })),
-    visitedPage: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'only visitors who viewed this page (* wildcard)' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, description: 'visitors per page, default 100, at most 250' })),
+    offset: page.offset,
     ...FILTER_QUERY_PARAMS,
+    completedGoal: goalOption,
+    goal: goalOption,
+    visitedPage: pagesOption,
+    page: pagesOption,
+    visitedPageContains: containsOption,
+    pageContains: containsOption,
+    isCustomer: customerOption,
+    hasRevenue: customerOption,
   },
   open,
 );
@@ -129,6 +142,8 @@ export const Properties = success(
 
 export const Realtime = success(Type.Array(Type.Object({ visitors: Type.Integer() })));
 
+const CampaignParams = Type.Object(Object.fromEntries(PARAM_NAMES.map((name) => [name, NullableString])));
+
 export const RealtimeMap = success(
   Type.Object({
     count: Type.Integer(),
@@ -143,12 +158,21 @@ export const RealtimeMap = success(
         }),
         currentUrl: NullableString,
         referrer: NullableString,
+        sessionStartTime: Nullable(Type.String({ description: "when the visitor's current session started" })),
         visitCount: Type.Integer(),
-        params: Type.Record(Type.String(), Type.String()),
+        params: CampaignParams,
         isCustomer: Type.Boolean(),
         customerName: NullableString,
+        customerEmail: NullableString,
+        profileData: Type.Object({
+          displayName: NullableString,
+          userId: NullableString,
+          hasProfile: Type.Boolean(),
+          isRandomName: Type.Boolean({ description: 'always false: Sightline makes up no names' }),
+        }),
       }),
     ),
+    hasConversionPredictions: Type.Boolean({ description: 'always false: Sightline makes no conversion predictions' }),
     recentEvents: Type.Array(
       Type.Object({
         id: Type.String(),
@@ -159,10 +183,27 @@ export const RealtimeMap = success(
         timestamp: Type.String(),
         path: NullableString,
         countryCode: NullableString,
+        extraData: Type.Record(Type.String(), Type.String()),
+        referrer: NullableString,
+        customerName: NullableString,
+        amount: Type.Null(),
+        displayName: NullableString,
       }),
     ),
     recentPayments: Type.Array(
-      Type.Object({ id: Type.String(), _id: Type.String(), timestamp: Type.String(), amount: Type.Number(), currency: Type.String(), customerName: NullableString }),
+      Type.Object({
+        id: Type.String(),
+        _id: Type.String(),
+        type: Type.Literal('payment_received'),
+        timestamp: Type.String(),
+        amount: Type.Number(),
+        currency: Type.String(),
+        customerName: NullableString,
+        name: NullableString,
+        email: NullableString,
+        renewal: Type.Boolean(),
+        displayName: NullableString,
+      }),
     ),
   }),
 );
@@ -214,27 +255,52 @@ const Identity = Type.Object({
   viewport: Type.Object({ width: Nullable(Type.Integer()), height: Nullable(Type.Integer()) }),
   params: Type.Record(Type.String(), Type.String()),
 });
-const activity = {
-  visitCount: Type.Integer({ description: 'sessions' }),
-  pageViewCount: Type.Integer(),
-  firstVisitAt: Type.String(),
-  lastVisitAt: Type.String(),
-  timeSinceFirstVisit: Type.Integer({ description: 'milliseconds' }),
-  currentUrl: NullableString,
-};
-
-export const VisitorList = success(Type.Array(Type.Object({ visitorId: Type.String(), identity: Identity, activity: Type.Object(activity) })), {
-  pagination: Pagination(),
+const Goal = Type.Object({
+  name: Type.String(),
+  description: NullableString,
+  timestamp: Type.String(),
+  isServer: Type.Boolean(),
+  origin: Type.Literal('manual', { description: 'goals tracked by the website or its server (Sightline adds no payment-provider goals)' }),
 });
+
+export const VisitorList = success(
+  Type.Array(
+    Type.Object({
+      visitorId: Type.String(),
+      lastSeenAt: Type.String({ description: "the visitor's latest event in the range" }),
+      currentUrl: NullableString,
+      identity: Type.Object({
+        country: Nullable(Type.String({ description: 'ISO 3166 alpha-2 code' })),
+        region: NullableString,
+        city: NullableString,
+        browser: NullableString,
+        os: NullableString,
+        device: NullableString,
+      }),
+      acquisition: Type.Object(
+        { referrer: NullableString, ...CampaignParams.properties },
+        { description: "the referrer source and campaign parameters of the visitor's first session" },
+      ),
+    }),
+  ),
+  { pagination: Type.Object({ ...Pagination().properties, hasMore: Type.Boolean({ description: 'whether visitors lie past this page' }) }) },
+);
 
 export const VisitorPage = success(
   Type.Object({
     visitorId: Type.String(),
     identity: Identity,
     activity: Type.Object({
-      ...activity,
+      visitCount: Type.Integer({ description: 'sessions' }),
+      pageViewCount: Type.Integer(),
+      firstVisitAt: Type.String(),
+      lastVisitAt: Type.String(),
+      timeSinceFirstVisit: Type.Integer({ description: 'milliseconds' }),
+      timeSinceCurrentVisit: Type.Integer({ description: 'milliseconds since the current (latest) session started' }),
+      currentUrl: NullableString,
       visitedPages: Type.Array(Type.Object({ url: Type.String(), timestamp: Type.String() })),
-      completedCustomGoals: Type.Array(Type.Object({ name: Type.String(), timestamp: Type.String(), isServer: Type.Boolean() })),
+      completedGoals: Type.Array(Goal),
+      completedCustomGoals: Type.Array(Goal, { description: 'the same list as completedGoals (its older name)' }),
     }),
     profile: Nullable(
       Type.Object({

@@ -11,10 +11,12 @@ import {
   presentRealtimeMap,
   presentVisitor,
   presentVisitorListItem,
+  presentVisitorPagination,
 } from './stats.presenter.ts';
 import { type CommonParam, type ParsedParams, parseCommonParams, parseFieldNames } from './stats.params.ts';
 import { findVisitorProfile } from '../identify/identify.repository.ts';
 import { type StatsWebsite, findWebsiteForStats } from './stats.repository.ts';
+import { VISITOR_LIST_PARAMS, parseVisitorListQuery } from './visitor-list.params.ts';
 
 // The website API's reads (website-api.md section 3): parse the common parameters, ask the
 // event store, shape the answer. Every read names the parameters it did not use.
@@ -140,18 +142,14 @@ export async function visitor(deps: StatsDeps, websiteId: string, visitorId: str
 }
 
 export async function visitors(deps: StatsDeps, websiteId: string, query: Query) {
-  const { params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'page'], ['completedGoal', 'visitedPage']);
-  const options = {
-    ...(query.completedGoal !== undefined ? { completedGoal: String(query.completedGoal) } : {}),
-    ...(query.visitedPage !== undefined ? { visitedPage: String(query.visitedPage) } : {}),
-  };
+  const { options, common } = parseVisitorListQuery(query);
+  const { params } = await prepare(deps, websiteId, common, ['range', 'timezone', 'filters', 'page'], VISITOR_LIST_PARAMS);
   const found = await deps.store.visitors(params.scope, options, params.page);
-  const now = nowOf(deps);
   return {
     body: {
       status: 'success' as const,
-      data: found.rows.map((row) => presentVisitorListItem(row, now)),
-      pagination: presentPagination(params.page, found.total),
+      data: found.rows.map(presentVisitorListItem),
+      pagination: presentVisitorPagination(params.page, found.total, found.rows.length),
     },
     ignored: params.ignored,
   };

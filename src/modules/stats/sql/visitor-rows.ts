@@ -1,10 +1,11 @@
 import { type Kysely, sql } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
-import type { EventRow } from '../visitor-shapes.ts';
+import type { Database, SessionsTable } from '../../../db/schema.ts';
+import type { EventRow, VisitStats } from '../visitor-shapes.ts';
 import { num } from './scope-sql.ts';
 
-// What the visitor reads share: each visitor's latest event that names a page and their number
-// of sessions (the shapes built from them: ../visitor-shapes.ts).
+// What the visitor reads share: each visitor's latest event that names a page, their sessions
+// (how many, the latest's start) and their first session (the shapes built from them:
+// ../visitor-shapes.ts).
 
 /**
  * The latest event with a path of each visitor (one row each): the event visitor_totals names
@@ -18,17 +19,28 @@ export async function latestEvents(db: Kysely<Database>, websiteId: string, visi
   return new Map(rows.map((row) => [row.visitor_id, row]));
 }
 
-/** Sessions per visitor (a visitor's visit count). */
-export async function sessionCounts(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<Map<string, number>> {
+/** Each visitor's sessions: their number (the visit count) and the latest one's start. */
+export async function visitStats(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<Map<string, VisitStats>> {
   if (visitorIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('sessions')
-    .select((eb) => ['visitor_id', eb.fn.countAll().as('n')])
+    .select((eb) => ['visitor_id', eb.fn.countAll().as('n'), eb.fn.max('started_at').as('latest')])
     .where('website_id', '=', websiteId)
     .where('visitor_id', 'in', visitorIds)
     .groupBy('visitor_id')
     .execute();
-  return new Map(rows.map((row) => [row.visitor_id, num(row.n)]));
+  return new Map(rows.map((row) => [row.visitor_id, { count: num(row.n), currentStartAt: iso(row.latest) }]));
+}
+
+/** Each visitor's first session (earliest start; ties by session id): where the visitor came from. */
+export async function firstSessions(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<Map<string, SessionsTable>> {
+  if (visitorIds.length === 0) return new Map();
+  const { rows } = await sql<SessionsTable>`
+    select * from (
+      select s.*, row_number() over (partition by s.visitor_id order by s.started_at, s.session_id) as n
+      from sessions s where s.website_id = ${websiteId} and s.visitor_id in (${sql.join(visitorIds)})
+    ) x where x.n = 1`.execute(db);
+  return new Map(rows.map((row) => [row.visitor_id, row]));
 }
 
 export const iso = (value: string | Date): string => new Date(value).toISOString();

@@ -1,12 +1,12 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
-import type { RowsPage, VisitorActivity, VisitorListOptions, VisitorSummary } from '../event-store.ts';
-import { pathOf } from '../stats.filters.ts';
+import type { RowsPage, VisitorActivity, VisitorListItem, VisitorListOptions, VisitorSummary } from '../event-store.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { attributeMask } from '../visitor-attributes.ts';
+import { visitedPageFilters } from '../visitor-list.params.ts';
 import { columnCondition, matches, num, pageTotal, scopeCondition } from './scope-sql.ts';
-import { type EventRow, urlOf, visitorSummary } from '../visitor-shapes.ts';
-import { iso, latestEvents, sessionCounts } from './visitor-rows.ts';
+import { type EventRow, type VisitStats, urlOf, visitorListItem, visitorSummary } from '../visitor-shapes.ts';
+import { firstSessions, iso, latestEvents, visitStats } from './visitor-rows.ts';
 
 // One visitor's page, and the list of a website's visitors, newest activity first.
 
@@ -20,7 +20,7 @@ interface VisitorTotals {
   pageviews: unknown;
 }
 
-function summary(totals: VisitorTotals, latest: EventRow | undefined, first: EventRow | undefined, visits: number): VisitorSummary {
+function summary(totals: VisitorTotals, latest: EventRow | undefined, first: EventRow | undefined, visits: VisitStats | undefined): VisitorSummary {
   const { visitor_id: visitorId, pageviews, first_at: firstAt, last_at: lastAt } = totals;
   return visitorSummary({ visitorId, pageViewCount: num(pageviews), firstVisitAt: iso(firstAt), lastVisitAt: iso(lastAt) }, latest, first, visits);
 }
@@ -35,7 +35,7 @@ export async function visitor(db: Kysely<Database>, websiteId: string, visitorId
   if (!totals) return null;
   const [latest, visits, first, pages, goals] = await Promise.all([
     latestEvents(db, websiteId, [visitorId]),
-    sessionCounts(db, websiteId, [visitorId]),
+    visitStats(db, websiteId, [visitorId]),
     db.selectFrom('events').selectAll().where('website_id', '=', websiteId).where('visitor_id', '=', visitorId).orderBy('occurred_at').orderBy('id').limit(1).executeTakeFirst(),
     db
       .selectFrom('events')
@@ -49,7 +49,7 @@ export async function visitor(db: Kysely<Database>, websiteId: string, visitorId
       .execute(),
     db
       .selectFrom('events')
-      .select(['name', 'occurred_at', 'source'])
+      .select(['name', 'description', 'occurred_at', 'source'])
       .where('website_id', '=', websiteId)
       .where('visitor_id', '=', visitorId)
       .where('type', '=', 'custom')
@@ -60,14 +60,17 @@ export async function visitor(db: Kysely<Database>, websiteId: string, visitorId
       .execute(),
   ]);
   return {
-    ...summary(totals, latest.get(visitorId), first, visits.get(visitorId) ?? 0),
+    ...summary(totals, latest.get(visitorId), first, visits.get(visitorId)),
     visitedPages: pages.map((row) => ({ url: urlOf(row) ?? '', occurredAt: iso(row.occurred_at) })).filter((page) => page.url !== ''),
-    completedGoals: goals.map((row) => ({ name: row.name!, occurredAt: iso(row.occurred_at), isServer: row.source === 'api' })),
+    completedGoals: goals.map((row) => ({ name: row.name!, description: row.description, occurredAt: iso(row.occurred_at), isServer: row.source === 'api' })),
   };
 }
 
-export async function visitors(db: Kysely<Database>, scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorSummary>> {
-  const allTime = scope.range === null && options.completedGoal === undefined && options.visitedPage === undefined;
+/** Whether the list asks for visitors by what they did (a goal, a page, a payment), beyond the scope's events. */
+const narrowsVisitors = (options: VisitorListOptions): boolean => Object.values(options).some((value) => value !== undefined);
+
+export async function visitors(db: Kysely<Database>, scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorListItem>> {
+  const allTime = scope.range === null && !narrowsVisitors(options);
   // All time, with filters on visitor attributes only (none is mask 0), the list reads visitor_totals.
   const mask = allTime ? attributeMask(scope.filters) : null;
   const { rows, total } =
@@ -77,9 +80,9 @@ export async function visitors(db: Kysely<Database>, scope: StatsScope, options:
         ? await attributeFilteredPage(db, scope, mask, page)
         : await groupedVisitors(db, scope, options, page);
   const ids = rows.map((row) => row.visitor_id);
-  const [latest, visits] = await Promise.all([latestEvents(db, scope.websiteId, ids), sessionCounts(db, scope.websiteId, ids)]);
+  const [latest, firsts] = await Promise.all([latestEvents(db, scope.websiteId, ids), firstSessions(db, scope.websiteId, ids)]);
   return {
-    rows: rows.map((row) => summary(row, latest.get(row.visitor_id), latest.get(row.visitor_id), visits.get(row.visitor_id) ?? 0)),
+    rows: rows.map((row) => visitorListItem(row.visitor_id, iso(row.last_at), latest.get(row.visitor_id), firsts.get(row.visitor_id))),
     total,
   };
 }
@@ -136,14 +139,7 @@ async function attributeFilteredPage(db: Kysely<Database>, scope: StatsScope, ma
 
 /** The visitors of the events in scope, grouped from the raw events. */
 async function groupedVisitors(db: Kysely<Database>, scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<{ rows: VisitorTotals[]; total: number }> {
-  const parts = [scopeCondition(scope)];
-  if (options.completedGoal !== undefined) {
-    parts.push(sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = ${scope.websiteId} and g.type = 'custom' and g.name = ${options.completedGoal})`);
-  }
-  if (options.visitedPage !== undefined) {
-    const path = matches(sql.ref('v.path'), { dimension: 'page', operator: 'is', values: [pathOf(options.visitedPage)] });
-    parts.push(sql`e.visitor_id in (select v.visitor_id from events v where v.website_id = ${scope.websiteId} and v.type = 'pageview' and ${path})`);
-  }
+  const parts = [scopeCondition(scope), ...visitorConditions(scope.websiteId, options)];
   const where = sql.join(parts, sql` and `);
   const found = await sql<VisitorTotals & { total_rows: unknown }>`
     select e.visitor_id, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at,
@@ -157,4 +153,20 @@ async function groupedVisitors(db: Kysely<Database>, scope: StatsScope, options:
     return rows[0]?.n;
   });
   return { rows: found.rows, total };
+}
+
+/** The conditions on `e.visitor_id` of the list's options: a goal completed, a page viewed, a payment made or not. */
+function visitorConditions(websiteId: string, options: VisitorListOptions): RawBuilder<unknown>[] {
+  const parts: RawBuilder<unknown>[] = [];
+  if (options.completedGoal !== undefined) {
+    parts.push(sql`e.visitor_id in (select g.visitor_id from events g where g.website_id = ${websiteId} and g.type = 'custom' and g.name = ${options.completedGoal})`);
+  }
+  for (const filter of visitedPageFilters(options)) {
+    parts.push(sql`e.visitor_id in (select v.visitor_id from events v where v.website_id = ${websiteId} and v.type = 'pageview' and ${matches(sql.ref('v.path'), filter)})`);
+  }
+  if (options.isCustomer !== undefined) {
+    const paying = sql`select p.visitor_id from payments p where p.website_id = ${websiteId} and p.visitor_id is not null`;
+    parts.push(options.isCustomer ? sql`e.visitor_id in (${paying})` : sql`e.visitor_id not in (${paying})`);
+  }
+  return parts;
 }
