@@ -439,7 +439,7 @@ describeEachEventEngine('deleting server-side goals and payments', (engine) => {
         query: { fields: 'revenue,payments', interval: 'day', startAt: '2026-03-01', endAt: '2026-03-06' },
       });
       expect(series.status, series.raw).toBe(200);
-      expect(series.body.totals).toEqual({ revenue: 40, payments: 3 });
+      expect(series.body.totals).toEqual({ revenue: 40, payments: 3, revenueBreakdown: { new: 40, renewal: 0, refund: 0 } });
     });
 
     it("deletes by visitor and by days in the website's time zone, with an account token", async () => {
