@@ -55,8 +55,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  // Process-wide and opened lazily: a bad GEOIP_DATABASE path fails the start, naming the path.
-  configureGeoDatabase(config.geoipDatabase);
+  // Process-wide, read asynchronously before the app can serve, so the first event never waits
+  // for it; a bad GEOIP_DATABASE path fails the start, naming the path.
+  await configureGeoDatabase(config.geoipDatabase);
   const db = options.db ?? createDatabase(config.databaseUrl);
   await app.register(database, { db, config, ownsDb: options.closeDb ?? !options.db });
   await app.register(keyring);

