@@ -170,7 +170,7 @@ export function printSummary(result: SoakResult): boolean {
   const second = windows[1];
   const lastWindow = windows.at(-1);
   if (!second || !lastWindow || lastWindow === second) {
-    console.log('  reads in the last window as fast as in the second: n/a (fewer than three windows)');
+    console.log("  the website API's reads in the last window as fast as in the second: n/a (fewer than three windows)");
     readOk = true;
   } else {
     const within = (now: number, then: number) => now <= Math.max(then * SOAK_TARGETS.readSlowdown, then + SOAK_TARGETS.readSlackMs);

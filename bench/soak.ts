@@ -97,8 +97,11 @@ class WindowTally {
   server: ServerReading | null = null;
   serverError: string | undefined;
   client = { cpuPercent: 0, loopDelayP99Ms: 0 };
+  toSeconds: number;
 
-  constructor(readonly index: number) {}
+  constructor(readonly index: number) {
+    this.toSeconds = (index + 1) * WINDOW_SECONDS;
+  }
 
   result(): WindowResult {
     const routes: RouteWindow[] = MIX.map((operation, i) => ({
@@ -113,7 +116,7 @@ class WindowTally {
     return {
       index: this.index,
       fromSeconds: this.index * WINDOW_SECONDS,
-      toSeconds: (this.index + 1) * WINDOW_SECONDS,
+      toSeconds: this.toSeconds,
       sent: this.sent,
       sendLagMs: { p50: lag.p50Ms, p99: lag.p99Ms, max: lag.maxMs },
       client: this.client,
@@ -266,9 +269,13 @@ async function soak(engine: Engine): Promise<SoakResult> {
       for (let index = 0; index < windowCount; index++) {
         await Promise.race([sleepUntil(start + (index + 1) * WINDOW_SECONDS * 1000), interrupted]);
         const tally = tallyAt(index);
+        // A window cut short by Ctrl-C ends when it was cut.
+        const endedAt = Math.min(performance.now(), start + (index + 1) * WINDOW_SECONDS * 1000);
+        tally.toSeconds = Math.round((endedAt - start) / 100) / 10;
         const used = process.cpuUsage(cpu);
         cpu = process.cpuUsage();
-        tally.client = { cpuPercent: ((used.user + used.system) / (WINDOW_SECONDS * 1e6)) * 100, loopDelayP99Ms: Math.max(0, clientLoop.percentile(99) / 1e6 - 1) };
+        const elapsedUs = (tally.toSeconds - index * WINDOW_SECONDS) * 1e6;
+        tally.client = { cpuPercent: ((used.user + used.system) / elapsedUs) * 100, loopDelayP99Ms: Math.max(0, clientLoop.percentile(99) / 1e6 - 1) };
         clientLoop.reset();
         try {
           tally.server = await scrape(server.port);
