@@ -91,6 +91,9 @@ class WindowTally {
   readonly latencies: number[][] = MIX.map(() => []);
   readonly failures: Record<string, number>[] = MIX.map(() => ({}));
   readonly lags: number[] = [];
+  /** The website API's reads answered 2xx, and how many were not. */
+  readonly reads: number[] = [];
+  readsFailed = 0;
   sent = 0;
   unsettled = 0;
   closed = false;
@@ -111,7 +114,6 @@ class WindowTally {
       failures: this.failures[i]!,
       ...latencies(this.latencies[i]!),
     }));
-    const reads = MIX.flatMap((operation, i) => (operation.group === 'website read' ? this.latencies[i]! : []));
     const lag = latencies(this.lags);
     return {
       index: this.index,
@@ -123,7 +125,7 @@ class WindowTally {
       server: this.server,
       ...(this.serverError ? { serverError: this.serverError } : {}),
       routes,
-      reads: latencies([...reads]),
+      reads: { ...latencies(this.reads), failed: this.readsFailed },
     };
   }
 }
@@ -251,12 +253,15 @@ async function soak(engine: Engine): Promise<SoakResult> {
                 request.settle?.(null);
                 outcome = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
               }
-              tally.latencies[which]!.push(performance.now() - dueAt);
+              const latency = performance.now() - dueAt;
+              tally.latencies[which]!.push(latency);
+              if (MIX[which]!.group === 'website read' && !outcome) tally.reads.push(latency);
             }
           } catch (error) {
             outcome = `client fault: ${(error as Error).message}`;
           }
           if (outcome) tally.failures[which]![outcome] = (tally.failures[which]![outcome] ?? 0) + 1;
+          if (outcome && MIX[which]!.group === 'website read') tally.readsFailed += 1;
           tally.unsettled -= 1;
           printReady();
         })();
