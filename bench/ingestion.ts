@@ -12,7 +12,7 @@ import type { BenchDatabase } from './prepare.ts';
 // events/s. Issue 11 measures it with 32 connections (BENCH_INGEST_CONNECTIONS, default 32).
 
 export const INGEST_PATH = '/api/events';
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+export const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 export interface IngestionResult {
   engine: string;
@@ -43,31 +43,57 @@ export interface IngestionOptions {
   call: (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ bytes: Buffer; contentType: string }>;
 }
 
+/** Who sends an event and from where, as the SDK's cookies and the page know it. */
+export interface BrowserVisit {
+  visitorId: string;
+  sessionId: string;
+  visitorFirstSeenAt: string;
+  visitorSessionNumber: number;
+  href: string;
+  referrer: string | null;
+  userAgent: string;
+}
+
+/** One event's body as the datafast web SDK (v3) posts it: a pageview, or a goal with `extraData`. */
+export function browserEvent(website: { trackingId: string; domain: string }, visit: BrowserVisit, goal?: { eventName: string; [property: string]: string }) {
+  return JSON.stringify({
+    websiteId: website.trackingId,
+    domain: website.domain,
+    visitorId: visit.visitorId,
+    sessionId: visit.sessionId,
+    visitorFirstSeenAt: visit.visitorFirstSeenAt,
+    visitorSessionNumber: visit.visitorSessionNumber,
+    href: visit.href,
+    referrer: visit.referrer,
+    type: goal ? 'custom' : 'pageview',
+    ...(goal ? { extraData: goal } : {}),
+    viewport: { width: 1280, height: 720 },
+    language: 'en-US',
+    timezone: 'Europe/Paris',
+    screenWidth: 1920,
+    screenHeight: 1080,
+    device: { platform: 'web', osVersion: visit.userAgent, model: 'Browser' },
+  });
+}
+
 function eventBodies(website: { trackingId: string; domain: string }) {
   let sequence = 0;
   return () => {
     const visitor = `${process.pid}-${sequence++}`;
-    return JSON.stringify({
-      websiteId: website.trackingId,
-      domain: website.domain,
+    return browserEvent(website, {
       visitorId: `bench-visitor-${visitor}`,
       sessionId: `bench-session-${visitor}`,
       visitorFirstSeenAt: '2026-01-01T00:00:00.000Z',
       visitorSessionNumber: 1,
       href: `https://${website.domain}/page-${sequence % 20}?utm_source=bench`,
       referrer: 'https://news.example.org/item?id=1',
-      type: 'pageview',
-      viewport: { width: 1280, height: 720 },
-      language: 'en-US',
-      timezone: 'Europe/Paris',
-      screenWidth: 1920,
-      screenHeight: 1080,
-      device: { platform: 'web', osVersion: CHROME, model: 'Browser' },
+      userAgent: CHROME,
     });
   };
 }
 
-async function countRows(database: BenchDatabase, table: 'events' | 'rollup_backlog', websiteId: string): Promise<number> {
+/** Rows of one website in `table`, counted straight in the database. */
+export async function countRows(database: BenchDatabase, table: 'events' | 'rollup_backlog', websiteId: string): Promise<number> {
   const db = createDatabase(database.url, database.pgSchema ? { pgSchema: database.pgSchema } : {});
   try {
     const row = await db.kysely

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Engine } from '../src/db/database.ts';
+import { call } from './call.ts';
 import { startChild, stopAllChildren } from './children.ts';
 import { benchIngestion } from './ingestion.ts';
 import { failures, load } from './load.ts';
@@ -64,17 +65,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     console.error(`\n${signal}: stopping servers and removing temporary data`);
     void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   });
-}
-
-async function call(method: string, url: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(url, {
-    method,
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const bytes = Buffer.from(await response.arrayBuffer());
-  if (response.status !== 200) throw new Error(`${method} ${url} answered ${response.status}: ${bytes}`);
-  return { bytes, contentType: response.headers.get('content-type') ?? '' };
 }
 
 async function benchAdminRead(engine: Engine, database: BenchDatabase): Promise<EngineResult> {

@@ -87,7 +87,7 @@ interface PaymentRow {
 const DAY_MS = 86_400_000;
 
 /** A small deterministic generator, so every run loads the same data. */
-function generator(seed: number) {
+export function generator(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

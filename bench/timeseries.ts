@@ -16,7 +16,8 @@ import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './web
 // (every field) is loaded through HTTP on the real server.
 
 export const SERIES_PATH = '/api/v1/analytics/timeseries?websiteId={id}&fields=visitors,sessions,pageviews,revenue,payments,conversion_rate&interval=day';
-const TIMEZONE = 'America/New_York';
+/** The seeded website's zone: the day rollups are built in it. */
+export const SERIES_TIMEZONE = 'America/New_York';
 const DAYS = 35;
 
 export interface TimeseriesResult {
@@ -47,7 +48,8 @@ export interface TimeseriesOptions {
   websiteApi: { seconds: number } | null;
 }
 
-async function seed(database: BenchDatabase, websiteId: string, events: number) {
+/** Writes `events` synthetic events (over DAYS days) for a website in SERIES_TIMEZONE and builds its rollups. */
+export async function seedSyntheticTraffic(database: BenchDatabase, websiteId: string, events: number) {
   let started = performance.now();
   const counts = await loadSyntheticEvents(database.engine, database.url, database.pgSchema, { websiteId, events, days: DAYS, now: Date.now() });
   const seedSeconds = (performance.now() - started) / 1000;
@@ -56,7 +58,7 @@ async function seed(database: BenchDatabase, websiteId: string, events: number) 
   const db = createDatabase(database.url, database.pgSchema ? { pgSchema: database.pgSchema } : {});
   try {
     await db.kysely.transaction().execute(async (trx) => {
-      await rebuildDailyRollups(trx, websiteId, TIMEZONE);
+      await rebuildDailyRollups(trx, websiteId, SERIES_TIMEZONE);
       await rebuildSessions(trx, websiteId);
       await rebuildVisitorTotals(trx, websiteId);
       await rebuildBreakdownRollups(trx, websiteId);
@@ -77,10 +79,10 @@ export async function benchTimeseries(engine: Engine, database: BenchDatabase, o
   const sightline = await startChild('bench/sightline-server.ts', serverEnv, options.nodeArgs);
   try {
     const base = `http://127.0.0.1:${sightline.port}`;
-    const created = await options.call('POST', `${base}/api/v1/admin/websites`, headers, { domain: 'series.bench.example.com', timezone: TIMEZONE, name: 'Series' });
+    const created = await options.call('POST', `${base}/api/v1/admin/websites`, headers, { domain: 'series.bench.example.com', timezone: SERIES_TIMEZONE, name: 'Series' });
     const websiteId = (JSON.parse(created.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
     console.error(`${engine}: writing ${options.events} synthetic events and rebuilding the rollups`);
-    const seeded = await seed(database, websiteId, options.events);
+    const seeded = await seedSyntheticTraffic(database, websiteId, options.events);
     console.error(`${engine}: seeded in ${seeded.seedSeconds.toFixed(1)} s, rollups rebuilt in ${seeded.rebuildSeconds.toFixed(1)} s`);
 
     const url = `${base}${SERIES_PATH.replace('{id}', websiteId)}`;
@@ -103,7 +105,7 @@ export async function benchTimeseries(engine: Engine, database: BenchDatabase, o
         base,
         headers,
         websiteId,
-        timezone: TIMEZONE,
+        timezone: SERIES_TIMEZONE,
         funnelId,
         serverPid: sightline.child.pid,
         seconds: options.websiteApi.seconds,

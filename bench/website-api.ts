@@ -81,7 +81,8 @@ function readPaths(websiteId: string, funnelId: string, timezone: string): { pat
 const MIN_SAMPLES = 3;
 const MAX_SAMPLES = 500;
 
-function percentile(sorted: number[], p: number): number {
+/** The p-th percentile (nearest rank) of ascending numbers; 0 for none. */
+export function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
