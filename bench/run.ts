@@ -1,12 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Engine } from '../src/db/database.ts';
 import { call } from './call.ts';
-import { startChild, stopAllChildren } from './children.ts';
+import { startChild } from './children.ts';
 import { benchIngestion } from './ingestion.ts';
 import { failures, load } from './load.ts';
 import { type BenchDatabase, postgresProblem, prepareDatabase } from './prepare.ts';
+import { benchScratch } from './scratch.ts';
 import { type EngineResult, type Report, TARGETS, printReport, writeReport } from './report.ts';
 import { benchClickHouse } from './clickhouse.ts';
 import { benchTimeseries } from './timeseries.ts';
@@ -48,18 +48,9 @@ const settings = {
 const profile = process.env.BENCH_CPU_PROF === '1';
 const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve('bench/results/profiles')}`] : [];
 const engines = (process.env.BENCH_ENGINES || 'sqlite,postgres').split(',');
-const tempDir = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
-const drops: (() => Promise<void>)[] = [];
+const scratch = benchScratch('sightline-bench-');
+const { dir: tempDir, cleanup } = scratch;
 
-let cleaned: Promise<void> | undefined;
-function cleanup(): Promise<void> {
-  cleaned ??= (async () => {
-    await stopAllChildren();
-    for (const drop of drops) await drop().catch((error: Error) => console.error(`cleanup: ${error.message}`));
-    rmSync(tempDir, { recursive: true, force: true });
-  })();
-  return cleaned;
-}
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.error(`\n${signal}: stopping servers and removing temporary data`);
@@ -107,7 +98,7 @@ async function benchAdminRead(engine: Engine, database: BenchDatabase): Promise<
 }
 
 async function benchEngine(engine: Engine, report: Report): Promise<void> {
-  const database = await prepareDatabase(engine, tempDir, (drop) => drops.push(drop));
+  const database = await prepareDatabase(engine, tempDir, scratch.onCleanup);
   const timing = { seconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
   if (settings.parts.includes('admin')) report.engines.push(await benchAdminRead(engine, database));
   if (settings.parts.includes('ingestion')) {
@@ -143,7 +134,7 @@ const report: Report = {
 };
 try {
   if (settings.parts.includes('clickhouse')) {
-    const database = await prepareDatabase('sqlite', tempDir, (drop) => drops.push(drop));
+    const database = await prepareDatabase('sqlite', tempDir, scratch.onCleanup);
     const timing = { seconds: settings.readSeconds, warmupSeconds: settings.warmupSeconds };
     report.clickhouse = await benchClickHouse(database, { ...timing, events: settings.clickhouseEvents, nodeArgs, call });
   }

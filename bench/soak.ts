@@ -1,12 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { setPriority } from 'node:os';
+import { resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Engine } from '../src/db/database.ts';
 import { call, firstRow } from './call.ts';
-import { startChild, stopAllChildren } from './children.ts';
+import { startChild } from './children.ts';
 import { countRows } from './ingestion.ts';
 import { type BenchDatabase, postgresProblem, prepareDatabase } from './prepare.ts';
+import { benchScratch } from './scratch.ts';
 import { Handoff, MIX, type SoakContext } from './soak-mix.ts';
 import { type ServerReading, scrape } from './soak-metrics.ts';
 import { type Latencies, type RouteWindow, SOAK_TARGETS, type SoakResult, type WindowResult, printMix, printSummary, printWindow, writeSoak } from './soak-report.ts';
@@ -58,18 +58,9 @@ function commandLine(): string {
   return [...env, process.env.npm_lifecycle_event === 'soak' ? 'npm run soak' : 'node bin/run-ts.js bench/soak.ts'].join(' ');
 }
 
-const tempDir = mkdtempSync(join(tmpdir(), 'sightline-soak-'));
-const drops: (() => Promise<void>)[] = [];
+const scratch = benchScratch('sightline-soak-');
+const { dir: tempDir, cleanup } = scratch;
 let stopRequested = false;
-let cleaned: Promise<void> | undefined;
-function cleanup(): Promise<void> {
-  cleaned ??= (async () => {
-    await stopAllChildren();
-    for (const drop of drops) await drop().catch((error: Error) => console.error(`cleanup: ${error.message}`));
-    rmSync(tempDir, { recursive: true, force: true });
-  })();
-  return cleaned;
-}
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (!stopRequested) {
@@ -183,7 +174,7 @@ async function setUp(port: number, database: BenchDatabase): Promise<SoakContext
 }
 
 async function soak(engine: Engine): Promise<SoakResult> {
-  const database = await prepareDatabase(engine, tempDir, (drop) => drops.push(drop));
+  const database = await prepareDatabase(engine, tempDir, scratch.onCleanup);
   const serverEnv: Record<string, string> = {
     BENCH_DATABASE_URL: database.url,
     ...(database.pgSchema ? { BENCH_PG_SCHEMA: database.pgSchema } : {}),
