@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type Item, action, call, connect, usage, websiteIdOf } from './api.ts';
 import { type JsonOption, done, emit, printTable, say, withJson } from './output.ts';
 import { type ConfirmOptions, confirm } from './prompt.ts';
@@ -30,6 +30,8 @@ function printNotes(notes: Note[]): void {
 interface ListOptions extends WebsiteOption, JsonOption {
   from?: string;
   to?: string;
+  timezone?: string;
+  order?: 'asc' | 'desc';
   search?: string;
   limit?: number;
   offset?: number;
@@ -59,9 +61,11 @@ Examples:
     withWebsite(
       notes
         .command('list')
-        .description("the website's notes, newest first")
+        .description("the website's notes, newest first (--order asc: oldest first)")
         .option('--from <day>', "from this day (YYYY-MM-DD in the website's time zone) or ISO instant; with --to")
         .option('--to <day>', 'to this day, included, or ISO instant; with --from')
+        .option('--timezone <zone>', "an IANA time zone in which --from and --to days are read (default the website's)")
+        .addOption(new Option('--order <order>', 'newest (desc) or oldest (asc) first').choices(['asc', 'desc']))
         .option('--search <text>', 'only notes whose text contains this, ignoring case')
         .option('--limit <n>', 'how many notes (default 100, at most 1000)', wholeNumber(1))
         .option('--offset <n>', 'skip this many notes first', wholeNumber(0)),
@@ -74,6 +78,8 @@ Examples:
       const query = {
         ...(options.from !== undefined ? { startAt: options.from } : {}),
         ...(options.to !== undefined ? { endAt: options.to } : {}),
+        ...(options.timezone !== undefined ? { timezone: options.timezone } : {}),
+        ...(options.order !== undefined ? { order: options.order } : {}),
         ...(options.search !== undefined ? { q: options.search } : {}),
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
         ...(options.offset !== undefined ? { offset: options.offset } : {}),
@@ -96,7 +102,7 @@ Examples:
         .command('create')
         .description('add a note')
         .requiredOption('--text <text>', 'the note (1 to 500 characters)')
-        .option('--at <instant>', 'the moment it is about, an ISO-8601 instant (default now)')
+        .option('--at <when>', "the moment it is about: an ISO-8601 instant, or a YYYY-MM-DD day (noon in the website's time zone); default now")
         .option('--idempotency-key <key>', 'a key that makes a retry answer the same note instead of adding another'),
     ),
     'the new note',
@@ -127,7 +133,7 @@ Examples:
         .description('change a note; only what is given changes')
         .argument('<noteId>', 'the note id (from "sightline notes list")')
         .option('--text <text>', 'the new text')
-        .option('--at <instant>', 'the new moment, an ISO-8601 instant'),
+        .option('--at <when>', 'the new moment: an ISO-8601 instant or a YYYY-MM-DD day, as on create'),
     ),
     'the updated note',
   ).action(
