@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
 
 export const FLAGS_PATH = '/flags';
 const PACKAGE = 'flag-icons';
-const FILE = /^([a-z]{2})\.svg$/;
+/** A flag's file name, which is also its name under FLAGS_PATH: the code, lower case, then .svg. */
+export const FLAG_FILE_NAME = /^([a-z]{2})\.svg$/;
 
 let directory: string | null = null;
 let codes: ReadonlySet<string> | null = null;
@@ -24,7 +25,7 @@ function flagsDirectory(): string {
 export function flagCodes(): ReadonlySet<string> {
   codes ??= new Set(
     readdirSync(flagsDirectory())
-      .map((name) => FILE.exec(name)?.[1])
+      .map((name) => FLAG_FILE_NAME.exec(name)?.[1])
       .filter((code): code is string => code !== undefined),
   );
   return codes;

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { notFound } from '../errors.ts';
-import { FLAGS_PATH, flagCodes, flagFile } from '../lib/country-flags.ts';
+import { clientHasCurrent, etagOf } from '../http/etag.ts';
+import { FLAGS_PATH, FLAG_FILE_NAME, flagCodes, flagFile } from '../lib/country-flags.ts';
 
 // GET /flags/{cc}.svg: a country's flag (src/lib/country-flags.ts), the `image` of the countries
 // breakdown. Public like /js/script.js, outside the API's guarded scope, out of the OpenAPI
@@ -12,22 +12,12 @@ import { FLAGS_PATH, flagCodes, flagFile } from '../lib/country-flags.ts';
 // the ETag (304 when unchanged). Any name that is not a lower-case code with a flag is a 404.
 
 const MAX_AGE_SECONDS = 30 * 24 * 3600;
-const FLAG_NAME = /^([a-z]{2})\.svg$/;
 // Opened as a document, an SVG could run script: these files have none, and may not.
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
 
 interface Flag {
   body: Buffer;
   etag: string;
-}
-
-function clientHas(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
-  if (typeof header !== 'string') return false;
-  return header.split(',').some((tag) => {
-    const value = tag.trim().replace(/^W\//, '');
-    return value === etag || value === '*';
-  });
 }
 
 async function countryFlags(app: FastifyInstance): Promise<void> {
@@ -37,7 +27,7 @@ async function countryFlags(app: FastifyInstance): Promise<void> {
   const load = (code: string, file: string) => {
     let flag = loaded.get(code);
     if (!flag) {
-      flag = readFile(file).then((body) => ({ body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"` }));
+      flag = readFile(file).then((body) => ({ body, etag: etagOf(body) }));
       // A failed read is not remembered: the next request tries again.
       flag.catch(() => loaded.delete(code));
       loaded.set(code, flag);
@@ -46,7 +36,7 @@ async function countryFlags(app: FastifyInstance): Promise<void> {
   };
 
   app.get<{ Params: { name: string } }>(`${FLAGS_PATH}/:name`, { schema: { hide: true }, logLevel: 'warn' }, async (request, reply: FastifyReply) => {
-    const code = FLAG_NAME.exec(request.params.name)?.[1];
+    const code = FLAG_FILE_NAME.exec(request.params.name)?.[1];
     const file = code === undefined ? null : flagFile(code);
     if (code === undefined || file === null) throw notFound('No flag for this name: use /flags/{cc}.svg with a lower-case ISO 3166-1 alpha-2 code');
     const flag = await load(code, file);
@@ -56,7 +46,7 @@ async function countryFlags(app: FastifyInstance): Promise<void> {
       .header('etag', flag.etag)
       .header('content-security-policy', SVG_POLICY)
       .header('x-content-type-options', 'nosniff');
-    if (clientHas(request, flag.etag)) return reply.code(304).send();
+    if (clientHasCurrent(request, flag.etag)) return reply.code(304).send();
     return reply.type('image/svg+xml').send(flag.body);
   });
 }

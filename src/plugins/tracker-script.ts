@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { clientHasCurrent } from '../http/etag.ts';
 import { TRACKER_SCRIPT } from '../tracker/script.ts';
 
 // The tracking script for websites' pages: GET /js/script.js and an alias named by its content
@@ -21,16 +22,6 @@ export const TRACKER_HASH = createHash('sha256').update(body).digest('hex').slic
 export const TRACKER_HASHED_PATH = `/js/script.${TRACKER_HASH}.js`;
 const etag = `"${TRACKER_HASH}"`;
 
-/** If-None-Match lists ETags (weak or strong, or `*`); any match means the client's copy is current. */
-function clientHasCurrent(request: FastifyRequest): boolean {
-  const header = request.headers['if-none-match'];
-  if (typeof header !== 'string') return false;
-  return header.split(',').some((tag) => {
-    const value = tag.trim().replace(/^W\//, '');
-    return value === etag || value === '*';
-  });
-}
-
 function serve(cacheControl: string) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     reply
@@ -38,7 +29,7 @@ function serve(cacheControl: string) {
       .header('cache-control', cacheControl)
       .header('etag', etag)
       .header('x-content-type-options', 'nosniff');
-    if (clientHasCurrent(request)) return reply.code(304).send();
+    if (clientHasCurrent(request, etag)) return reply.code(304).send();
     return reply.type('application/javascript; charset=utf-8').send(body);
   };
 }
