@@ -70,6 +70,10 @@ export interface Config {
    * website API's reads; unset: the events live in the relational database.
    */
   clickhouseUrl: string | undefined;
+  /** Background rebuilds (a time-zone change's move of the day rollups): each transaction aims at this long. */
+  rebuildChunkMs: number;
+  /** And takes at most this many visitors. */
+  rebuildChunkMaxVisitors: number;
 }
 
 export class ConfigError extends Error {}
@@ -191,6 +195,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisUrl: redisUrl(env, 'REDIS_URL'),
     redisKeyPrefix: keyPrefix(env, 'REDIS_KEY_PREFIX', 'sightline:'),
     clickhouseUrl: clickhouseUrl(env, 'CLICKHOUSE_URL'),
+    rebuildChunkMs: integer(env, 'REBUILD_CHUNK_MS', 50, 1),
+    rebuildChunkMaxVisitors: integer(env, 'REBUILD_CHUNK_MAX_VISITORS', 5000, 1),
     ...overrides,
   };
   return Object.freeze(config);

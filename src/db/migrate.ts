@@ -21,6 +21,7 @@ import { funnelIndexes } from './migrations/0018-funnel-indexes.ts';
 import { breakdownDays } from './migrations/0019-breakdown-days.ts';
 import { breakdownRevenue } from './migrations/0020-breakdown-revenue.ts';
 import { rollupBacklog } from './migrations/0021-rollup-backlog.ts';
+import { rollupRelocations } from './migrations/0022-rollup-relocations.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -45,6 +46,7 @@ function provider(db: Db): MigrationProvider {
     '0019-breakdown-days': breakdownDays(db.engine),
     '0020-breakdown-revenue': breakdownRevenue(db.engine),
     '0021-rollup-backlog': rollupBacklog(db.engine),
+    '0022-rollup-relocations': rollupRelocations(),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,17 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { withDeadline } from '../lib/deadline.ts';
+import { relocationProgress } from '../modules/analytics/day-relocation.ts';
 import type { DatabaseReadings } from './metrics-registry.ts';
 
 // The gauges a scrape reads from the database: two small grouped counts on indexed status
-// columns, and the count of events waiting for their rollups (a short table). A scrape must
+// columns, the count of events waiting for their rollups (a short table), and the moves of day
+// rollups to a new time zone (a row per website moving). A scrape must
 // answer even when the database does not, so the reads get a deadline and any failure reads as
 // "no readings" (the scrape then reports sightline_database_up 0).
 
 export const READ_DEADLINE_MS = 2000;
 
 async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings> {
-  const [outbox, jobs, backlog] = await Promise.all([
+  const [outbox, jobs, backlog, moves] = await Promise.all([
     db
       .selectFrom('mail_outbox')
       .select((eb) => ['status', eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
@@ -28,8 +30,13 @@ async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings
       .selectFrom('rollup_backlog')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .executeTakeFirstOrThrow(),
+    relocationProgress(db),
   ]);
-  const readings: DatabaseReadings = { outbox: {}, oldestPendingMailAgeSeconds: 0, jobs: {}, rollupBacklog: Number(backlog.count) };
+  const relocations = {
+    websites: moves.length,
+    visitorsLeft: moves.reduce((sum, move) => sum + Math.max(0, (move.visitorsTotal ?? move.visitorsDone) - move.visitorsDone), 0),
+  };
+  const readings: DatabaseReadings = { outbox: {}, oldestPendingMailAgeSeconds: 0, jobs: {}, rollupBacklog: Number(backlog.count), relocations };
   for (const row of outbox) {
     readings.outbox[row.status as 'pending' | 'failed'] = Number(row.count);
     if (row.status === 'pending' && row.oldest) {

@@ -46,6 +46,8 @@ export interface DatabaseReadings {
   oldestPendingMailAgeSeconds: number;
   jobs: Partial<Record<(typeof JOB_STATUSES)[number], number>>;
   rollupBacklog: number;
+  /** Websites whose day rollups move to a new time zone, and their visitors not moved yet (known once counted). */
+  relocations: { websites: number; visitorsLeft: number };
 }
 
 export class AppMetrics {
@@ -108,6 +110,18 @@ export class AppMetrics {
     registers: [this.databaseRegistry],
   });
 
+  private readonly relocations = new Gauge({
+    name: `${PREFIX}rollup_relocations`,
+    help: "Websites whose day rollups are moving to a new time zone in the background (their reads use the raw events meanwhile); zero when none.",
+    registers: [this.databaseRegistry],
+  });
+
+  private readonly relocationVisitors = new Gauge({
+    name: `${PREFIX}rollup_relocation_visitors_remaining`,
+    help: 'Visitors whose day rollups have still to move to their website\'s new time zone: falls to zero as the moves run.',
+    registers: [this.databaseRegistry],
+  });
+
   constructor(db: Db) {
     for (const source of EVENT_SOURCES) this.eventsAccepted.inc({ source }, 0);
     for (const reason of Object.keys(DROP_REASONS)) this.eventsDropped.inc({ reason }, 0);
@@ -141,6 +155,8 @@ export class AppMetrics {
       this.oldestPendingMail.set(readings.oldestPendingMailAgeSeconds);
       for (const status of JOB_STATUSES) this.integrationJobs.set({ status }, readings.jobs[status] ?? 0);
       this.rollupBacklog.set(readings.rollupBacklog);
+      this.relocations.set(readings.relocations.websites);
+      this.relocationVisitors.set(readings.relocations.visitorsLeft);
       registries.push(this.databaseRegistry);
     }
     return Registry.merge(registries).metrics();

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { type ClickHouse, openClickHouse } from '../db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../db/clickhouse/clickhouse-schema.ts';
 import { describeFault } from '../db/faults.ts';
+import { DayRelocator } from '../modules/analytics/day-relocator.ts';
 import { RollupDeriver } from '../modules/analytics/rollup-backlog.ts';
 import { clickhouseEventLog } from '../modules/events/clickhouse-event-log.ts';
 import { ClickHouseRelay } from '../modules/events/clickhouse-relay.ts';
@@ -21,11 +22,18 @@ declare module 'fastify' {
     clickhouse: { ch: ClickHouse; relay: ClickHouseRelay } | null;
     /** Events in the relational database: derives their rollups after the answer (rollup-backlog.ts). */
     rollups: RollupDeriver | null;
+    /** Moves websites' day rollups to a new time zone in the background (day-relocation.ts). */
+    relocator: DayRelocator;
   }
 }
 
 /** The event store of the configuration; with ClickHouse, its relay runs beside the server. */
 async function eventStore(app: FastifyInstance): Promise<void> {
+  // Both stores: with ClickHouse the relational day rollups hold nothing, and its moves end at the first chunk.
+  const relocator = new DayRelocator(app.db.kysely, app.log, { chunkMs: app.config.rebuildChunkMs, maxVisitors: app.config.rebuildChunkMaxVisitors });
+  app.decorate('relocator', relocator);
+  app.addHook('onReady', async () => relocator.start());
+  app.addHook('onClose', async () => relocator.stop());
   const url = app.config.clickhouseUrl;
   if (url === undefined) {
     const rollups = new RollupDeriver(app.db.kysely, app.log);

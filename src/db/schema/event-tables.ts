@@ -340,3 +340,17 @@ export interface RollupBacklogTable {
   website_id: string;
   event_id: string;
 }
+
+/** A website whose day rollups move to another time zone (migration 0022, src/modules/analytics/day-relocation.ts). */
+export interface RollupRelocationsTable {
+  website_id: string;
+  from_timezone: string;
+  to_timezone: string;
+  next_timezone: string | null;
+  /** The last visitor id (byte order) whose days are in to_timezone; null before the first chunk. */
+  cursor: string | null;
+  visitors_done: ColumnType<number | string, number | undefined, number>;
+  /** The website's visitors when the move started; null until the first chunk counts them. */
+  visitors_total: ColumnType<number | string | null, number | null | undefined, number | null>;
+  started_at: string;
+}

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import { Timeseries, TimeseriesQuery } from './analytics.schemas.ts';
+import { DERIVED_DATA_HEADER } from './day-relocation.ts';
 import * as service from './analytics.service.ts';
 import { IGNORED_PARAMS_HEADER } from '../stats/stats.params.ts';
 
@@ -22,7 +23,10 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const ignored = service.ignoredSeriesParams(request.query);
       if (ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, ignored.join(', '));
-      return app.analyticsRead(() => service.timeseries(deps, websiteOf(request).websiteId, request.query));
+      const notes = { rebuilding: false };
+      const view = await app.analyticsRead(() => service.timeseries(deps, websiteOf(request).websiteId, request.query, new Date(), notes));
+      if (notes.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
+      return view;
     },
   });
 };

@@ -108,7 +108,12 @@ export interface SeriesDeps {
   store: EventStore;
 }
 
-export async function timeseries(deps: SeriesDeps, websiteId: string, query: TimeseriesQueryInput, now = new Date()): Promise<TimeseriesView> {
+/** What an answer's headers say besides its body: set when the read used the raw events because the day rollups move. */
+export interface SeriesNotes {
+  rebuilding: boolean;
+}
+
+export async function timeseries(deps: SeriesDeps, websiteId: string, query: TimeseriesQueryInput, now = new Date(), notes?: SeriesNotes): Promise<TimeseriesView> {
   const { store } = deps;
   const website = await repo.findWebsiteSettings(deps.db, websiteId);
   if (!website) throw notFound('Website not found');
@@ -126,7 +131,9 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
   const counts: SeriesCounts = { traffic: null, money: null };
   const wants = (metrics: Metric[]) => fields.some((field) => metrics.includes(field));
   if (wants(TRAFFIC)) {
-    const fromRollups = interval !== 'hour' && timezone === website.timezone && filters.length === 0;
+    // While the day rollups move to a new zone (day-relocation.ts) the raw events answer.
+    if (website.relocating && notes) notes.rebuilding = true;
+    const fromRollups = interval !== 'hour' && timezone === website.timezone && filters.length === 0 && !website.relocating;
     counts.traffic = fromRollups
       ? await rollupTraffic(store, websiteId, list, whole, interval, wants(DISTINCT))
       : await eventTraffic(store, scope, list, whole, wants(DISTINCT));

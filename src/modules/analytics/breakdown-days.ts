@@ -14,8 +14,8 @@ import { type WebsiteOffsets, offsetPeriods } from './local-day-sql.ts';
 //   key's distinct visitors are the sum of its rows from F on.
 // breakdown_visitors.last_day moves with the events (breakdown-rollup-tables.ts addKeyed); the
 // writers here move the two tables with it: ingestion adds a batch, a goal delete takes its
-// events out before they go and its visitors' rows are re-derived, a time-zone change derives
-// them again (breakdown-rollups.ts). A session's key can change as it grows, so the session
+// events out before they go and its visitors' rows are re-derived, a time-zone change moves
+// them a chunk of visitors at a time (day-relocation.ts, setLastDays). A session's key can change as it grows, so the session
 // breakdowns' last days are recomputed for the batch's visitors (session-breakdown-rollups.ts).
 
 /**
@@ -98,3 +98,22 @@ export async function websiteOffsets(db: Kysely<Database>, websiteId: string, ti
 export async function timezoneOf(db: Kysely<Database>, websiteId: string): Promise<string | undefined> {
   return (await db.selectFrom('websites').select('timezone').where('id', '=', websiteId).executeTakeFirst())?.timezone;
 }
+
+/**
+ * Sets the last days of the breakdown_visitors rows `rows` (a condition over the table's qualified
+ * columns) to those of `keyed` (a `with ... keyed as (...)` of the same visitors' keys, with
+ * last_day), moving breakdown_last_days with them: a time-zone move of these visitors.
+ */
+export async function setLastDays(db: Kysely<Database>, keyed: RawBuilder<unknown>, rows: RawBuilder<unknown>): Promise<void> {
+  await countLastDays(db, rows, -1);
+  await sql`${keyed}
+    update breakdown_visitors set last_day = k.last_day from keyed k
+    where ${rows} and k.website_id = breakdown_visitors.website_id and k.visitor_id = breakdown_visitors.visitor_id
+      and k.breakdown = breakdown_visitors.breakdown and k.key = breakdown_visitors.key`.execute(db);
+  await countLastDays(db, rows, 1);
+}
+
+/** These visitors' rows of breakdown_visitors for these breakdowns, as a condition over the table's qualified columns. */
+export const visitorRowsOf = (websiteId: string, visitorIds: string[], kinds: readonly Breakdown[]) =>
+  sql`breakdown_visitors.website_id = ${websiteId} and breakdown_visitors.visitor_id in (${sql.join(visitorIds)})
+    and breakdown_visitors.breakdown in (${sql.join(kinds.map((kind) => sql.lit(kind)))})`;

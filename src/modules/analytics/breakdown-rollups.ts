@@ -8,7 +8,7 @@ import { BREAKDOWNS } from '../stats/event-store.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
 import { ADD_TO_TOTALS, addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed } from './breakdown-rollup-tables.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
-import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, moveLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
+import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, moveLastDays, setLastDays, timezoneOf, visitorRowsOf, websiteOffsets } from './breakdown-days.ts';
 import { type WebsiteOffsets, rowDaySql, offsetsOf } from './local-day-sql.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
 import { deriveWebsiteSessionRollups } from './session-breakdown-rollups.ts';
@@ -109,6 +109,19 @@ export async function subtractDeletedEvents(trx: Kysely<Database>, websiteId: st
   }
 }
 
+/**
+ * A time-zone move of these visitors (day-relocation.ts): their events leave breakdown_days on
+ * their local days in `from` and join them in `to`, and their rows' last days follow `to`.
+ */
+export async function moveVisitorEventDays(db: Kysely<Database>, websiteId: string, visitorIds: string[], from: WebsiteOffsets, to: WebsiteOffsets): Promise<void> {
+  if (to.size === 0) return; // no event: nothing to move
+  const engine = engineOf(db);
+  const where = sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(visitorIds)})`;
+  await addDayRows(db, eventDayRows(engine, where, rowDaySql(engine, from)), -1);
+  await addDayRows(db, eventDayRows(engine, where, rowDaySql(engine, to)), 1);
+  await setLastDays(db, keyedEvents(engine, where, rowDaySql(engine, to)), visitorRowsOf(websiteId, visitorIds, EVENT_BREAKDOWNS));
+}
+
 /** These visitors' rows of the event breakdowns (the session breakdowns follow the sessions). */
 const eventRowsOf = (websiteId: string, visitorIds: string[]) =>
   sql`website_id = ${websiteId} and visitor_id in (${sql.join(visitorIds)}) and ${breakdownIn(EVENT_BREAKDOWNS)}`;
@@ -179,14 +192,4 @@ export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: s
   await deriveWebsiteBreakdownRollups(db, websiteId, timezone);
   await rebuildBreakdownProfiles(db, websiteId, BREAKDOWNS);
   await rebuildBreakdownRevenue(db, websiteId, BREAKDOWNS);
-}
-
-/**
- * After the website's zone changed (in the update's transaction): its breakdown rows with their
- * days in the new zone. The rows' counts do not change, so breakdown_profiles stays.
- */
-export async function rebuildBreakdownDays(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
-  await deleteRows(db, websiteId, BREAKDOWNS);
-  await deleteDayRows(db, websiteId, BREAKDOWNS);
-  await deriveWebsiteBreakdownRollups(db, websiteId, timezone);
 }

@@ -1,20 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { isPostgres } from '../../db/engine.ts';
 import { type RecordedFields, VisitorDayBook } from './visitor-day-book.ts';
 import { writeBook } from './rollups.ts';
-import { rebuildBreakdownDays } from './breakdown-rollups.ts';
-import { deriveBacklog } from './rollup-backlog.ts';
 import { LocalDays } from './zoned-time.ts';
 
-// Rebuilds a website's day rollups from its raw events, for a new time zone (the local days
-// move) or after a bulk load. Events are replayed in time order, a page at a time.
+// Rebuilds a website's day rollups from its raw events, after a bulk load or a delete that
+// touched a large share of its visitors. Events are replayed in time order, a page at a time.
 
 const PAGE = 20_000;
 
 /**
- * Replaces the website's rollups with ones computed from its events in `timezone`. Run it in
- * the transaction that changes the time zone, so readers see old days or new days, never a mix.
+ * Replaces the website's rollups with ones computed from its events in `timezone`, in the
+ * caller's transaction. A time-zone change does not come here: it moves the days a chunk of
+ * visitors at a time in the background (day-relocation.ts).
  */
 export async function rebuildDailyRollups(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
   await db.deleteFrom('visitor_days').where('website_id', '=', websiteId).execute();
@@ -47,21 +45,4 @@ export async function rebuildDailyRollups(db: Kysely<Database>, websiteId: strin
   }
   book.relinkAll();
   await writeBook(db, websiteId, book, 'replace');
-}
-
-/**
- * For a website update that sets `timezone`: when it differs from the stored one, rebuilds the
- * rollups in it (the day rollups, and the days of the event breakdowns). Call it inside the
- * update's transaction, before the website row is written; on PostgreSQL it locks that row
- * first, so no event batch updates the rollups in between.
- */
-export async function rebuildRollupsForTimezone(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
-  let query = db.selectFrom('websites').select('timezone').where('id', '=', websiteId);
-  if (isPostgres(db)) query = query.forNoKeyUpdate();
-  const current = await query.executeTakeFirst();
-  if (!current || current.timezone === timezone) return;
-  // The waiting events join the all-time rollups first (the day rollups are rebuilt from every stored event).
-  await deriveBacklog(db, websiteId);
-  await rebuildDailyRollups(db, websiteId, timezone);
-  await rebuildBreakdownDays(db, websiteId, timezone);
 }

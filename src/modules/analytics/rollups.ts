@@ -142,22 +142,32 @@ const addRecency = prepareListQuery(5, (db, rows: RecencyTuple[]) =>
   ),
 );
 
-export async function updateDailyRollups(trx: Kysely<Database>, events: RecordedEvent[]): Promise<Map<string, string>> {
-  if (events.length === 0) return new Map();
-  const db = trx;
+/** The events grouped by website, in first-seen order. */
+export function eventsByWebsite(events: RecordedEvent[]): Map<string, RecordedEvent[]> {
   const byWebsite = new Map<string, RecordedEvent[]>();
   for (const event of events) {
     const list = byWebsite.get(event.websiteId);
     if (list) list.push(event);
     else byWebsite.set(event.websiteId, [event]);
   }
-  const timezones = await lockTimezones(db, [...byWebsite.keys()].sort());
-  for (const [websiteId, websiteEvents] of byWebsite) {
-    const timezone = timezones.get(websiteId);
+  return byWebsite;
+}
+
+/** The websites' zones under their row locks (in id order, so two batches never wait on each other in a circle). */
+export function lockWebsiteZones(db: Kysely<Database>, websiteIds: Iterable<string>): Promise<Map<string, string>> {
+  return lockTimezones(db, [...new Set(websiteIds)].sort());
+}
+
+/**
+ * Folds the events into the day rollups, each website's in the zone `zones` gives it (the
+ * website's own, or the one a relocation holds its visitors' days in: day-relocation.ts).
+ */
+export async function updateDailyRollups(db: Kysely<Database>, events: RecordedEvent[], zones: Map<string, string>): Promise<void> {
+  for (const [websiteId, websiteEvents] of eventsByWebsite(events)) {
+    const timezone = zones.get(websiteId);
     // A missing website cannot have events (foreign key): the insert before this failed already.
     if (timezone !== undefined) await updateWebsiteRollups(db, websiteId, timezone, websiteEvents);
   }
-  return timezones;
 }
 
 const asItems = (ids: string[]) => ids.map((id): [string] => [id]);

@@ -7,7 +7,7 @@ import { SESSION_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts'
 import { addKeyedToProfiles, rebuildBreakdownProfiles, subtractKeyedFromProfiles } from './breakdown-profiles.ts';
 import { addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
 import { rebuildBreakdownRevenue } from './breakdown-revenue.ts';
-import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, timezoneOf, websiteOffsets } from './breakdown-days.ts';
+import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, setLastDays, timezoneOf, visitorRowsOf, websiteOffsets } from './breakdown-days.ts';
 import { type WebsiteOffsets, offsetsOver, rowDaySql } from './local-day-sql.ts';
 
 // Keeps the all-time session breakdowns (entry pages, exit pages, referrers, campaigns) in
@@ -180,4 +180,17 @@ export async function rebuildSessionBreakdownRollups(db: Kysely<Database>, websi
   if (offsets.size > 0) await deriveWebsiteSessionRollups(db, websiteId, offsets);
   await rebuildBreakdownProfiles(db, websiteId, SESSION_BREAKDOWNS);
   await rebuildBreakdownRevenue(db, websiteId, SESSION_BREAKDOWNS);
+}
+
+/**
+ * A time-zone move of these visitors (day-relocation.ts): their sessions leave breakdown_days on
+ * their start days in `from` and join them in `to`, and their rows' last days follow `to`.
+ */
+export async function moveVisitorSessionDays(db: Kysely<Database>, websiteId: string, visitorIds: string[], from: WebsiteOffsets, to: WebsiteOffsets): Promise<void> {
+  if (to.size === 0) return;
+  const engine = engineOf(db);
+  const where = sql`s.website_id = ${websiteId} and s.visitor_id in (${sql.join(visitorIds)})`;
+  await addDayRows(db, sessionDayRows(engine, where, rowDaySql(engine, from, 's')), -1);
+  await addDayRows(db, sessionDayRows(engine, where, rowDaySql(engine, to, 's')), 1);
+  await setLastDays(db, keyedSessions(engine, where, rowDaySql(engine, to, 's')), visitorRowsOf(websiteId, visitorIds, SESSION_BREAKDOWNS));
 }

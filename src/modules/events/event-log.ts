@@ -4,7 +4,8 @@ import { joinProfiles, leaveProfiles } from '../analytics/breakdown-profiles.ts'
 import { repairBreakdownRollups, subtractDeletedEvents } from '../analytics/breakdown-rollups.ts';
 import { deriveBacklog } from '../analytics/rollup-backlog.ts';
 import { profileTotalsIn, profileTotalsOut } from '../analytics/profile-totals.ts';
-import { repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
+import { rebuildVisitorRollups, repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
+import { visitorsByZone } from '../analytics/visitor-zones.ts';
 import { repairVisitorTotals } from '../analytics/visitor-totals.ts';
 import { recountGoalStats } from '../goals/goal-stats.ts';
 import { type GoalStatsRow, goalStatsBetween } from '../goals/tracked-goals.repository.ts';
@@ -45,15 +46,24 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
         await deriveBacklog(trx, websiteId);
         const doomed = await deletes.findServerGoals(trx, websiteId, filters);
         if (doomed.length === 0) return 0;
+        // While the website's days move to a new zone, each visitor's are repaired in theirs (visitor-zones.ts).
+        const { moving, groups } = await visitorsByZone(trx, websiteId, timezone, doomed.map((event) => event.visitorId));
         // Their days leave breakdown_days while the events can still be read.
-        await subtractDeletedEvents(trx, websiteId, timezone, doomed);
+        for (const [zone, ids] of groups) {
+          const theirs = new Set(ids);
+          await subtractDeletedEvents(trx, websiteId, zone, doomed.filter((event) => theirs.has(event.visitorId)));
+        }
         const rows = await deletes.deleteEvents(trx, websiteId, doomed.map((event) => event.id));
-        const visitorIds = rows.map((row) => row.visitor_id);
-        await repairRollupsAfterDelete(trx, websiteId, timezone, visitorIds);
+        const visitorIds = [...new Set(rows.map((row) => row.visitor_id))];
+        for (const [zone, ids] of groups) {
+          // A move keeps the other visitors' days in their zones, so it repairs these visitors only.
+          if (moving) await rebuildVisitorRollups(trx, websiteId, zone, ids);
+          else await repairRollupsAfterDelete(trx, websiteId, zone, ids);
+        }
         // The visitors leave their profiles as they were and join them as repaired.
         await leaveProfiles(trx, websiteId, visitorIds);
         await profileTotalsOut(trx, websiteId, visitorIds);
-        await repairBreakdownRollups(trx, websiteId, timezone, visitorIds);
+        for (const [zone, ids] of groups) await repairBreakdownRollups(trx, websiteId, zone, ids);
         await repairVisitorTotals(trx, websiteId, visitorIds);
         await joinProfiles(trx, websiteId, visitorIds);
         await profileTotalsIn(trx, websiteId, visitorIds);

@@ -30,11 +30,11 @@ export async function lockWebsiteTimezone(db: Kysely<Database>, websiteId: strin
   return (await query.executeTakeFirst())?.timezone;
 }
 
-/** The server-recorded goal completions (source api) that match: their ids and instants. */
-export async function findServerGoals(db: Kysely<Database>, websiteId: string, filters: GoalFilters): Promise<{ id: string; occurredAt: string }[]> {
+/** The server-recorded goal completions (source api) that match: their ids, instants and visitors. */
+export async function findServerGoals(db: Kysely<Database>, websiteId: string, filters: GoalFilters): Promise<{ id: string; occurredAt: string; visitorId: string }[]> {
   let query = db
     .selectFrom('events')
-    .select(['id', 'occurred_at'])
+    .select(['id', 'occurred_at', 'visitor_id'])
     .where('website_id', '=', websiteId)
     .where('type', '=', 'custom')
     .where('name', 'is not', null)
@@ -44,7 +44,7 @@ export async function findServerGoals(db: Kysely<Database>, websiteId: string, f
   if (filters.range) query = query.where('occurred_at', '>=', filters.range.from).where('occurred_at', '<', filters.range.to);
   const rows = await query.execute();
   // PostgreSQL answers timestamps as Dates, SQLite as the stored ISO text.
-  return rows.map((row) => ({ id: row.id, occurredAt: new Date(row.occurred_at as unknown as string).toISOString() }));
+  return rows.map((row) => ({ id: row.id, occurredAt: new Date(row.occurred_at as unknown as string).toISOString(), visitorId: row.visitor_id }));
 }
 
 /** Deletes these events of the website (ids from findServerGoals); answers what went. */

@@ -18,6 +18,8 @@ export const MAX_LIMIT = 1000;
 export interface WebsiteClock {
   id: string;
   timezone: string;
+  /** Its day rollups are moving to a new zone (analytics/day-relocation.ts): reads must not use them. */
+  relocating?: boolean;
 }
 
 const FIELD_NAME = /^[A-Za-z_]{1,40}$/;
@@ -62,6 +64,8 @@ export interface ParsedParams {
   page: PageRequest;
   /** Names of query parameters the route does not use. */
   ignored: string[];
+  /** The read is answered from the raw events while the website's derived data is rebuilt (X-Sightline-Derived-Data). */
+  rebuilding: boolean;
 }
 
 const PARAMS_OF: Record<CommonParam, string[]> = {
@@ -113,6 +117,8 @@ export function parseCommonParams(
   const page = uses.includes('page')
     ? { limit: integerParam(query, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT), offset: integerParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER) }
     : { limit: DEFAULT_LIMIT, offset: 0 };
-  const wholeDays = timezone === website.timezone ? wholeDaysOf(range, timezone) : null;
-  return { scope: { websiteId: website.id, range, timezone, filters, wholeDays }, page, ignored };
+  // The planner's one question: may the day rollups answer? Only in the website's own zone, and not while they move.
+  const rebuilding = website.relocating === true;
+  const wholeDays = timezone === website.timezone && !rebuilding ? wholeDaysOf(range, timezone) : null;
+  return { scope: { websiteId: website.id, range, timezone, filters, wholeDays }, page, ignored, rebuilding };
 }

@@ -6,8 +6,10 @@ export async function findWebsiteForStats(db: Kysely<Database>, websiteId: strin
   return db
     .selectFrom('websites')
     .select(['id', 'domain', 'name', 'timezone', 'currency', 'kpi', 'kpi_color_scheme', 'include_renewal_revenue'])
+    .select((eb) => eb.exists(eb.selectFrom('rollup_relocations').select('website_id').whereRef('website_id', '=', 'websites.id')).as('moving'))
     .where('id', '=', websiteId)
-    .executeTakeFirst();
+    .executeTakeFirst()
+    .then((row) => (row ? { ...row, relocating: Boolean(row.moving) } : undefined));
 }
 
 export type StatsWebsite = NonNullable<Awaited<ReturnType<typeof findWebsiteForStats>>>;

@@ -5,6 +5,7 @@ import { websiteOf } from '../../http/request-context.ts';
 import type { WebsiteScopedAccess } from '../../plugins/route-access.ts';
 import { BREAKDOWNS } from './event-store.ts';
 import { IGNORED_PARAMS_HEADER } from './stats.params.ts';
+import { DERIVED_DATA_HEADER } from '../analytics/day-relocation.ts';
 import {
   BreakdownAnswers,
   BreakdownQuery,
@@ -35,8 +36,9 @@ const read: { access: WebsiteScopedAccess } = {
   access: { scope: 'website', permission: 'analytics:read', action: 'read', apiKey: true, websiteIdIn: 'query' },
 };
 
-function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[] }): T {
+function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[]; rebuilding?: boolean }): T {
   if (result.ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, result.ignored.join(', '));
+  if (result.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
   return result.body;
 }
 

@@ -63,7 +63,7 @@ export async function overview(deps: StatsDeps, websiteId: string, query: Query)
   const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'fields']);
   const counts = await deps.store.overview(params.scope, moneyOf(website));
   const item = presentOverview(counts, website.currency);
-  return { body: { status: 'success' as const, data: [pickFields(item, query.fields, Object.keys(item))] }, ignored: params.ignored };
+  return { body: { status: 'success' as const, data: [pickFields(item, query.fields, Object.keys(item))] }, ignored: params.ignored, rebuilding: params.rebuilding };
 }
 
 export async function breakdown(deps: StatsDeps, kind: Breakdown, websiteId: string, query: Query) {
@@ -76,6 +76,7 @@ export async function breakdown(deps: StatsDeps, kind: Breakdown, websiteId: str
       pagination: presentPagination(params.page, found.total),
     },
     ignored: params.ignored,
+    rebuilding: params.rebuilding,
   };
 }
 

@@ -43,9 +43,10 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   session_buckets: 27,
   sessions: 28,
   rollup_backlog: 29,
-  event_relay: 30,
-  events: 31,
-  website_members: 32,
+  rollup_relocations: 30,
+  event_relay: 31,
+  events: 32,
+  website_members: 33,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

@@ -36,7 +36,12 @@ export const websitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateWebsiteBody,
       response: withErrors({ 200: Envelope(Website), 409: ErrorEnvelope }),
     },
-    handler: async (request) => ok([await service.updateWebsite(db, websiteOf(request), request.body)]),
+    handler: async (request) => {
+      const website = await service.updateWebsite(db, websiteOf(request), request.body);
+      // A new zone's move of the day rollups (recorded with the update) starts now, in the background.
+      if (request.body.timezone !== undefined && request.body.timezone !== null) app.relocator.wake();
+      return ok([website]);
+    },
   });
 
   app.delete('/websites/:websiteId', {

@@ -6,7 +6,7 @@ import { conflict, forbidden, invalidField, notFound } from '../../errors.ts';
 import { randomBase62 } from '../../lib/base62.ts';
 import { normaliseHostname, normaliseTimezone } from '../../lib/formats.ts';
 import { newId } from '../../lib/ids.ts';
-import { rebuildRollupsForTimezone } from '../analytics/rollup-rebuild.ts';
+import { startRelocation } from '../analytics/day-relocation.ts';
 import { hasTrackedGoal } from '../goals/tracked-goals.repository.ts';
 import { presentWebsite, presentWebsiteSummary } from './websites.presenter.ts';
 import * as repo from './websites.repository.ts';
@@ -72,7 +72,8 @@ export async function updateWebsite(db: Kysely<Database>, access: WebsiteAccess,
         throw conflict(`The owner already has a website with the domain ${String(changes.domain)}`);
       }
     }
-    if (changes.timezone !== undefined) await rebuildRollupsForTimezone(trx, access.websiteId, changes.timezone as string);
+    // The day rollups move to the new zone in the background (day-relocation.ts); reads use the raw events meanwhile.
+    if (changes.timezone !== undefined) await startRelocation(trx, access.websiteId, changes.timezone as string);
     await repo.updateWebsite(trx, access.websiteId, { ...changes, updated_at: new Date().toISOString() });
     const row = await repo.findWebsite(trx, access.websiteId);
     if (!row) throw notFound('Website not found');
