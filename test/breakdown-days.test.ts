@@ -165,6 +165,8 @@ describeEachEngine('event breakdowns over whole days, from the day rollups', (en
     // In Los Angeles, 23:30 UTC on the 27th is still the 27th.
     const moved = await t.request('PUT', `/api/v1/admin/websites/${id}`, { token: f.owner.token, body: { timezone: 'America/Los_Angeles' } });
     expect(moved.status, moved.raw).toBe(200);
+    // The days move in the background (day-relocation.ts): wait for the move to end.
+    await t.app.relocator.settle();
     const zoned = await dayRows(t.db, id);
     expect(zoned.days.some((row) => row.includes('"2026-03-27"'))).toBe(true);
     await t.db.transaction().execute((trx) => rebuildBreakdownRollups(trx, id));
