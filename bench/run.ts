@@ -17,8 +17,10 @@ import { benchTimeseries } from './timeseries.ts';
 // series over a million synthetic events (timeseries). Servers run in child processes;
 // autocannon runs here. Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default
 // 10; the admin read), BENCH_INGEST_CONNECTIONS (default 32; ingestion), BENCH_WARMUP (s, default 2), BENCH_ENGINES (default "sqlite,postgres"), BENCH_PARTS
-// (default "admin,ingestion,timeseries,website-api": the website API's reads over the time
-// series' website, each for BENCH_READ_SECONDS, default 3), BENCH_SERIES_EVENTS (default 1000000),
+// (default "admin,ingestion,timeseries,website-api,timezone": the website API's reads over the time
+// series' website, each for BENCH_READ_SECONDS, default 3; then a change of its time zone, with
+// /healthz and an admin read loaded for BENCH_TZ_LOAD_SECONDS, default 10, while the days move),
+// BENCH_SERIES_EVENTS (default 1000000),
 // BENCH_SERIES_CONNECTIONS (default 1: latency of one request at a time),
 // BENCH_CPU_PROF=1 (write a .cpuprofile of each Sightline child into bench/results/profiles/).
 // BENCH_PARTS=clickhouse (not in the default): the same reads with the events on ClickHouse
@@ -39,11 +41,12 @@ const settings = {
   warmupSeconds: setting('BENCH_WARMUP', 2),
   connections: setting('BENCH_CONNECTIONS', 10),
   ingestConnections: setting('BENCH_INGEST_CONNECTIONS', 32),
-  parts: (process.env.BENCH_PARTS || 'admin,ingestion,timeseries,website-api').split(','),
+  parts: (process.env.BENCH_PARTS || 'admin,ingestion,timeseries,website-api,timezone').split(','),
   readSeconds: setting('BENCH_READ_SECONDS', 3),
   seriesEvents: setting('BENCH_SERIES_EVENTS', 1_000_000),
   seriesConnections: setting('BENCH_SERIES_CONNECTIONS', 1),
   clickhouseEvents: setting('BENCH_CLICKHOUSE_EVENTS', 100_000_000),
+  zoneLoadSeconds: setting('BENCH_TZ_LOAD_SECONDS', 10),
 };
 const profile = process.env.BENCH_CPU_PROF === '1';
 const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve('bench/results/profiles')}`] : [];
@@ -104,9 +107,10 @@ async function benchEngine(engine: Engine, report: Report): Promise<void> {
   if (settings.parts.includes('ingestion')) {
     report.ingestion.push(await benchIngestion(engine, database, { ...timing, connections: settings.ingestConnections, tempDir, nodeArgs, call }));
   }
-  if (settings.parts.includes('timeseries') || settings.parts.includes('website-api')) {
+  if (['timeseries', 'website-api', 'timezone'].some((part) => settings.parts.includes(part))) {
     const websiteApi = settings.parts.includes('website-api') ? { seconds: settings.readSeconds } : null;
-    const options = { ...timing, events: settings.seriesEvents, connections: settings.seriesConnections, nodeArgs, call, websiteApi };
+    const timezoneChange = settings.parts.includes('timezone') ? { loadSeconds: settings.zoneLoadSeconds } : null;
+    const options = { ...timing, events: settings.seriesEvents, connections: settings.seriesConnections, nodeArgs, call, websiteApi, timezoneChange };
     report.timeseries.push(await benchTimeseries(engine, database, options));
   }
   await database.drop();

@@ -9,6 +9,7 @@ import { startChild } from './children.ts';
 import { type LoadResult, load } from './load.ts';
 import type { BenchDatabase } from './prepare.ts';
 import { loadSyntheticEvents } from './synthetic-events.ts';
+import { type TimezoneChangeResult, benchTimezoneChange } from './timezone-change.ts';
 import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './website-api.ts';
 
 // The time series over a large website: synthetic events are written straight into the
@@ -35,6 +36,8 @@ export interface TimeseriesResult {
   series: LoadResult;
   /** The website API's reads over the same website, when that part runs. */
   websiteApi: WebsiteApiResult | null;
+  /** The time-zone change part, when it runs. */
+  timezoneChange: TimezoneChangeResult | null;
 }
 
 export interface TimeseriesOptions {
@@ -46,6 +49,8 @@ export interface TimeseriesOptions {
   call: (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ bytes: Buffer }>;
   /** Also measure the website API's reads (bench/website-api.ts) over the seeded website. */
   websiteApi: { seconds: number } | null;
+  /** Last (it changes the zone): a time-zone change and the move that follows (bench/timezone-change.ts). */
+  timezoneChange: { loadSeconds: number } | null;
 }
 
 /** Writes `events` synthetic events (over DAYS days) for a website in SERIES_TIMEZONE and builds its rollups. */
@@ -112,8 +117,14 @@ export async function benchTimeseries(engine: Engine, database: BenchDatabase, o
         warmupSeconds: options.warmupSeconds,
       });
     }
+    let timezoneChange: TimezoneChangeResult | null = null;
+    if (options.timezoneChange) {
+      console.error(`${engine}: a time-zone change, and /healthz and an admin read while its move runs`);
+      timezoneChange = await benchTimezoneChange({ base, headers, websiteId, serverPid: sightline.child.pid, loadSeconds: options.timezoneChange.loadSeconds, call: options.call });
+    }
     return {
       websiteApi,
+      timezoneChange,
       engine,
       path: SERIES_PATH,
       events: seeded.events,

@@ -30,7 +30,10 @@ declare module 'fastify' {
 /** The event store of the configuration; with ClickHouse, its relay runs beside the server. */
 async function eventStore(app: FastifyInstance): Promise<void> {
   // Both stores: with ClickHouse the relational day rollups hold nothing, and its moves end at the first chunk.
-  const relocator = new DayRelocator(app.db.kysely, app.log, { chunkMs: app.config.rebuildChunkMs, maxVisitors: app.config.rebuildChunkMaxVisitors });
+  // SQLite's statements hold the event loop and its one connection; a PostgreSQL chunk holds only
+  // the website's rollup row lock (its deriver waits, nothing else), and each statement is planned.
+  const chunkMs = app.config.rebuildChunkMs ?? (app.db.engine === 'sqlite' ? 8 : 200);
+  const relocator = new DayRelocator(app.db.kysely, app.log, { chunkMs, maxVisitors: app.config.rebuildChunkMaxVisitors });
   app.decorate('relocator', relocator);
   app.addHook('onReady', async () => relocator.start());
   app.addHook('onClose', async () => relocator.stop());

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from '../stats/event-store.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
@@ -88,7 +89,19 @@ export async function websiteOffsets(db: Kysely<Database>, websiteId: string, ti
   const { rows } = await sql<{ first: unknown; last: unknown }>`select
     (select min(occurred_at) from events where website_id = ${websiteId}) as first,
     (select max(occurred_at) from events where website_id = ${websiteId}) as last`.execute(db);
-  const row = rows[0];
+  return offsetsBetween(websiteId, timezone, rows[0]);
+}
+
+/** The zones' offsets over the stored events of these visitors of the website (none: no events). */
+export async function visitorsOffsets(db: Kysely<Database>, websiteId: string, visitorIds: string[], timezones: string[]): Promise<WebsiteOffsets[]> {
+  // SQLite, without statistics, would walk a covering index over every event of the website.
+  const events = isPostgres(db) ? sql`events` : sql`events indexed by events_website_visitor_idx`;
+  const { rows } = await sql<{ first: unknown; last: unknown }>`select min(occurred_at) as first, max(occurred_at) as last
+    from ${events} where website_id = ${websiteId} and visitor_id in (${sql.join(visitorIds)})`.execute(db);
+  return timezones.map((timezone) => offsetsBetween(websiteId, timezone, rows[0]));
+}
+
+function offsetsBetween(websiteId: string, timezone: string, row: { first: unknown; last: unknown } | undefined): WebsiteOffsets {
   if (!row || row.first === null || row.last === null) return new Map();
   const ms = (value: unknown) => (value instanceof Date ? value.getTime() : Date.parse(String(value)));
   return new Map([[websiteId, offsetPeriods(timezone, ms(row.first), ms(row.last))]]);

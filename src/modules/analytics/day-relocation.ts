@@ -4,7 +4,8 @@ import { lockWebsiteRollups } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { relocationsOf } from './visitor-zones.ts';
 import { moveVisitorEventDays } from './breakdown-rollups.ts';
-import { websiteOffsets } from './breakdown-days.ts';
+import { visitorsOffsets } from './breakdown-days.ts';
+import type { WebsiteOffsets } from './local-day-sql.ts';
 import { deriveBacklog } from './rollup-backlog.ts';
 import { moveVisitorSessionDays } from './session-breakdown-rollups.ts';
 import { rebuildVisitorRollups } from './visitor-rollup-repair.ts';
@@ -82,7 +83,7 @@ export async function relocateChunk(trx: Kysely<Database>, websiteId: string, li
   }
   const visitors = await nextVisitors(trx, websiteId, row.cursor, limit);
   if (visitors.length > 0) {
-    const [from, to] = await Promise.all([websiteOffsets(trx, websiteId, row.from_timezone), websiteOffsets(trx, websiteId, row.to_timezone)]);
+    const [from, to] = (await visitorsOffsets(trx, websiteId, visitors, [row.from_timezone, row.to_timezone])) as [WebsiteOffsets, WebsiteOffsets];
     await moveVisitorEventDays(trx, websiteId, visitors, from, to);
     await moveVisitorSessionDays(trx, websiteId, visitors, from, to);
     await rebuildVisitorRollups(trx, websiteId, row.to_timezone, visitors);
