@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
+import { DateTime } from 'luxon';
 import { breakdownDays } from '../src/db/migrations/0019-breakdown-days.ts';
 import type { Database } from '../src/db/schema.ts';
 import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
@@ -203,4 +204,31 @@ it('finds each offset change of a zone to the millisecond', () => {
     { from: Date.parse('2026-10-25T01:00:00.000Z'), seconds: 3600 },
   ]);
   expect(offsetPeriods('Asia/Kolkata', march, november)).toEqual([{ from: null, seconds: 19800 }]);
+});
+
+it('cuts any span out of the cached blocks of offsets exactly as worked out for it alone', () => {
+  let state = 12345;
+  const next = () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  const base = Date.parse('2024-01-01T00:00:00.000Z');
+  for (const zone of ['Europe/Paris', 'America/Los_Angeles', 'Australia/Lord_Howe', 'Asia/Kolkata', 'Pacific/Chatham']) {
+    for (let n = 0; n < 40; n++) {
+      const first = base + Math.floor(next() * 3 * 365 * 86_400_000);
+      const last = first + Math.floor(next() * 400 * 86_400_000);
+      const periods = offsetPeriods(zone, first, last);
+      expect(periods[0]!.from).toBeNull();
+      for (let i = 1; i < periods.length; i++) {
+        expect(periods[i]!.from!).toBeGreaterThan(first);
+        expect(periods[i]!.from!).toBeLessThanOrEqual(last);
+        expect(periods[i]!.seconds).not.toBe(periods[i - 1]!.seconds);
+      }
+      for (let k = 0; k < 25; k++) {
+        const at = first + Math.floor(next() * (last - first + 1));
+        const inForce = periods.filter((period) => period.from === null || period.from <= at).at(-1)!;
+        expect(inForce.seconds, `${zone} at ${new Date(at).toISOString()}`).toBe(Math.round(DateTime.fromMillis(at, { zone }).offset * 60));
+      }
+    }
+  }
 });

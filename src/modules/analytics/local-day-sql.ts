@@ -19,8 +19,34 @@ const STEP_MS = 6 * 3_600_000;
 
 const offsetAt = (ms: number, timezone: string) => Math.round(DateTime.fromMillis(ms, { zone: timezone }).offset * 60);
 
+/** Spans are worked out over whole blocks of this many milliseconds, so nearby spans share one. */
+const BLOCK_MS = 32 * 86_400_000;
+const CACHE_SIZE = 1000;
+const blocks = new Map<string, OffsetPeriod[]>();
+
 /** The offsets of `timezone` in force between two instants (ms), both included. */
 export function offsetPeriods(timezone: string, firstMs: number, lastMs: number): OffsetPeriod[] {
+  // Luxon's offset lookups cost about a millisecond per month of span: a chunk of a time-zone
+  // move or a batch of ingestion asks for nearly the same span again and again, so the blocks
+  // around it are kept, and the span cut out of them.
+  const from = Math.floor(firstMs / BLOCK_MS) * BLOCK_MS;
+  const to = Math.ceil((lastMs + 1) / BLOCK_MS) * BLOCK_MS;
+  const key = `${timezone}|${from}|${to}`;
+  let wide = blocks.get(key);
+  if (!wide) {
+    wide = periodsBetween(timezone, from, to);
+    if (blocks.size >= CACHE_SIZE) blocks.delete(blocks.keys().next().value!);
+    blocks.set(key, wide);
+  }
+  // The period in force at firstMs opens the span; those that start after lastMs are not in it.
+  let opening = 0;
+  for (let i = 1; i < wide.length && wide[i]!.from! <= firstMs; i++) opening = i;
+  const periods: OffsetPeriod[] = [{ from: null, seconds: wide[opening]!.seconds }];
+  for (let i = opening + 1; i < wide.length && wide[i]!.from! <= lastMs; i++) periods.push(wide[i]!);
+  return periods;
+}
+
+function periodsBetween(timezone: string, firstMs: number, lastMs: number): OffsetPeriod[] {
   const periods: OffsetPeriod[] = [{ from: null, seconds: offsetAt(firstMs, timezone) }];
   for (let start = firstMs; start < lastMs; start += STEP_MS) {
     const end = Math.min(start + STEP_MS, lastMs);
