@@ -1,0 +1,68 @@
+import type { Database } from '../../db/schema.ts';
+
+// The catalogue of the relational store's derived tables: every table whose rows are a function
+// of a website's raw events and payments, what each is derived from, what it groups by, whether
+// its rows follow the website's time zone (and so move when it changes: day-relocation.ts), and
+// which reads it answers. The website deletion, the tests' oracle (a rebuild from the raw events
+// compared with what the writers keep, test/helpers/derived-tables.ts) and the catalogue test
+// (every table with a website_id is a record, a queue or declared here) read it, so a new derived
+// table cannot be left out of any of them.
+
+export type DerivedTableName = keyof Database &
+  (
+    | 'visitor_days'
+    | 'daily_totals'
+    | 'visitor_recency'
+    | 'sessions'
+    | 'session_buckets'
+    | 'visitor_totals'
+    | 'profile_totals'
+    | 'breakdown_visitors'
+    | 'breakdown_totals'
+    | 'breakdown_profiles'
+    | 'breakdown_days'
+    | 'breakdown_last_days'
+    | 'breakdown_revenue'
+    | 'breakdown_profile_revenue'
+    | 'goal_stats'
+    | 'goal_visitors'
+  );
+
+export interface DerivedTable {
+  name: DerivedTableName;
+  /** What its rows are computed from. */
+  from: readonly ('events' | 'payments' | 'visitor_profiles' | DerivedTableName)[];
+  /** Its key: one row per distinct value of these columns. */
+  groupBy: readonly string[];
+  /** Its rows hold local days of the website's zone: a change of zone moves them (day-relocation.ts). */
+  localDays: boolean;
+  /** The reads it lets answer without the raw events. */
+  answers: string;
+  /**
+   * Rows the writers may leave at zero where a rebuild has none (a count that fell back to zero):
+   * a condition, over the table's columns, that a row carries data. Comparisons keep only those.
+   */
+  nonZero?: readonly string[];
+}
+
+export const DERIVED_TABLES: readonly DerivedTable[] = [
+  { name: 'visitor_days', from: ['events'], groupBy: ['website_id', 'day', 'visitor_id'], localDays: true, answers: 'per visitor and local day: the links daily_totals and visitor_recency sum' },
+  { name: 'daily_totals', from: ['visitor_days'], groupBy: ['website_id', 'day'], localDays: true, answers: 'day, week and month series; overview counts over whole days' },
+  { name: 'visitor_recency', from: ['visitor_days'], groupBy: ['website_id', 'day', 'prev_day'], localDays: true, answers: 'distinct visitors and converted visitors over several whole days' },
+  { name: 'sessions', from: ['events'], groupBy: ['website_id', 'session_id'], localDays: false, answers: 'bounce rate, durations, entry and exit pages, sources; filtered reads join it' },
+  { name: 'session_buckets', from: ['sessions'], groupBy: ['website_id', 'bucket'], localDays: false, answers: 'unfiltered session counts, bounces and durations over whole 15-minute slots', nonZero: ['sessions', 'bounces', 'millis'] },
+  { name: 'visitor_totals', from: ['events', 'payments', 'visitor_profiles'], groupBy: ['website_id', 'visitor_id'], localDays: false, answers: 'the visitor list and page, first and last visits, attributes' },
+  { name: 'profile_totals', from: ['visitor_totals'], groupBy: ['website_id', 'profile'], localDays: false, answers: 'all-time overview counts per visitor profile' },
+  { name: 'breakdown_visitors', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id', 'breakdown', 'key'], localDays: true, answers: "per visitor and key: what breakdown_totals sums, and each visitor's last day under the key" },
+  { name: 'breakdown_totals', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'key'], localDays: false, answers: 'all-time breakdowns' },
+  { name: 'breakdown_profiles', from: ['breakdown_visitors', 'visitor_totals'], groupBy: ['website_id', 'breakdown', 'key', 'profile'], localDays: false, answers: 'all-time breakdowns filtered by visitor attributes' },
+  { name: 'breakdown_days', from: ['events', 'sessions'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, answers: 'pageviews and events of breakdowns over whole days' },
+  { name: 'breakdown_last_days', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, answers: 'distinct visitors of breakdowns over whole days up to the latest', nonZero: ['visitors'] },
+  { name: 'breakdown_revenue', from: ['breakdown_visitors', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'currency', 'renewal'], localDays: false, answers: 'revenue of all-time breakdowns', nonZero: ['minor'] },
+  { name: 'breakdown_profile_revenue', from: ['breakdown_profiles', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'profile', 'currency', 'renewal'], localDays: false, answers: 'revenue of all-time breakdowns by visitor attributes', nonZero: ['minor'] },
+  { name: 'goal_stats', from: ['events'], groupBy: ['website_id', 'goal_name'], localDays: false, answers: 'the goals list: completions, visitors, last completion' },
+  { name: 'goal_visitors', from: ['events'], groupBy: ['website_id', 'goal_name', 'visitor_id'], localDays: false, answers: "goal_stats' distinct visitors" },
+];
+
+/** The derived tables whose rows follow the website's time zone. */
+export const LOCAL_DAY_TABLES = DERIVED_TABLES.filter((table) => table.localDays).map((table) => table.name);
