@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { Card, CheckboxField, CopyBox, ErrorMessage, SelectField, SubmitButton, TextAreaField, TextField, fieldErrors, formatDateTime, useAsync, useSubmit } from '../../components/index.ts';
 import { type Website, currencyOptions, timeZones, trackingSnippet } from '../../types.ts';
-import type { SectionProps } from './SettingsPage.tsx';
+import type { SectionProps } from './section-props.ts';
 
 const COLOR_SCHEMES = ['red', 'orange', 'yellow', 'green', 'purple', 'pink', 'gray', 'blue', 'teal', 'indigo'];
 const LIST_FIELDS = ['allowedHostnames', 'excludedHostnames', 'excludedIps', 'excludedPaths', 'excludedCountries'] as const;
