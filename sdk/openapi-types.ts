@@ -90,6 +90,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/websites/{websiteId}/derived-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the website's derived data is ready or being rebuilt (after a change of time zone), and how far
+         * @description While a change of time zone moves the day rollups to the new zone, in the background, the analytics reads that would use them read the raw events instead (slower) and answer with the header X-Sightline-Derived-Data: rebuilding. progress is visitorsDone / visitorsTotal; a dashboard may poll this route until state is ready.
+         */
+        get: operations["getDerivedData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/websites/{websiteId}/apikeys": {
         parameters: {
             query?: never;
@@ -3165,6 +3185,199 @@ export interface operations {
                         status: "success";
                         data: {
                             message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getDerivedData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether the website's derived data is ready or being rebuilt for a new time zone, and how far (progress 0 to 1) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description ready: reads use the day rollups; rebuilding: they are being rebuilt, and the reads that would use them read the raw events meanwhile (answered with X-Sightline-Derived-Data: rebuilding)
+                             * @enum {unknown}
+                             */
+                            state: "ready" | "rebuilding";
+                            reason: "timezone" | null;
+                            fromTimezone: string | null;
+                            toTimezone: string | null;
+                            nextTimezone: string | null;
+                            /** @description visitors whose days are in toTimezone already; 0 when ready */
+                            visitorsDone: number;
+                            visitorsTotal: number | null;
+                            progress: number | null;
+                            /** @description when the change of zone was saved; null when ready */
+                            startedAt: string | null;
                         }[];
                     };
                 };

@@ -80,6 +80,33 @@ describe('sightline websites, tokens and apikeys', { timeout: 90_000 }, () => {
       expect(row).toMatchObject({ currency: 'EUR', kpi_color_scheme: null });
     });
 
+    it('derived-data says ready, then rebuilding with the zones while a change of time zone moves the days', async () => {
+      const owner = await createAccount(t);
+      const website = await createWebsite(t, owner.token);
+      const ready = await cli.run(['websites', 'derived-data', website.domain], { token: owner.token });
+      expectExit(ready, 0);
+      expect(ready.stdout).toMatch(/^State: +ready$/m);
+      expect(ready.stdout).toMatch(/^Progress: +-$/m);
+
+      await t.app.relocator.stop();
+      try {
+        const changed = await t.request('PUT', `/api/v1/admin/websites/${website.id}`, { token: owner.token, body: { timezone: 'Asia/Tokyo' } });
+        expect(changed.status, changed.raw).toBe(200);
+        const table = await cli.run(['websites', 'derived-data', website.id], { token: owner.token });
+        expectExit(table, 0);
+        expect(table.stdout).toMatch(/^State: +rebuilding$/m);
+        expect(table.stdout).toMatch(/^From timezone: +Europe\/Paris$/m);
+        expect(table.stdout).toMatch(/^To timezone: +Asia\/Tokyo$/m);
+        const json = await cli.run(['websites', 'derived-data', website.id, '--json'], { token: owner.token });
+        expectExit(json, 0);
+        const api = await t.request('GET', `/api/v1/admin/websites/${website.id}/derived-data`, { token: owner.token });
+        expect(parseJson(json)).toEqual(api.body.data);
+      } finally {
+        t.app.relocator.start();
+        await t.app.relocator.settle();
+      }
+    });
+
     it('update --body - reads JSON from stdin and the flags win over it', async () => {
       const owner = await createAccount(t);
       const website = await createWebsite(t, owner.token);

@@ -499,6 +499,54 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
   });
 
   step(
+    'shows the rebuild of the statistics after a change of time zone, polling until it ends',
+    async () => {
+      const page = ownerPage;
+      const polls: string[] = [];
+      const derivedData = `${base}/api/v1/admin/websites/${websiteId}/derived-data`;
+      page.on('request', (request) => {
+        if (request.url() === derivedData) polls.push(request.url());
+      });
+      // Held, so the move recorded by the save stays under way until the relocator runs again.
+      await app.relocator.stop();
+      const line = page.getByRole('status').filter({ hasText: 'Rebuilding statistics' });
+      try {
+        await page.goto(`${base}/websites/${websiteId}/settings`);
+        await page.getByRole('button', { name: 'Save settings' }).waitFor();
+        // Read once on opening: ready, so nothing shows and nothing polls.
+        await expect.poll(() => polls.length).toBe(1);
+        expect(await line.count()).toBe(0);
+
+        const zone = page.getByLabel('Time zone');
+        const target = (await zone.inputValue()) === 'Asia/Tokyo' ? 'Pacific/Auckland' : 'Asia/Tokyo';
+        await zone.selectOption(target);
+        await page.getByRole('button', { name: 'Save settings' }).click();
+        await page.getByText('Settings saved.').waitFor();
+        await line.waitFor();
+        const text = (await line.textContent()) ?? '';
+        expect(text).toContain(`Rebuilding statistics for the new time zone (${target})`);
+        expect(text).toMatch(/(: \d+\s?%)? — reports read the raw events meanwhile and may be slower\.$/);
+        // Polled every 3 s while it rebuilds.
+        const before = polls.length;
+        await expect.poll(() => polls.length, { timeout: 10_000 }).toBeGreaterThan(before);
+        expect(await line.isVisible()).toBe(true);
+        await checkpoint(page, 'settings-general-rebuilding');
+      } finally {
+        app.relocator.start();
+      }
+      await app.relocator.settle();
+      await line.waitFor({ state: 'detached', timeout: 10_000 });
+      // Ready: the polling stops.
+      const settled = polls.length;
+      await sleep(3_500);
+      expect(polls.length).toBe(settled);
+      const answer = await page.request.get(derivedData);
+      expect((await answer.json()).data[0]).toMatchObject({ state: 'ready', progress: null });
+    },
+    60_000,
+  );
+
+  step(
     'invites a viewer by e-mail, who joins through the link and can read but not change the website',
     async () => {
       const page = ownerPage;

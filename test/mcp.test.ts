@@ -38,6 +38,7 @@ const TOOL_NAMES: Record<string, string> = {
   [`GET ${W}`]: 'website_get',
   [`PUT ${W}`]: 'website_update',
   [`DELETE ${W}`]: 'website_delete',
+  [`GET ${W}/derived-data`]: 'website_derived_data',
   [`GET ${W}/apikeys`]: 'apikeys_list',
   [`POST ${W}/apikeys`]: 'apikey_create',
   [`PUT ${W}/apikeys/{apiKeyId}`]: 'apikey_roll',

@@ -16,6 +16,8 @@ const INVENTORY: Record<string, string[]> = {
     'GET /websites/{websiteId}',
     'PUT /websites/{websiteId}',
     'DELETE /websites/{websiteId}',
+    // Not in admin-api.md: whether the derived data is being rebuilt after a change of time zone (issue 33).
+    'GET /websites/{websiteId}/derived-data',
   ],
   'Website API keys': [
     'GET /websites/{websiteId}/apikeys',

@@ -49,6 +49,10 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   [`GET ${W}`]: { operationId: 'getWebsite', ok: "The website's settings" },
   [`PUT ${W}`]: { operationId: 'updateWebsite', ok: "The website's settings after the change" },
   [`DELETE ${W}`]: { operationId: 'deleteWebsite', ok: 'Never sent: the server always answers 403, because websites are deleted in the dashboard' },
+  [`GET ${W}/derived-data`]: {
+    operationId: 'getDerivedData',
+    ok: "Whether the website's derived data is ready or being rebuilt for a new time zone, and how far (progress 0 to 1)",
+  },
 
   [`GET ${W}/apikeys`]: { operationId: 'listApiKeys', ok: "The website's API keys, masked (displayKey)" },
   [`POST ${W}/apikeys`]: { operationId: 'createApiKey', ok: 'The new key, with its raw df_ value in `key`: shown this once' },

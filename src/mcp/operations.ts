@@ -56,6 +56,7 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`GET ${W}`]: { tool: 'website_get', permission: 'settings:read', kind: 'read' },
   [`PUT ${W}`]: { tool: 'website_update', permission: 'settings:write', kind: 'write' },
   [`DELETE ${W}`]: { tool: 'website_delete', permission: 'websites:write', kind: 'destroy' },
+  [`GET ${W}/derived-data`]: { tool: 'website_derived_data', permission: 'settings:read', kind: 'read' },
 
   [`GET ${W}/apikeys`]: { tool: 'apikeys_list', permission: 'api-keys:read', kind: 'read' },
   [`POST ${W}/apikeys`]: { tool: 'apikey_create', permission: 'api-keys:write', kind: 'credential' },

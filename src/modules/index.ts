@@ -7,6 +7,7 @@ import { passwordResetRoutes } from './dashboard/password-reset.routes.ts';
 import { sessionsRoutes } from './dashboard/sessions.routes.ts';
 import { websiteDeletionRoutes } from './dashboard/website-deletion.routes.ts';
 import { analyticsRoutes } from './analytics/analytics.routes.ts';
+import { derivedDataRoutes } from './analytics/derived-data.routes.ts';
 import { apiKeysRoutes } from './api-keys/api-keys.routes.ts';
 import { ingestRoutes } from './events/ingest.routes.ts';
 import { serverEventsRoutes } from './events/server-events.routes.ts';
@@ -26,6 +27,7 @@ export const adminModules: FastifyPluginAsync[] = [
   accountRoutes,
   accessTokensRoutes,
   websitesRoutes,
+  derivedDataRoutes,
   apiKeysRoutes,
   goalsRoutes,
   funnelsRoutes,

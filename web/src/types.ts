@@ -17,6 +17,8 @@ type Items<P extends keyof paths, M extends 'get' | 'post' | 'put'> = paths[P][M
 export type WebsiteSummary = Items<'/api/v1/admin/websites', 'get'>;
 /** A website with every setting. */
 export type Website = Items<'/api/v1/admin/websites/{websiteId}', 'get'>;
+/** Whether a website's statistics are ready or being rebuilt for a new time zone, and how far. */
+export type DerivedData = Items<'/api/v1/admin/websites/{websiteId}/derived-data', 'get'>;
 export type AccessToken = Items<'/api/v1/admin/access-tokens', 'get'> & { token?: string };
 
 /** What a role may do on a website: THE role matrix of the server (src/auth/policy.ts). */

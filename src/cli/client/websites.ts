@@ -5,6 +5,7 @@ import { type ConfirmOptions, confirm, readJsonBody } from './prompt.ts';
 
 type Website = Item<'/api/v1/admin/websites/{websiteId}', 'get'>;
 type UpdateBody = RequestBody<'/api/v1/admin/websites/{websiteId}', 'put'>;
+type DerivedData = Item<'/api/v1/admin/websites/{websiteId}/derived-data', 'get'>;
 
 const COLOR_SCHEMES = ['red', 'orange', 'yellow', 'green', 'purple', 'pink', 'gray', 'blue', 'teal', 'indigo'];
 
@@ -48,6 +49,21 @@ export function printWebsite(website: Website): void {
   ]);
 }
 
+/** Whether the website's derived data is ready, or how far its rebuild for a new time zone is. */
+export function printDerivedData(derived: DerivedData): void {
+  printRecord([
+    ['State', derived.state],
+    ['Reason', derived.reason],
+    ['From timezone', derived.fromTimezone],
+    ['To timezone', derived.toTimezone],
+    ['Next timezone', derived.nextTimezone],
+    ['Visitors done', derived.visitorsDone],
+    ['Visitors total', derived.visitorsTotal],
+    ['Progress', derived.progress === null ? null : `${Math.floor(derived.progress * 100)}%`],
+    ['Started', derived.startedAt],
+  ]);
+}
+
 interface UpdateOptions extends JsonOption {
   body?: string;
   name?: string;
@@ -79,6 +95,7 @@ Examples:
   $ sightline websites list
   $ sightline websites create --domain example.com --timezone Europe/Paris --name "Example"
   $ sightline websites get example.com
+  $ sightline websites derived-data example.com
   $ sightline websites update example.com --currency EUR --kpi signup --excluded-paths "/admin/*,/preview/*"
   $ sightline websites update example.com --no-kpi
   $ sightline websites list --json | jq -r '.[].domain'`,
@@ -117,6 +134,24 @@ Examples:
         connection.settings.baseUrl,
       );
       emit(options, body, () => printWebsite(body.data[0]!));
+    }),
+  );
+
+  withJson(
+    websites
+      .command('derived-data')
+      .description("whether the website's reports read their rollups (ready) or the raw events while a change of time zone rebuilds them, and how far")
+      .argument('<website>', WEBSITE_ARGUMENT),
+    'the state of the derived data',
+  ).action(
+    action(async (website: string, options: JsonOption) => {
+      const connection = connect();
+      const websiteId = await websiteIdOf(connection, website);
+      const body = await call(
+        connection.client.GET('/api/v1/admin/websites/{websiteId}/derived-data', { params: { path: { websiteId } } }),
+        connection.settings.baseUrl,
+      );
+      emit(options, body, () => printDerivedData(body.data[0]!));
     }),
   );
 

@@ -108,6 +108,11 @@ export async function relocateChunk(trx: Kysely<Database>, websiteId: string, li
 
 export interface RelocationProgress {
   websiteId: string;
+  /** The zone the days are moving from, and to. */
+  fromTimezone: string;
+  toTimezone: string;
+  /** A later change of zone, moved to once this move ends; null when none waits. */
+  nextTimezone: string | null;
   visitorsDone: number;
   /** Null until the first chunk counts the website's visitors. */
   visitorsTotal: number | null;
@@ -116,11 +121,16 @@ export interface RelocationProgress {
 
 /** The moves under way (every website's, or one website's). */
 export async function relocationProgress(db: Kysely<Database>, websiteId?: string): Promise<RelocationProgress[]> {
-  let query = db.selectFrom('rollup_relocations').select(['website_id', 'visitors_done', 'visitors_total', 'started_at']);
+  let query = db
+    .selectFrom('rollup_relocations')
+    .select(['website_id', 'from_timezone', 'to_timezone', 'next_timezone', 'visitors_done', 'visitors_total', 'started_at']);
   if (websiteId !== undefined) query = query.where('website_id', '=', websiteId);
   const rows = await query.execute();
   return rows.map((row) => ({
     websiteId: row.website_id,
+    fromTimezone: row.from_timezone,
+    toTimezone: row.to_timezone,
+    nextTimezone: row.next_timezone,
     visitorsDone: Number(row.visitors_done),
     visitorsTotal: row.visitors_total === null ? null : Number(row.visitors_total),
     startedAt: row.started_at,

@@ -2,8 +2,8 @@ import type { JSX } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import { api, request } from '../../api.ts';
 import { ActionButton, Card, CheckboxField, DataTable, ErrorMessage, Loaded, TextAreaField, TextField, fieldErrors, formatDateTime, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
+import type { SectionProps } from './section-props.ts';
 import { type EditorProps, GoalNameList, ItemDialog, useGoalNames } from './shared.tsx';
-import type { SectionProps } from './SettingsPage.tsx';
 
 interface Alert {
   id: string;

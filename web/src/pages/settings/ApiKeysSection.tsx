@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ActionButton, Card, CopyBox, DataTable, ErrorMessage, Loaded, SubmitButton, TextField, fieldErrors, formatDateTime, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
-import type { SectionProps } from './SettingsPage.tsx';
+import type { SectionProps } from './section-props.ts';
 
 interface ApiKey {
   id: string;

@@ -4,7 +4,7 @@ import { ApiError, type SessionInfo, api } from '../../api.ts';
 import { Card, FormDialog, TextField, useSubmit } from '../../components/index.ts';
 import { navigate } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
-import type { SectionProps } from './SettingsPage.tsx';
+import type { SectionProps } from './section-props.ts';
 
 function needsReauthentication(error: unknown): boolean {
   return error instanceof ApiError && error.status === 403 && /re-?auth|again|password|recent/i.test(error.message);

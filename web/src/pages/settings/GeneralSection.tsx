@@ -1,9 +1,23 @@
 import type { JSX } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api } from '../../api.ts';
-import { Card, CheckboxField, CopyBox, ErrorMessage, SelectField, SubmitButton, TextAreaField, TextField, fieldErrors, formatDateTime, useAsync, useSubmit } from '../../components/index.ts';
-import { type Website, currencyOptions, timeZones, trackingSnippet } from '../../types.ts';
-import type { SectionProps } from './SettingsPage.tsx';
+import { ApiError, api } from '../../api.ts';
+import {
+  Card,
+  CheckboxField,
+  CopyBox,
+  ErrorMessage,
+  SelectField,
+  SubmitButton,
+  TextAreaField,
+  TextField,
+  fieldErrors,
+  formatDateTime,
+  formatPercent,
+  useAsync,
+  useSubmit,
+} from '../../components/index.ts';
+import { type DerivedData, type Website, currencyOptions, timeZones, trackingSnippet } from '../../types.ts';
+import type { SectionProps } from './section-props.ts';
 
 const COLOR_SCHEMES = ['red', 'orange', 'yellow', 'green', 'purple', 'pink', 'gray', 'blue', 'teal', 'indigo'];
 const LIST_FIELDS = ['allowedHostnames', 'excludedHostnames', 'excludedIps', 'excludedPaths', 'excludedCountries'] as const;
@@ -89,6 +103,50 @@ interface TrackedGoal {
   goalName: string;
 }
 
+const REBUILD_POLL_MS = 3_000;
+
+/**
+ * The rebuild of the website's statistics after a change of time zone, while one runs (null
+ * otherwise): read when the section opens and, while it answers rebuilding, every 3 s until it
+ * answers ready. A change of `watch` (a save that changed the zone) reads again, and keeps
+ * polling through failed reads until an answer comes.
+ */
+function useRebuild(websiteId: string, watch: number): DerivedData | null {
+  const [rebuild, setRebuild] = useState<DerivedData | null>(null);
+  useEffect(() => {
+    let alive = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let rebuilding = watch > 0;
+    async function read() {
+      try {
+        const answer = await api.get<DerivedData>(`/api/v1/admin/websites/${websiteId}/derived-data`);
+        if (!alive) return;
+        rebuilding = answer.state === 'rebuilding';
+        setRebuild(rebuilding ? answer : null);
+      } catch (error) {
+        // A refusal will not change by asking again; a failed request may.
+        if (!alive || (error instanceof ApiError && error.status < 500)) return;
+      }
+      if (alive && rebuilding) timer = setTimeout(read, REBUILD_POLL_MS);
+    }
+    void read();
+    return () => {
+      alive = false;
+      clearTimeout(timer);
+    };
+  }, [websiteId, watch]);
+  return rebuild;
+}
+
+/** "Rebuilding statistics for the new time zone (Asia/Tokyo): 42% — ...", or nothing once ready. */
+function rebuildLine(rebuild: DerivedData | null): string | null {
+  if (!rebuild) return null;
+  // A change saved during the rebuild is moved to next: the zone the statistics end up in.
+  const zone = rebuild.nextTimezone ?? rebuild.toTimezone;
+  const done = rebuild.progress === null ? '' : `: ${formatPercent(Math.floor(rebuild.progress * 100))}`;
+  return `Rebuilding statistics for the new time zone (${zone})${done} — reports read the raw events meanwhile and may be slower.`;
+}
+
 export function GeneralSection({ website, editable, onChange }: SectionProps): JSX.Element {
   const [form, setForm] = useState(() => toForm(website));
   const { busy, error, setError, notice: saved, setNotice: setSaved, run } = useSubmit();
@@ -99,6 +157,9 @@ export function GeneralSection({ website, editable, onChange }: SectionProps): J
   const currencyList = useMemo(currencyOptions, []);
   const goals = useAsync(() => api.list<TrackedGoal>(`/api/v1/admin/websites/${website.id}/goals`), [website.id]);
   const errors = listErrors(error);
+  // Bumped by a save that changed the time zone: the rebuild it started is followed from then on.
+  const [zoneSaves, setZoneSaves] = useState(0);
+  const rebuild = useRebuild(website.id, zoneSaves);
 
   useEffect(() => setForm(toForm(website)), [website]);
 
@@ -126,6 +187,7 @@ export function GeneralSection({ website, editable, onChange }: SectionProps): J
     void run(async () => {
       const updated = await api.put<Website>(`/api/v1/admin/websites/${website.id}`, body);
       onChange(updated);
+      if (body.timezone !== undefined) setZoneSaves((count) => count + 1);
       return 'Settings saved.';
     });
   }
@@ -152,6 +214,9 @@ export function GeneralSection({ website, editable, onChange }: SectionProps): J
               <SelectField label="Time zone" value={form.timezone} onValue={set('timezone')} options={zones} error={errors.timezone} />
               <SelectField label="Currency" value={form.currency} onValue={set('currency')} options={currencyList} error={errors.currency} />
             </div>
+            <p class="notice pending" role="status">
+              {rebuildLine(rebuild)}
+            </p>
           </Card>
           <Card title="Reports">
             <div class="form-grid">

@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, one, request } from '../../api.ts';
 import { ActionButton, Card, DataTable, ErrorMessage, FormDialog, Loading, TextAreaField, TextField, fieldErrors, formatDateTime, formatNumber, useAsync, useSubmit } from '../../components/index.ts';
-import type { SectionProps } from './SettingsPage.tsx';
+import type { SectionProps } from './section-props.ts';
 
 interface TrackedGoal {
   goalName: string;

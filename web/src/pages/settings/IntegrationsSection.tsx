@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ActionButton, Card, ConfirmDialog, ErrorMessage, Loaded, Notice, SubmitButton, TextField, fieldErrors, formatDateTime, useAsync, useSubmit } from '../../components/index.ts';
-import type { SectionProps } from './SettingsPage.tsx';
+import type { SectionProps } from './section-props.ts';
 
 interface Status {
   connected: boolean;

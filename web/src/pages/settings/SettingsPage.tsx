@@ -12,14 +12,8 @@ import { FunnelsSection } from './FunnelsSection.tsx';
 import { GeneralSection } from './GeneralSection.tsx';
 import { GoalsSection } from './GoalsSection.tsx';
 import { IntegrationsSection } from './IntegrationsSection.tsx';
+import type { SectionProps } from './section-props.ts';
 import { TeamSection } from './TeamSection.tsx';
-
-export interface SectionProps {
-  website: Website;
-  /** Whether the caller's role may change this section (owner or member). */
-  editable: boolean;
-  onChange: (website: Website) => void;
-}
 
 const SECTIONS: Array<{ id: string; label: string; ownerOnly?: boolean; render: (props: SectionProps) => JSX.Element }> = [
   { id: 'general', label: 'General', render: (props) => <GeneralSection {...props} /> },

@@ -4,7 +4,7 @@ import { api, request } from '../../api.ts';
 import { ActionButton, Card, DataTable, ErrorMessage, Loaded, Notice, SelectField, SubmitButton, TextField, fieldErrors, formatDate, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
 import { useSession } from '../../session.tsx';
 import { canManageTeam } from '../../types.ts';
-import type { SectionProps } from './SettingsPage.tsx';
+import type { SectionProps } from './section-props.ts';
 
 interface Member {
   userId: string;
