@@ -21,10 +21,13 @@ export const breakdownIn = (kinds: readonly Breakdown[]) => sql`breakdown in (${
  * `with scoped as (...), keyed as (...)`: per website, visitor, breakdown and key, the summed
  * `pageviews`, the rows (`events`) of `branches`, each a select over `scoped` of website,
  * visitor, breakdown, key and pageviews (and `day` with `lastDay`), and the latest such `day` as
- * `last_day` (null without). The source rows are read once, so `scoped`'s values are bound once.
+ * `last_day` (null without). The source rows are read once, so `scoped`'s values are bound once;
+ * MATERIALIZED keeps it so: flattened into each branch, SQLite took the goals branch's covering
+ * index over every goal of the website (24 ms a visitor at a million events) instead of the few
+ * rows `scoped` names.
  */
 export function keyedRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknown>[], lastDay = false): RawBuilder<unknown> {
-  return sql`with scoped as (${scoped}),
+  return sql`with scoped as materialized (${scoped}),
     keyed as (
       select website_id, visitor_id, breakdown, key, sum(pageviews) as pageviews, count(*) as events, ${lastDay ? sql`max(day)` : sql`null`} as last_day
       from (${sql.join(branches, sql` union all `)}) k
@@ -37,7 +40,7 @@ export function keyedRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unkn
  * `day`), for breakdown_days.
  */
 export function dayRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknown>[]): RawBuilder<unknown> {
-  return sql`with scoped as (${scoped}),
+  return sql`with scoped as materialized (${scoped}),
     day_rows as (
       select website_id, breakdown, day, key, sum(pageviews) as pageviews, count(*) as events
       from (${sql.join(branches, sql` union all `)}) k
