@@ -1,18 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type Db, createDatabase } from '../src/db/database.ts';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
 import { deriveBacklog } from '../src/modules/analytics/rollup-backlog.ts';
 import { recordEvents } from '../src/modules/events/record-events.ts';
 import { DERIVED, rebuilt, rowsOf } from './helpers/derived-tables.ts';
-import { POSTGRES_URL, asPostgresAdmin, postgresProblem } from './helpers/engines.ts';
+import { type CrashStore, describePostgres, useCrashStores } from './helpers/crash-stores.ts';
 import { newEvent } from './helpers/factories.ts';
 import { call } from './helpers/listening-sightline.ts';
-import { type CliProcess, Processes, REPO_ROOT, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
+import { type CliProcess, REPO_ROOT, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
 
 // A time-zone change's move of the day rollups (src/modules/analytics/day-relocation.ts) cut by
 // kill -9 in its middle: the server answered the change, moved some chunks of visitors, and died.
@@ -24,35 +22,10 @@ const FROM = 'Europe/Paris';
 const TO = 'Pacific/Auckland';
 const VISITORS = 400;
 
-const scratch = mkdtempSync(join(tmpdir(), 'sightline-move-crash-'));
-const processes = new Processes();
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  processes.killAll();
-  for (const cleanup of cleanups) await cleanup().catch(() => {});
-  rmSync(scratch, { recursive: true, force: true });
-});
+const stores = useCrashStores('move');
+const { processes } = stores;
 
-interface Store {
-  url: string;
-  open(): Db;
-}
-
-function sqliteStore(): Store {
-  const url = `sqlite:${join(scratch, `move-${randomBytes(3).toString('hex')}.db`)}`;
-  return { url, open: () => createDatabase(url) };
-}
-
-async function postgresStore(): Promise<Store> {
-  const name = `sl_move_${randomBytes(6).toString('hex')}`;
-  await asPostgresAdmin(`create database ${name}`);
-  cleanups.push(() => asPostgresAdmin(`drop database if exists ${name} with (force)`));
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), open: () => createDatabase(url.toString(), { pgPoolSize: 2 }) };
-}
-
-async function withDb<T>(store: Store, use: (db: Db) => Promise<T>): Promise<T> {
+async function withDb<T>(store: CrashStore, use: (db: Db) => Promise<T>): Promise<T> {
   const db = store.open();
   try {
     return await use(db);
@@ -61,7 +34,7 @@ async function withDb<T>(store: Store, use: (db: Db) => Promise<T>): Promise<T> 
   }
 }
 
-async function moveCutByKill(store: Store) {
+async function moveCutByKill(store: CrashStore) {
   const token = await withDb(store, async (db) => {
     await migrateToLatest(db);
     return (await createAccountWithToken(db.kysely, `move-${randomBytes(4).toString('hex')}@example.com`, 'Move')).token;
@@ -148,16 +121,12 @@ async function moveCutByKill(store: Store) {
 
 describe('a time-zone move across kill -9 [sqlite]', () => {
   it('goes on from its cursor after a restart and ends equal to a rebuild in the new zone', { timeout: 180_000 }, async () => {
-    await moveCutByKill(sqliteStore());
+    await moveCutByKill(stores.sqlite());
   });
 });
 
-const describePostgres = postgresProblem
-  ? (name: string, fn: () => void) => describe.skip(`${name} (skipped: PostgreSQL unreachable at ${POSTGRES_URL}: ${postgresProblem})`, fn)
-  : describe;
-
 describePostgres('a time-zone move across kill -9 [postgres]', () => {
   it('goes on from its cursor after a restart and ends equal to a rebuild in the new zone', { timeout: 180_000 }, async () => {
-    await moveCutByKill(await postgresStore());
+    await moveCutByKill(await stores.postgres());
   });
 });

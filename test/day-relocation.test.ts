@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Database } from '../src/db/schema.ts';
 import { relocateChunk } from '../src/modules/analytics/day-relocation.ts';
 import { deriveBacklog } from '../src/modules/analytics/rollup-backlog.ts';
@@ -9,6 +9,7 @@ import { createAccount, createWebsite, newEvent } from './helpers/factories.ts';
 import { DERIVED, rebuilt, rowsOf } from './helpers/derived-tables.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
+import { holdRelocator } from './helpers/relocator.ts';
 
 // A time-zone change records a move of the website's day rollups and answers; the move runs a
 // chunk of visitors per transaction (src/modules/analytics/day-relocation.ts). These tests stop
@@ -89,14 +90,7 @@ const startB = batchClock(MARCH + 11 * 86_400_000);
 describeEachEngine('time-zone changes move the day rollups in the background', (engine) => {
   const t = useTestApp(engine);
 
-  beforeEach(async () => {
-    // Ready first: readiness starts the relocator.
-    await t.app.ready();
-    await t.app.relocator.stop();
-  });
-  afterEach(() => {
-    t.app.relocator.start();
-  });
+  holdRelocator(t);
 
   async function site() {
     const owner = await createAccount(t);

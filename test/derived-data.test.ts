@@ -1,9 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../src/auth/permissions.ts';
 import { relocateChunk } from '../src/modules/analytics/day-relocation.ts';
 import { recordEvents } from '../src/modules/events/record-events.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
+import { holdRelocator } from './helpers/relocator.ts';
 import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError, newEvent } from './helpers/factories.ts';
 
 // GET /api/v1/admin/websites/{websiteId}/derived-data: whether the website's day rollups are
@@ -34,14 +35,7 @@ const allBut = (permission: string) => PERMISSIONS.filter((p) => p !== permissio
 describeEachEngine('GET /websites/{websiteId}/derived-data', (engine) => {
   const t: TestApp = useTestApp(engine);
 
-  beforeEach(async () => {
-    // Ready first: readiness starts the relocator.
-    await t.app.ready();
-    await t.app.relocator.stop();
-  });
-  afterEach(() => {
-    t.app.relocator.start();
-  });
+  holdRelocator(t);
 
   async function site() {
     const owner = await createAccount(t);

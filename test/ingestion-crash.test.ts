@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type Db, createDatabase } from '../src/db/database.ts';
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
 import { DERIVED, rebuilt, rowsOf } from './helpers/derived-tables.ts';
-import { POSTGRES_URL, asPostgresAdmin, postgresProblem } from './helpers/engines.ts';
+import { type CrashStore, describePostgres, useCrashStores } from './helpers/crash-stores.ts';
 import { call } from './helpers/listening-sightline.ts';
-import { type CliProcess, Processes, REPO_ROOT, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
+import { type CliProcess, REPO_ROOT, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
 
 // Sightline killed with SIGKILL while clients send events (issue 11, part 1): every event that
 // was answered 200 is stored exactly once, and what ingestion derives from the raw events (the day
@@ -22,33 +19,8 @@ import { type CliProcess, Processes, REPO_ROOT, freePort, sleep, waitForHealthy 
 const TIMEZONE = 'America/New_York';
 const GOAL = 'signup';
 
-const scratch = mkdtempSync(join(tmpdir(), 'sightline-crash-'));
-const processes = new Processes();
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  processes.killAll();
-  for (const cleanup of cleanups) await cleanup().catch(() => {});
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-interface Store {
-  url: string;
-  open(): Db;
-}
-
-function sqliteStore(): Store {
-  const url = `sqlite:${join(scratch, `crash-${randomBytes(3).toString('hex')}.db`)}`;
-  return { url, open: () => createDatabase(url) };
-}
-
-async function postgresStore(): Promise<Store> {
-  const name = `sl_crash_${randomBytes(6).toString('hex')}`;
-  await asPostgresAdmin(`create database ${name}`);
-  cleanups.push(() => asPostgresAdmin(`drop database if exists ${name} with (force)`));
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), open: () => createDatabase(url.toString(), { pgPoolSize: 2 }) };
-}
+const stores = useCrashStores('crash');
+const { processes } = stores;
 
 /** One client: a few visitors of its own, each in a session that ends now and then. */
 function eventFor(worker: number, n: number, round: number) {
@@ -60,7 +32,7 @@ function eventFor(worker: number, n: number, round: number) {
   return { path, body: { visitorId: visitor, sessionId: session, type: kind, extraData } };
 }
 
-async function crashWhileSending(store: Store) {
+async function crashWhileSending(store: CrashStore) {
   const db = store.open();
   await migrateToLatest(db);
   const { token } = await createAccountWithToken(db.kysely, `crash-${randomBytes(4).toString('hex')}@example.com`, 'Crash');
@@ -183,16 +155,12 @@ async function crashWhileSending(store: Store) {
 
 describe('ingestion across kill -9 [sqlite]', () => {
   it('keeps every acknowledged event once, and its rollups, sessions and goal statistics equal a rebuild', { timeout: 180_000 }, async () => {
-    await crashWhileSending(sqliteStore());
+    await crashWhileSending(stores.sqlite());
   });
 });
 
-const describePostgres = postgresProblem
-  ? (name: string, fn: () => void) => describe.skip(`${name} (skipped: PostgreSQL unreachable at ${POSTGRES_URL}: ${postgresProblem})`, fn)
-  : describe;
-
 describePostgres('ingestion across kill -9 [postgres]', () => {
   it('keeps every acknowledged event once, and its rollups, sessions and goal statistics equal a rebuild', { timeout: 180_000 }, async () => {
-    await crashWhileSending(await postgresStore());
+    await crashWhileSending(await stores.postgres());
   });
 });
