@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
@@ -10,7 +9,7 @@ import { DERIVED, rebuilt, rowsOf } from './helpers/derived-tables.ts';
 import { type CrashStore, describePostgres, useCrashStores } from './helpers/crash-stores.ts';
 import { newEvent } from './helpers/factories.ts';
 import { call } from './helpers/listening-sightline.ts';
-import { type CliProcess, REPO_ROOT, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
+import { sleep } from './helpers/processes.ts';
 
 // A time-zone change's move of the day rollups (src/modules/analytics/day-relocation.ts) cut by
 // kill -9 in its middle: the server answered the change, moved some chunks of visitors, and died.
@@ -23,7 +22,6 @@ const TO = 'Pacific/Auckland';
 const VISITORS = 400;
 
 const stores = useCrashStores('move');
-const { processes } = stores;
 
 async function withDb<T>(store: CrashStore, use: (db: Db) => Promise<T>): Promise<T> {
   const db = store.open();
@@ -40,24 +38,8 @@ async function moveCutByKill(store: CrashStore) {
     return (await createAccountWithToken(db.kysely, `move-${randomBytes(4).toString('hex')}@example.com`, 'Move')).token;
   });
 
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env = {
-    DATABASE_URL: store.url,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    SIGHTLINE_SECRET_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-    GEOIP_DATABASE: 'none',
-    REBUILD_CHUNK_MAX_VISITORS: '2',
-    REDIS_URL: undefined,
-    CLICKHOUSE_URL: undefined,
-  };
-  let server: CliProcess;
-  const start = async () => {
-    server = processes.spawnCommand(process.execPath, [join(REPO_ROOT, 'bin/sightline.js'), 'serve'], env);
-    await waitForHealthy(baseUrl, server, 60_000);
-  };
+  const node = await stores.server(store, { REBUILD_CHUNK_MAX_VISITORS: '2' });
+  const { baseUrl, start } = node;
   await start();
   const created = await call(baseUrl, 'POST', '/api/v1/admin/websites', {
     token,
@@ -88,8 +70,8 @@ async function moveCutByKill(store: CrashStore) {
   expect(read.status).toBe(200);
   expect(read.headers.get('x-sightline-derived-data')).toBe('rebuilding');
   await sleep(300);
-  process.kill(server!.child.pid!, 'SIGKILL');
-  await server!.exited;
+  process.kill(node.process().child.pid!, 'SIGKILL');
+  await node.process().exited;
 
   const cut = await withDb(store, (db) => db.kysely.selectFrom('rollup_relocations').selectAll().where('website_id', '=', website.id).executeTakeFirst());
   expect(cut, 'the move was still under way when the server died').toBeDefined();
@@ -107,8 +89,8 @@ async function moveCutByKill(store: CrashStore) {
   const after = await fetch(`${baseUrl}/api/v1/analytics/overview?websiteId=${website.id}&startAt=2026-03-01&endAt=2026-03-31`, { headers: { authorization: `Bearer ${token}` } });
   expect(after.status).toBe(200);
   expect(after.headers.get('x-sightline-derived-data')).toBeNull();
-  server!.killGroup();
-  await server!.exited;
+  node.process().killGroup();
+  await node.process().exited;
 
   await withDb(store, async (check) => {
     const expected = await rebuilt(check.kysely, website.id, TO);

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
 import { DERIVED, rebuilt, rowsOf } from './helpers/derived-tables.ts';
 import { type CrashStore, describePostgres, useCrashStores } from './helpers/crash-stores.ts';
 import { call } from './helpers/listening-sightline.ts';
-import { type CliProcess, REPO_ROOT, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
+import { sleep } from './helpers/processes.ts';
 
 // Sightline killed with SIGKILL while clients send events (issue 11, part 1): every event that
 // was answered 200 is stored exactly once, and what ingestion derives from the raw events (the day
@@ -20,7 +19,6 @@ const TIMEZONE = 'America/New_York';
 const GOAL = 'signup';
 
 const stores = useCrashStores('crash');
-const { processes } = stores;
 
 /** One client: a few visitors of its own, each in a session that ends now and then. */
 function eventFor(worker: number, n: number, round: number) {
@@ -38,25 +36,8 @@ async function crashWhileSending(store: CrashStore) {
   const { token } = await createAccountWithToken(db.kysely, `crash-${randomBytes(4).toString('hex')}@example.com`, 'Crash');
   await db.close();
 
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env = {
-    DATABASE_URL: store.url,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    SIGHTLINE_SECRET_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-    GEOIP_DATABASE: 'none',
-    RATE_LIMIT_PUBLIC_PER_ADDRESS: '1000000',
-    RATE_LIMIT_PER_CREDENTIAL: '1000000',
-    REDIS_URL: undefined,
-    CLICKHOUSE_URL: undefined,
-  };
-  let server: CliProcess;
-  const start = async () => {
-    server = processes.spawnCommand(process.execPath, [join(REPO_ROOT, 'bin/sightline.js'), 'serve'], env);
-    await waitForHealthy(baseUrl, server, 60_000);
-  };
+  const node = await stores.server(store, { RATE_LIMIT_PUBLIC_PER_ADDRESS: '1000000', RATE_LIMIT_PER_CREDENTIAL: '1000000' });
+  const { baseUrl, start } = node;
 
   await start();
   const created = await call(baseUrl, 'POST', '/api/v1/admin/websites', {
@@ -104,10 +85,10 @@ async function crashWhileSending(store: CrashStore) {
     };
     const clients = Array.from({ length: 8 }, (_, worker) => client(worker));
     await sleep(600 + round * 450);
-    process.kill(server!.child.pid!, 'SIGKILL');
+    process.kill(node.process().child.pid!, 'SIGKILL');
     running = false;
     await Promise.all(clients);
-    await server!.exited;
+    await node.process().exited;
     waitingAtKill.push(await waiting());
     await start();
   }
@@ -115,8 +96,8 @@ async function crashWhileSending(store: CrashStore) {
   // it yet); then the server dies once more, without a graceful stop.
   const read = await call(baseUrl, 'GET', `/api/v1/analytics/overview?websiteId=${website.id}`, { token });
   expect(read.status, JSON.stringify(read.body)).toBe(200);
-  server!.killGroup();
-  await server!.exited;
+  node.process().killGroup();
+  await node.process().exited;
   expect(waitingAtKill.some((n) => n > 0), `events waiting at each kill: ${waitingAtKill.join(', ')}`).toBe(true);
   expect(await waiting()).toBe(0);
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe } from 'vitest';
 import { type Db, createDatabase } from '../../src/db/database.ts';
 import { POSTGRES_URL, asPostgresAdmin, postgresProblem } from './engines.ts';
-import { Processes } from './processes.ts';
+import { type CliProcess, type EnvValues, Processes, REPO_ROOT, freePort, waitForHealthy } from './processes.ts';
 
 // What the kill -9 tests share: server processes killed at the end, and a database per run that
 // outlives them (a SQLite file in a scratch folder, or a PostgreSQL database of its own), dropped
@@ -17,8 +17,18 @@ export interface CrashStore {
   open(): Db;
 }
 
+/** A Sightline server process on a store: `start` starts it, and starts it again after a kill. */
+export interface CrashServer {
+  baseUrl: string;
+  /** The process of the latest start. */
+  process(): CliProcess;
+  start(): Promise<void>;
+}
+
 export interface CrashStores {
   processes: Processes;
+  /** A server on `store` (no Redis, no ClickHouse, no GeoIP), with `env` besides. */
+  server(store: CrashStore, env?: EnvValues): Promise<CrashServer>;
   sqlite(): CrashStore;
   postgres(): Promise<CrashStore>;
 }
@@ -35,6 +45,33 @@ export function useCrashStores(prefix: string): CrashStores {
   });
   return {
     processes,
+    async server(store, env = {}) {
+      const port = await freePort();
+      const baseUrl = `http://127.0.0.1:${port}`;
+      const values = {
+        DATABASE_URL: store.url,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        SIGHTLINE_SECRET_KEY: randomBytes(32).toString('base64'),
+        LOG_LEVEL: 'warn',
+        GEOIP_DATABASE: 'none',
+        REDIS_URL: undefined,
+        CLICKHOUSE_URL: undefined,
+        ...env,
+      };
+      let latest: CliProcess | null = null;
+      return {
+        baseUrl,
+        process: () => {
+          if (!latest) throw new Error('the server was never started');
+          return latest;
+        },
+        async start() {
+          latest = processes.spawnCommand(process.execPath, [join(REPO_ROOT, 'bin/sightline.js'), 'serve'], values);
+          await waitForHealthy(baseUrl, latest, 60_000);
+        },
+      };
+    },
     sqlite() {
       const url = `sqlite:${join(scratch, `${prefix}-${randomBytes(3).toString('hex')}.db`)}`;
       return { url, open: () => createDatabase(url) };
