@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { daysMoving } from './visitor-zones.ts';
 
 /** What the time series needs of the website itself (and whether its day rollups are moving); the counts come from the event store. */
 export async function findWebsiteSettings(db: Kysely<Database>, websiteId: string) {
   return db
     .selectFrom('websites')
     .select(['timezone', 'currency', 'include_renewal_revenue'])
-    .select((eb) => eb.exists(eb.selectFrom('rollup_relocations').select('website_id').whereRef('website_id', '=', 'websites.id')).as('moving'))
+    .select((eb) => daysMoving(eb).as('moving'))
     .where('id', '=', websiteId)
     .executeTakeFirst()
     .then((row) => (row ? { ...row, relocating: Boolean(row.moving) } : undefined));

@@ -16,8 +16,9 @@ import { type WebsiteOffsets, offsetPeriods } from './local-day-sql.ts';
 // breakdown_visitors.last_day moves with the events (breakdown-rollup-tables.ts addKeyed); the
 // writers here move the two tables with it: ingestion adds a batch, a goal delete takes its
 // events out before they go and its visitors' rows are re-derived, a time-zone change moves
-// them a chunk of visitors at a time (day-relocation.ts, setLastDays). A session's key can change as it grows, so the session
-// breakdowns' last days are recomputed for the batch's visitors (session-breakdown-rollups.ts).
+// them a chunk of visitors at a time (day-relocation.ts, setLastDays). A session's key can
+// change as it grows, so the session breakdowns' last days are recomputed for the batch's
+// visitors (session-breakdown-rollups.ts).
 
 /**
  * Before `keyed` (with last_day) is added to breakdown_visitors: each visitor whose last day under

@@ -19,7 +19,7 @@ import { rebuildVisitorRollups } from './visitor-rollup-repair.ts';
 // visitor's side (`zoneOfVisitor`): the rollup deriver, and a delete's repair. So the tables are
 // always exact sums over the visitors' days, each in one zone, and the chunk that reaches a
 // visitor moves exactly what that visitor contributed. While the move runs, reads that would use
-// these tables read the raw events instead (stats.repository.ts `relocating`), and answer with
+// these tables read the raw events instead (visitor-zones.ts `daysMoving`), and answer with
 // X-Sightline-Derived-Data: rebuilding. The update that changes the zone only records the move.
 
 export const DERIVED_DATA_HEADER = 'X-Sightline-Derived-Data';
@@ -29,22 +29,21 @@ export const DERIVED_DATA_HEADER = 'X-Sightline-Derived-Data';
  * zone changes, records the move of its day rollups (or, while one runs, the zone to move on to
  * once it ends). Nothing is moved here: the relocator does it in the background.
  */
-export async function startRelocation(trx: Kysely<Database>, websiteId: string, timezone: string, now = new Date()): Promise<boolean> {
+export async function startRelocation(trx: Kysely<Database>, websiteId: string, timezone: string, now = new Date()): Promise<void> {
   await lockWebsiteRollups(trx, websiteId);
   const website = await trx.selectFrom('websites').select('timezone').where('id', '=', websiteId).executeTakeFirst();
-  if (!website || website.timezone === timezone) return false;
+  if (!website || website.timezone === timezone) return;
   const running = (await relocationsOf(trx, [websiteId])).get(websiteId);
   if (running) {
     // The move under way ends in its `to` zone; from there, on to the latest zone asked for.
     const next = timezone === running.to ? null : timezone;
     await trx.updateTable('rollup_relocations').set({ next_timezone: next }).where('website_id', '=', websiteId).execute();
-    return true;
+    return;
   }
   await trx
     .insertInto('rollup_relocations')
     .values({ website_id: websiteId, from_timezone: website.timezone, to_timezone: timezone, started_at: now.toISOString() })
     .execute();
-  return true;
 }
 
 /** The next visitors past the cursor, in byte order of their ids (every visitor with an event has a visitor_totals row). */
@@ -57,8 +56,6 @@ async function nextVisitors(trx: Kysely<Database>, websiteId: string, cursor: st
 }
 
 export interface ChunkResult {
-  /** Visitors moved by this chunk. */
-  moved: number;
   /** Whether the website has no move left (this one ended and none was waiting). */
   finished: boolean;
 }
@@ -70,7 +67,7 @@ export interface ChunkResult {
 export async function relocateChunk(trx: Kysely<Database>, websiteId: string, limit: number): Promise<ChunkResult> {
   await lockWebsiteRollups(trx, websiteId);
   const row = await trx.selectFrom('rollup_relocations').selectAll().where('website_id', '=', websiteId).executeTakeFirst();
-  if (!row) return { moved: 0, finished: true };
+  if (!row) return { finished: true };
   // The waiting events join first, each in its visitor's zone, so the moves below see every stored event derived.
   await deriveBacklog(trx, websiteId);
   if (row.visitors_total === null) {
@@ -93,17 +90,17 @@ export async function relocateChunk(trx: Kysely<Database>, websiteId: string, li
       .where('website_id', '=', websiteId)
       .execute();
   }
-  if (visitors.length === limit) return { moved: visitors.length, finished: false };
+  if (visitors.length === limit) return { finished: false };
   if (row.next_timezone !== null && row.next_timezone !== row.to_timezone) {
     await trx
       .updateTable('rollup_relocations')
       .set({ from_timezone: row.to_timezone, to_timezone: row.next_timezone, next_timezone: null, cursor: null, visitors_done: 0, visitors_total: null })
       .where('website_id', '=', websiteId)
       .execute();
-    return { moved: visitors.length, finished: false };
+    return { finished: false };
   }
   await trx.deleteFrom('rollup_relocations').where('website_id', '=', websiteId).execute();
-  return { moved: visitors.length, finished: true };
+  return { finished: true };
 }
 
 export interface RelocationProgress {

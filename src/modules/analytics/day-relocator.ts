@@ -8,8 +8,9 @@ import { relocateChunk } from './day-relocation.ts';
 // chunk of visitors per transaction, sized so each takes about `chunkMs`, until no move is left.
 // On SQLite every statement runs on the event loop and the one connection serves every write, so
 // chunks there are short (8 ms by default; 200 ms on PostgreSQL, where a chunk holds only the
-// website's rollup row lock and every statement is planned anew): between two of them the loop answers what waits. The moves are rows of rollup_relocations, so a crash or a stop loses nothing: the next
-// start (of any instance) goes on from the cursor. Several instances may run at once; each chunk
+// website's rollup row lock and every statement is planned anew): between two of them the loop
+// answers what waits. The moves are rows of rollup_relocations, so a crash or a stop loses
+// nothing: the next start (of any instance) goes on from the cursor. Several instances may run at once; each chunk
 // takes the website's row lock and reads the cursor under it, so they take turns.
 
 /** How often the table is looked at besides the wake-ups (moves another instance started or left). */

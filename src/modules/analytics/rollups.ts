@@ -143,7 +143,7 @@ const addRecency = prepareListQuery(5, (db, rows: RecencyTuple[]) =>
 );
 
 /** The events grouped by website, in first-seen order. */
-export function eventsByWebsite(events: RecordedEvent[]): Map<string, RecordedEvent[]> {
+function eventsByWebsite(events: RecordedEvent[]): Map<string, RecordedEvent[]> {
   const byWebsite = new Map<string, RecordedEvent[]>();
   for (const event of events) {
     const list = byWebsite.get(event.websiteId);

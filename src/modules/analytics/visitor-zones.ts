@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
 
@@ -68,13 +68,16 @@ export async function visitorsByZone(db: Kysely<Database>, websiteId: string, ti
   const groups = new Map<string, string[]>();
   for (const visitorId of new Set(visitorIds)) {
     const zone = relocation ? zoneOfVisitor(relocation, visitorId) : timezone;
-    groups.set(zone, [...(groups.get(zone) ?? []), visitorId]);
+    const group = groups.get(zone);
+    if (group) group.push(visitorId);
+    else groups.set(zone, [visitorId]);
   }
   return { moving: relocation !== undefined, groups };
 }
 
-/** Whether the website's day rollups are being moved (so reads must not use them). */
-export async function isRelocating(db: Kysely<Database>, websiteId: string): Promise<boolean> {
-  const row = await db.selectFrom('rollup_relocations').select('website_id').where('website_id', '=', websiteId).executeTakeFirst();
-  return row !== undefined;
-}
+/**
+ * In a select over `websites`: whether the website's day rollups are being moved, so reads must
+ * not use them (0/1 on SQLite, a boolean on PostgreSQL).
+ */
+export const daysMoving = (eb: ExpressionBuilder<Database, 'websites'>) =>
+  eb.exists(eb.selectFrom('rollup_relocations').select('rollup_relocations.website_id').whereRef('rollup_relocations.website_id', '=', 'websites.id'));

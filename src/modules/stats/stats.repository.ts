@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { daysMoving } from '../analytics/visitor-zones.ts';
 
 /** What the reads need of the website itself. */
 export async function findWebsiteForStats(db: Kysely<Database>, websiteId: string) {
   return db
     .selectFrom('websites')
     .select(['id', 'domain', 'name', 'timezone', 'currency', 'kpi', 'kpi_color_scheme', 'include_renewal_revenue'])
-    .select((eb) => eb.exists(eb.selectFrom('rollup_relocations').select('website_id').whereRef('website_id', '=', 'websites.id')).as('moving'))
+    .select((eb) => daysMoving(eb).as('moving'))
     .where('id', '=', websiteId)
     .executeTakeFirst()
     .then((row) => (row ? { ...row, relocating: Boolean(row.moving) } : undefined));
