@@ -98,8 +98,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Whether the website's derived data is ready or being rebuilt (after a change of time zone), and how far
-         * @description While a change of time zone moves the day rollups to the new zone, in the background, the analytics reads that would use them read the raw events instead (slower) and answer with the header X-Sightline-Derived-Data: rebuilding. progress is visitorsDone / visitorsTotal; a dashboard may poll this route until state is ready.
+         * Whether the website's derived data is ready or being rebuilt (after a change of time zone, or an upgrade), and how far
+         * @description While a change of time zone moves the day rollups to the new zone, or a build derives every derived table again from the raw events (after an upgrade that adds one, or an operator's rebuild), in the background, the analytics reads that would use them read the raw events instead (slower) and answer with the header X-Sightline-Derived-Data: rebuilding. progress is visitorsDone / visitorsTotal for a move, eventsDone / eventsTotal for a build; a dashboard may poll this route until state is ready.
          */
         get: operations["getDerivedData"];
         put?: never;
@@ -3364,19 +3364,23 @@ export interface operations {
                         status: "success";
                         data: {
                             /**
-                             * @description ready: reads use the day rollups; rebuilding: they are being rebuilt, and the reads that would use them read the raw events meanwhile (answered with X-Sightline-Derived-Data: rebuilding)
+                             * @description ready: reads use the rollups; rebuilding: they are being rebuilt, and the reads that would use them read the raw events meanwhile (answered with X-Sightline-Derived-Data: rebuilding)
                              * @enum {unknown}
                              */
                             state: "ready" | "rebuilding";
-                            reason: "timezone" | null;
+                            reason: ("timezone" | "build") | null;
+                            detail: string | null;
                             fromTimezone: string | null;
                             toTimezone: string | null;
                             nextTimezone: string | null;
-                            /** @description visitors whose days are in toTimezone already; 0 when ready */
+                            /** @description visitors whose days are in toTimezone already (a move), or whose rows are built (a build); 0 when ready */
                             visitorsDone: number;
                             visitorsTotal: number | null;
+                            /** @description for a build, the events derived so far; 0 otherwise */
+                            eventsDone: number;
+                            eventsTotal: number | null;
                             progress: number | null;
-                            /** @description when the change of zone was saved; null when ready */
+                            /** @description when the change of zone was saved or the build asked for; null when ready */
                             startedAt: string | null;
                         }[];
                     };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROME, pageview } from './helpers/browser-events.ts';
 import { HAS_SCRIPT, expectExit, parseJson, useCliHarness } from './helpers/cli-client.ts';
 import { POSTGRES_URL, asPostgresAdmin, postgresProblem } from './helpers/engines.ts';
 import { type CliProcess, Processes, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
@@ -215,6 +216,44 @@ describe('sightline admin on SQLite, beside a running server', { timeout: 120_00
       expectExit(scripted, 0);
       expect(parseJson(scripted)).toMatchObject({ websiteId: secondSite.id, domain, ownerEmail: second.account.email });
       expect(await exists(second.token, secondSite.id)).toBe(false);
+    });
+  });
+
+  describe('rebuild-website', () => {
+    it('records a build that the running server finishes in the background, the reads the same after it', async () => {
+      const owner = await createAccount(`rebuild-${randomBytes(3).toString('hex')}@example.com`);
+      const website = await createWebsite(owner.token, `rebuild-${randomBytes(3).toString('hex')}.example.com`);
+      const { trackingId } = (await api('GET', `/api/v1/admin/websites/${website.id}`, owner.token)).body.data[0];
+      for (let i = 0; i < 12; i++) {
+        const response = await fetch(`${baseUrl}/api/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': CHROME },
+          body: JSON.stringify({ ...pageview({ id: website.id, domain: website.domain, trackingId }), href: `https://${website.domain}/page-${i % 3}` }),
+        });
+        expect(response.status).toBe(200);
+      }
+      const read = async () => ({
+        overview: (await api('GET', `/api/v1/analytics/overview?websiteId=${website.id}`, owner.token)).body.data,
+        pages: (await api('GET', `/api/v1/analytics/pages?websiteId=${website.id}`, owner.token)).body.data,
+      });
+      const before = await read();
+      expect(before.pages).toHaveLength(3);
+
+      const unknown = await admin(['rebuild-website', '--domain', 'nowhere.example.com']);
+      expectExit(unknown, 1);
+      const recorded = await admin(['rebuild-website', '--domain', website.domain, '--json']);
+      expectExit(recorded, 0);
+      expect(parseJson(recorded)).toMatchObject({ websiteId: website.id, domain: website.domain, reason: 'rebuild requested by an operator' });
+
+      // The server's worker looks at the table every few seconds; until it is done, the state says so.
+      let state = (await api('GET', `/api/v1/admin/websites/${website.id}/derived-data`, owner.token)).body.data[0];
+      for (let waited = 0; state.state !== 'ready' && waited < 30_000; waited += 200) {
+        expect(state).toMatchObject({ state: 'rebuilding', reason: 'build', detail: 'rebuild requested by an operator' });
+        await sleep(200);
+        state = (await api('GET', `/api/v1/admin/websites/${website.id}/derived-data`, owner.token)).body.data[0];
+      }
+      expect(state.state).toBe('ready');
+      expect(await read()).toEqual(before);
     });
   });
 

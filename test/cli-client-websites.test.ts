@@ -88,7 +88,7 @@ describe('sightline websites, tokens and apikeys', { timeout: 90_000 }, () => {
       expect(ready.stdout).toMatch(/^State: +ready$/m);
       expect(ready.stdout).toMatch(/^Progress: +-$/m);
 
-      await t.app.relocator.stop();
+      await t.app.derivedDataWorker.stop();
       try {
         const changed = await t.request('PUT', `/api/v1/admin/websites/${website.id}`, { token: owner.token, body: { timezone: 'Asia/Tokyo' } });
         expect(changed.status, changed.raw).toBe(200);
@@ -102,8 +102,8 @@ describe('sightline websites, tokens and apikeys', { timeout: 90_000 }, () => {
         const api = await t.request('GET', `/api/v1/admin/websites/${website.id}/derived-data`, { token: owner.token });
         expect(parseJson(json)).toEqual(api.body.data);
       } finally {
-        t.app.relocator.start();
-        await t.app.relocator.settle();
+        t.app.derivedDataWorker.start();
+        await t.app.derivedDataWorker.settle();
       }
     });
 

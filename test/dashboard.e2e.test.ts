@@ -507,8 +507,8 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
       page.on('request', (request) => {
         if (request.url() === derivedData) polls.push(request.url());
       });
-      // Held, so the move recorded by the save stays under way until the relocator runs again.
-      await app.relocator.stop();
+      // Held, so the move recorded by the save stays under way until the worker runs again.
+      await app.derivedDataWorker.stop();
       const line = page.getByRole('status').filter({ hasText: 'Rebuilding statistics' });
       try {
         await page.goto(`${base}/websites/${websiteId}/settings`);
@@ -532,9 +532,9 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
         expect(await line.isVisible()).toBe(true);
         await checkpoint(page, 'settings-general-rebuilding');
       } finally {
-        app.relocator.start();
+        app.derivedDataWorker.start();
       }
-      await app.relocator.settle();
+      await app.derivedDataWorker.settle();
       await line.waitFor({ state: 'detached', timeout: 10_000 });
       // Ready: the polling stops.
       const settled = polls.length;

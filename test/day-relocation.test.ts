@@ -3,38 +3,22 @@ import { expect, it } from 'vitest';
 import type { Database } from '../src/db/schema.ts';
 import { relocateChunk } from '../src/modules/analytics/day-relocation.ts';
 import { deriveBacklog } from '../src/modules/analytics/rollup-backlog.ts';
-import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { recordEvents } from '../src/modules/events/record-events.ts';
-import { createAccount, createWebsite, newEvent } from './helpers/factories.ts';
-import { DERIVED, rebuilt, rowsOf } from './helpers/derived-tables.ts';
-import { type TestApp, useTestApp } from './helpers/app.ts';
+import { createAccount, createWebsite } from './helpers/factories.ts';
+import { rowsOf } from './helpers/derived-tables.ts';
+import { DERIVED_DATA_HEADER, MARCH, VISITORS, batchClock, eventsOf, expectRebuilt, random, record, startA, startB } from './helpers/derived-sequences.ts';
+import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
-import { holdRelocator } from './helpers/relocator.ts';
+import { holdDerivedDataWorker } from './helpers/derived-data-worker.ts';
 
 // A time-zone change records a move of the website's day rollups and answers; the move runs a
 // chunk of visitors per transaction (src/modules/analytics/day-relocation.ts). These tests stop
-// the app's background relocator and run the chunks themselves, so they can write between them:
+// the app's background derived-data worker and run the chunks themselves, so they can write between them:
 // events of visitors already moved, not yet moved and new, late events, server-goal deletes, and
 // further changes of zone. Whatever the order, once the move ends every derived table equals a
 // rebuild from the raw events in the final zone, and while it runs the reads that would use the
 // day rollups answer from the raw events, with X-Sightline-Derived-Data: rebuilding.
 
-const EFFECTS = { alertCooldownSeconds: 60, mailEnabled: false };
-const HEADER = 'x-sightline-derived-data';
-
-/** Visitor ids whose byte order differs from a case-blind or accent-aware collation's. */
-const VISITORS = ['Zed', 'alpha', 'Beta', 'beta', 'émile', 'emile', 'z-9', 'Z-10', '0042', 'ÿves', 'ōno', 'omega', 'Alpha', '_x', 'x_'];
-
-/** Stored as ingestion stores a batch, in time order (as clients send them), but derived only when something settles them. */
-async function record(t: TestApp, events: NewEvent[]): Promise<void> {
-  const ordered = [...events].sort((a, b) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0));
-  await t.db.transaction().execute((trx) => recordEvents(trx, ordered, EFFECTS));
-}
-
-async function expectRebuilt(db: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
-  const expected = await rebuilt(db, websiteId, timezone);
-  for (const table of DERIVED) expect(await rowsOf(db, table, websiteId), table).toEqual(expected[table]);
-}
+const HEADER = DERIVED_DATA_HEADER;
 
 async function moving(db: Kysely<Database>, websiteId: string) {
   return db.selectFrom('rollup_relocations').selectAll().where('website_id', '=', websiteId).executeTakeFirst();
@@ -49,48 +33,10 @@ async function finish(db: Kysely<Database>, websiteId: string, size: number): Pr
   }
 }
 
-/** A small deterministic generator, so a failing sequence can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-/**
- * Events of a visitor from `clock` on (minutes to hours apart, across local midnights, where zones
- * disagree on the day), with goals, server goals and outbound links. Each batch comes after the
- * ones before: the day rollups of a visitor's late event in another session of the same day are
- * known to differ from a rebuild's last_session_id (noted in docs/decisions.md), which these
- * tests are not about.
- */
-function eventsOf(websiteId: string, visitorId: string, next: () => number, count: number, clock: { at: number }): NewEvent[] {
-  const pick = <T,>(list: T[]) => list[Math.floor(next() * list.length)]!;
-  return Array.from({ length: count }, (_, i) => {
-    clock.at += Math.floor(next() * 9 * 3600_000) + 60_000;
-    const occurredAt = new Date(clock.at).toISOString();
-    const kind = next();
-    const sessionId = `s-${visitorId}-${occurredAt.slice(0, 10)}`;
-    const base = { sessionId, occurredAt, path: `${pick(['/', '/pricing', '/docs'])}${i % 3 === 0 ? '' : '?v=1'}`, country: pick(['US', 'FR', 'JP']), browser: pick(['Firefox', 'Chrome']), referrer: pick([null, 'https://news.ycombinator.com/']) };
-    if (kind < 0.15) return newEvent(websiteId, visitorId, { ...base, type: 'custom', name: 'signup' });
-    if (kind < 0.22) return newEvent(websiteId, visitorId, { type: 'custom', name: 'upgrade', source: 'api', sessionId: null, hostname: null, path: null, occurredAt });
-    if (kind < 0.28) return newEvent(websiteId, visitorId, { ...base, type: 'external_link', metadata: { url: 'https://elsewhere.example.org/' } });
-    return newEvent(websiteId, visitorId, base);
-  });
-}
-
-/** A clock per batch: each visitor's events of a batch start at the batch's time. */
-const batchClock = (at: number) => () => ({ at });
-const MARCH = Date.parse('2026-03-01T00:00:00.000Z');
-/** Batch a: the first ten days of March; batch b: the ten after. */
-const startA = batchClock(MARCH);
-const startB = batchClock(MARCH + 11 * 86_400_000);
-
 describeEachEngine('time-zone changes move the day rollups in the background', (engine) => {
   const t = useTestApp(engine);
 
-  holdRelocator(t);
+  holdDerivedDataWorker(t);
 
   async function site() {
     const owner = await createAccount(t);
@@ -197,14 +143,14 @@ describeEachEngine('time-zone changes move the day rollups in the background', (
     }
   });
 
-  it('lets the background relocator finish a move, and shows it on /metrics meanwhile', async () => {
+  it('lets the background derived-data worker finish a move, and shows it on /metrics meanwhile', async () => {
     const { owner, website } = await site();
     await record(t, VISITORS.flatMap((visitor) => eventsOf(website.id, visitor, random(5), 3, startA())));
     expect((await t.request('PUT', `/api/v1/admin/websites/${website.id}`, { token: owner.token, body: { timezone: 'Asia/Tokyo' } })).status).toBe(200);
     const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toMatch(/^sightline_rollup_relocations 1$/m);
-    t.app.relocator.start();
-    await t.app.relocator.settle();
+    t.app.derivedDataWorker.start();
+    await t.app.derivedDataWorker.settle();
     expect(await moving(t.db, website.id)).toBeUndefined();
     await expectRebuilt(t.db, website.id, 'Asia/Tokyo');
     const after = await t.app.inject({ method: 'GET', url: '/metrics' });

@@ -4,12 +4,12 @@ import { relocateChunk } from '../src/modules/analytics/day-relocation.ts';
 import { recordEvents } from '../src/modules/events/record-events.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
-import { holdRelocator } from './helpers/relocator.ts';
+import { holdDerivedDataWorker } from './helpers/derived-data-worker.ts';
 import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError, newEvent } from './helpers/factories.ts';
 
 // GET /api/v1/admin/websites/{websiteId}/derived-data: whether the website's day rollups are
 // ready, or being moved to a new time zone in the background (day-relocation.ts), and how far.
-// The app's relocator is held, so a move stays under way until a test runs it.
+// The app's derived-data worker is held, so a move stays under way until a test runs it.
 
 const HEADER = 'x-sightline-derived-data';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -18,11 +18,14 @@ const EFFECTS = { alertCooldownSeconds: 60, mailEnabled: false };
 const READY = {
   state: 'ready',
   reason: null,
+  detail: null,
   fromTimezone: null,
   toTimezone: null,
   nextTimezone: null,
   visitorsDone: 0,
   visitorsTotal: null,
+  eventsDone: 0,
+  eventsTotal: null,
   progress: null,
   startedAt: null,
 };
@@ -35,7 +38,7 @@ const allBut = (permission: string) => PERMISSIONS.filter((p) => p !== permissio
 describeEachEngine('GET /websites/{websiteId}/derived-data', (engine) => {
   const t: TestApp = useTestApp(engine);
 
-  holdRelocator(t);
+  holdDerivedDataWorker(t);
 
   async function site() {
     const owner = await createAccount(t);
@@ -78,6 +81,9 @@ describeEachEngine('GET /websites/{websiteId}/derived-data', (engine) => {
       expect(recorded).toEqual({
         state: 'rebuilding',
         reason: 'timezone',
+        detail: null,
+        eventsDone: 0,
+        eventsTotal: null,
         fromTimezone: 'Europe/Paris',
         toTimezone: 'Asia/Tokyo',
         nextTimezone: null,
@@ -113,9 +119,9 @@ describeEachEngine('GET /websites/{websiteId}/derived-data', (engine) => {
         visitorsTotal: 3,
       });
 
-      t.app.relocator.start();
-      await t.app.relocator.settle();
-      await t.app.relocator.stop();
+      t.app.derivedDataWorker.start();
+      await t.app.derivedDataWorker.settle();
+      await t.app.derivedDataWorker.stop();
       expect(await derived(owner.token, website.id)).toEqual(READY);
       const after = await t.request('GET', '/api/v1/analytics/overview', { token: owner.token, query: { websiteId: website.id } });
       expect(after.headers[HEADER]).toBeUndefined();

@@ -13,7 +13,7 @@ import { describeEachEngine } from './helpers/engines.ts';
 /** What a website owns besides what is derived: its records, and the queues of work on them. */
 const NOT_DERIVED = [
   'mail_outbox', 'alert_history', 'alerts', 'funnels', 'goal_customizations', 'invitations', 'api_keys', 'integration_jobs', 'integrations',
-  'notes', 'visitor_profiles', 'payments', 'events', 'website_members', 'rollup_backlog', 'rollup_relocations', 'event_relay',
+  'notes', 'visitor_profiles', 'payments', 'events', 'website_members', 'rollup_backlog', 'rollup_relocations', 'derived_builds', 'event_relay',
 ];
 
 /** The table's unique keys (the primary key among them), each as a sorted column list. */

@@ -127,8 +127,8 @@ describeEachEngine('rollups derived from the backlog', (engine) => {
     await heldBack(t, traffic(website.id, 'zone'));
     const moved = await t.request('PUT', `/api/v1/admin/websites/${website.id}`, { token: owner.token, body: { timezone: 'America/Los_Angeles' } });
     expect(moved.status, moved.raw).toBe(200);
-    // The change records the move; the relocator's first chunk derives what waits (day-relocation.ts).
-    await t.app.relocator.settle();
+    // The change records the move; the worker's first chunk derives what waits (day-relocation.ts).
+    await t.app.derivedDataWorker.settle();
     expect(await waiting(t.db, website.id)).toBe(0);
     await expectRollupsEqualRebuild(t, website.id, 'America/Los_Angeles');
   });

@@ -3,6 +3,7 @@ import { normaliseEmail } from '../lib/formats.ts';
 import { registerAccountAdminCommands } from './admin/accounts.ts';
 import { registerBackupCommand } from './admin/backup.ts';
 import { registerDeleteWebsiteCommand } from './admin/delete-website.ts';
+import { registerRebuildWebsiteCommand } from './admin/rebuild-website.ts';
 import { registerSetPasswordCommand } from './admin/set-password.ts';
 import { openMigratedDatabase } from './database-access.ts';
 import { fail } from './failure.ts';
@@ -56,5 +57,6 @@ export function registerAdminCommands(program: Command): void {
   registerAccountAdminCommands(admin);
   registerSetPasswordCommand(admin);
   registerDeleteWebsiteCommand(admin);
+  registerRebuildWebsiteCommand(admin);
   registerBackupCommand(admin);
 }

@@ -22,6 +22,7 @@ import { breakdownDays } from './migrations/0019-breakdown-days.ts';
 import { breakdownRevenue } from './migrations/0020-breakdown-revenue.ts';
 import { rollupBacklog } from './migrations/0021-rollup-backlog.ts';
 import { rollupRelocations } from './migrations/0022-rollup-relocations.ts';
+import { derivedBuilds } from './migrations/0023-derived-builds.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -38,7 +39,7 @@ function provider(db: Db): MigrationProvider {
     '0011-credential-notifications': credentialNotifications(db.engine),
     '0012-session-buckets': sessionBuckets(db.engine),
     '0013-breakdown-rollups': breakdownRollups(db.engine),
-    '0014-session-breakdown-rollups': sessionBreakdownRollups(db.engine),
+    '0014-session-breakdown-rollups': sessionBreakdownRollups(),
     '0015-visitor-totals': visitorTotals(db.engine),
     '0016-visitor-attributes': visitorAttributes(db.engine),
     '0017-breakdown-profiles': breakdownProfiles(db.engine),
@@ -47,6 +48,7 @@ function provider(db: Db): MigrationProvider {
     '0020-breakdown-revenue': breakdownRevenue(db.engine),
     '0021-rollup-backlog': rollupBacklog(db.engine),
     '0022-rollup-relocations': rollupRelocations(),
+    '0023-derived-builds': derivedBuilds(),
   };
   return { getMigrations: async () => migrations };
 }

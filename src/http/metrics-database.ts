@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { withDeadline } from '../lib/deadline.ts';
 import { relocationProgress } from '../modules/analytics/day-relocation.ts';
+import { buildProgress } from '../modules/analytics/derived-build.ts';
 import type { DatabaseReadings } from './metrics-registry.ts';
 
 // The gauges a scrape reads from the database: two small grouped counts on indexed status
@@ -13,7 +14,7 @@ import type { DatabaseReadings } from './metrics-registry.ts';
 export const READ_DEADLINE_MS = 2000;
 
 async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings> {
-  const [outbox, jobs, backlog, moves] = await Promise.all([
+  const [outbox, jobs, backlog, moves, builds] = await Promise.all([
     db
       .selectFrom('mail_outbox')
       .select((eb) => ['status', eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
@@ -31,12 +32,17 @@ async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .executeTakeFirstOrThrow(),
     relocationProgress(db),
+    buildProgress(db),
   ]);
   const relocations = {
     websites: moves.length,
     visitorsLeft: moves.reduce((sum, move) => sum + Math.max(0, (move.visitorsTotal ?? move.visitorsDone) - move.visitorsDone), 0),
   };
-  const readings: DatabaseReadings = { outbox: {}, oldestPendingMailAgeSeconds: 0, jobs: {}, rollupBacklog: Number(backlog.count), relocations };
+  const derivedBuilds = {
+    websites: builds.length,
+    eventsLeft: builds.reduce((sum, build) => sum + Math.max(0, (build.eventsTotal ?? build.eventsDone) - build.eventsDone), 0),
+  };
+  const readings: DatabaseReadings = { outbox: {}, oldestPendingMailAgeSeconds: 0, jobs: {}, rollupBacklog: Number(backlog.count), relocations, derivedBuilds };
   for (const row of outbox) {
     readings.outbox[row.status as 'pending' | 'failed'] = Number(row.count);
     if (row.status === 'pending' && row.oldest) {

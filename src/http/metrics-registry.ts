@@ -48,6 +48,8 @@ export interface DatabaseReadings {
   rollupBacklog: number;
   /** Websites whose day rollups move to a new time zone, and their visitors not moved yet (known once counted). */
   relocations: { websites: number; visitorsLeft: number };
+  /** Websites whose derived tables are being built, and their events not derived yet (known once counted). */
+  derivedBuilds: { websites: number; eventsLeft: number };
 }
 
 export class AppMetrics {
@@ -122,6 +124,18 @@ export class AppMetrics {
     registers: [this.databaseRegistry],
   });
 
+  private readonly derivedBuilds = new Gauge({
+    name: `${PREFIX}derived_builds`,
+    help: 'Websites whose derived tables are being built again from the raw events in the background, after an upgrade that added one or an operator\'s rebuild (their reads use the raw events meanwhile); zero when none.',
+    registers: [this.databaseRegistry],
+  });
+
+  private readonly derivedBuildEvents = new Gauge({
+    name: `${PREFIX}derived_build_events_remaining`,
+    help: 'Events still to derive by the builds under way: falls to zero as they run.',
+    registers: [this.databaseRegistry],
+  });
+
   constructor(db: Db) {
     for (const source of EVENT_SOURCES) this.eventsAccepted.inc({ source }, 0);
     for (const reason of Object.keys(DROP_REASONS)) this.eventsDropped.inc({ reason }, 0);
@@ -157,6 +171,8 @@ export class AppMetrics {
       this.rollupBacklog.set(readings.rollupBacklog);
       this.relocations.set(readings.relocations.websites);
       this.relocationVisitors.set(readings.relocations.visitorsLeft);
+      this.derivedBuilds.set(readings.derivedBuilds.websites);
+      this.derivedBuildEvents.set(readings.derivedBuilds.eventsLeft);
       registries.push(this.databaseRegistry);
     }
     return Registry.merge(registries).metrics();

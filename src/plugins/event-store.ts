@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { type ClickHouse, openClickHouse } from '../db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../db/clickhouse/clickhouse-schema.ts';
 import { describeFault } from '../db/faults.ts';
-import { DayRelocator } from '../modules/analytics/day-relocator.ts';
+import { DerivedDataWorker } from '../modules/analytics/derived-data-worker.ts';
 import { RollupDeriver } from '../modules/analytics/rollup-backlog.ts';
 import { clickhouseEventLog } from '../modules/events/clickhouse-event-log.ts';
 import { ClickHouseRelay } from '../modules/events/clickhouse-relay.ts';
@@ -22,8 +22,8 @@ declare module 'fastify' {
     clickhouse: { ch: ClickHouse; relay: ClickHouseRelay } | null;
     /** Events in the relational database: derives their rollups after the answer (rollup-backlog.ts). */
     rollups: RollupDeriver | null;
-    /** Moves websites' day rollups to a new time zone in the background (day-relocation.ts). */
-    relocator: DayRelocator;
+    /** Builds websites' derived tables (derived-build.ts) and moves their day rollups to a new time zone (day-relocation.ts), in the background. */
+    derivedDataWorker: DerivedDataWorker;
   }
 }
 
@@ -33,10 +33,10 @@ async function eventStore(app: FastifyInstance): Promise<void> {
   // SQLite's statements hold the event loop and its one connection; a PostgreSQL chunk holds only
   // the website's rollup row lock (its deriver waits, nothing else), and each statement is planned.
   const chunkMs = app.config.rebuildChunkMs ?? (app.db.engine === 'sqlite' ? 8 : 200);
-  const relocator = new DayRelocator(app.db.kysely, app.log, { chunkMs, maxVisitors: app.config.rebuildChunkMaxVisitors });
-  app.decorate('relocator', relocator);
-  app.addHook('onReady', async () => relocator.start());
-  app.addHook('onClose', async () => relocator.stop());
+  const worker = new DerivedDataWorker(app.db.kysely, app.log, { chunkMs, maxVisitors: app.config.rebuildChunkMaxVisitors });
+  app.decorate('derivedDataWorker', worker);
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('onClose', async () => worker.stop());
   const url = app.config.clickhouseUrl;
   if (url === undefined) {
     const rollups = new RollupDeriver(app.db.kysely, app.log);

@@ -49,16 +49,19 @@ export function printWebsite(website: Website): void {
   ]);
 }
 
-/** Whether the website's derived data is ready, or how far its rebuild for a new time zone is. */
+/** Whether the website's derived data is ready, or how far its rebuild (a new time zone, or a build) is. */
 export function printDerivedData(derived: DerivedData): void {
   printRecord([
     ['State', derived.state],
     ['Reason', derived.reason],
+    ['Detail', derived.detail],
     ['From timezone', derived.fromTimezone],
     ['To timezone', derived.toTimezone],
     ['Next timezone', derived.nextTimezone],
     ['Visitors done', derived.visitorsDone],
     ['Visitors total', derived.visitorsTotal],
+    ['Events done', derived.eventsDone],
+    ['Events total', derived.eventsTotal],
     ['Progress', derived.progress === null ? null : `${Math.floor(derived.progress * 100)}%`],
     ['Started', derived.startedAt],
   ]);

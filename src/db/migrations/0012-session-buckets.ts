@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../database.ts';
 import { columnTypes } from './column-types.ts';
+import { markBuilds } from './derived-builds.ts';
 
 /**
  * session_buckets: per website and 15-minute slot of UTC time (by session start), the sessions,
@@ -98,11 +99,8 @@ export function sessionBuckets(engine: Engine) {
         .execute();
       if (engine === 'postgres') await createPostgresTriggers(db);
       else await createSqliteTriggers(db);
-      const s = sessionTerms(engine, 's');
-      // The sessions already stored.
-      await sql`insert into session_buckets (website_id, bucket, sessions, bounces, millis)
-        select s.website_id, ${s.bucket}, count(*), sum(${s.bounce}), sum(${s.millis})
-        from sessions s group by s.website_id, ${s.bucket}`.execute(db);
+      // The sessions already stored are counted by a background build (./derived-builds.ts).
+      await markBuilds(db, 'migration 0012: session_buckets', true);
     },
     async down(db: Kysely<unknown>): Promise<void> {
       if (engine === 'postgres') {

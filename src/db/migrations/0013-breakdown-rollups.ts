@@ -1,11 +1,11 @@
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from '../database.ts';
-import { deriveBreakdownRollups } from '../../modules/analytics/breakdown-rollups.ts';
+import { markBuilds } from './derived-builds.ts';
 
 /**
  * breakdown_visitors and breakdown_totals: the all-time event breakdowns as rollups, kept by
  * src/modules/analytics/breakdown-rollups.ts in the transactions that write or delete events,
- * and derived here from the events already stored. A visitor's rows lead with the visitor, so a
+ * and derived from the events already stored by a background build (./derived-builds.ts). A visitor's rows lead with the visitor, so a
  * goal delete re-derives them by key prefix; SQLite keeps them without a rowid (the key is the row).
  */
 export function breakdownRollups(engine: Engine) {
@@ -32,10 +32,7 @@ export function breakdownRollups(engine: Engine) {
         .addColumn('events', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('breakdown_totals_pk', ['website_id', 'breakdown', 'key'])
         .execute();
-      // The events already stored, every website at once.
-      await deriveBreakdownRollups(db, engine);
-      // Statistics for the planner now rather than at autovacuum's next pass (a bulk fill).
-      if (engine === 'postgres') await sql`analyze breakdown_visitors, breakdown_totals`.execute(db);
+      await markBuilds(db, 'migration 0013: breakdown_visitors, breakdown_totals');
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('breakdown_totals').execute();

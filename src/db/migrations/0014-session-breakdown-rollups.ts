@@ -1,22 +1,23 @@
 import { type Kysely, sql } from 'kysely';
-import type { Engine } from '../database.ts';
-import { deleteRows } from '../../modules/analytics/breakdown-rollup-tables.ts';
-import { deriveSessionBreakdownRollups } from '../../modules/analytics/session-breakdown-rollups.ts';
-import { SESSION_BREAKDOWNS } from '../../modules/stats/sql/breakdown-keys-sql.ts';
+import { markBuilds } from './derived-builds.ts';
+
+/** The session breakdowns as they stood at this migration. */
+const SESSION_BREAKDOWNS = ['entry-pages', 'exit-pages', 'referrers', 'campaigns'];
 
 /**
  * The all-time session breakdowns (entry and exit pages, referrers, campaigns) as rollups in the
  * tables of migration 0013, kept by ingestion (src/modules/analytics/session-breakdown-rollups.ts)
- * and derived here from the sessions already stored.
+ * and derived from the sessions already stored by a background build (./derived-builds.ts).
  */
-export function sessionBreakdownRollups(engine: Engine) {
+export function sessionBreakdownRollups() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await deriveSessionBreakdownRollups(db, engine);
-      if (engine === 'postgres') await sql`analyze breakdown_visitors, breakdown_totals`.execute(db);
+      await markBuilds(db, 'migration 0014: the session breakdowns');
     },
     async down(db: Kysely<unknown>): Promise<void> {
-      await deleteRows(db, null, SESSION_BREAKDOWNS);
+      const kinds = sql.join(SESSION_BREAKDOWNS.map((kind) => sql.lit(kind)));
+      await sql`delete from breakdown_visitors where breakdown in (${kinds})`.execute(db);
+      await sql`delete from breakdown_totals where breakdown in (${kinds})`.execute(db);
     },
   };
 }

@@ -1,6 +1,7 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Engine } from '../database.ts';
 import { columnTypes } from './column-types.ts';
+import { markBuilds } from './derived-builds.ts';
 
 /**
  * visitor_totals: per website and visitor, all time, first and last event, pageviews and events,
@@ -22,11 +23,7 @@ export function visitorTotals(engine: Engine) {
         .addPrimaryKeyConstraint('visitor_totals_pk', ['website_id', 'visitor_id'])
         .execute();
       await db.schema.createIndex('visitor_totals_recent_idx').on('visitor_totals').columns(['website_id', 'last_at desc', 'visitor_id']).execute();
-      // The fill as it stood at this migration (0016 adds columns and derives them all again).
-      await sql`insert into visitor_totals (website_id, visitor_id, first_at, last_at, pageviews, events)
-        select website_id, visitor_id, min(occurred_at), max(occurred_at), sum(case when type = 'pageview' then 1 else 0 end), count(*)
-        from events group by website_id, visitor_id`.execute(db);
-      if (engine === 'postgres') await sql`analyze visitor_totals`.execute(db);
+      await markBuilds(db, 'migration 0015: visitor_totals', true);
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('visitor_totals').execute();

@@ -1,15 +1,12 @@
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from '../database.ts';
-import type { Database } from '../schema.ts';
-import { deleteRows } from '../../modules/analytics/breakdown-rollup-tables.ts';
-import { deriveWebsiteBreakdownRollups } from '../../modules/analytics/breakdown-rollups.ts';
-import { BREAKDOWNS } from '../../modules/stats/event-store.ts';
+import { markBuilds } from './derived-builds.ts';
 
 /**
  * The breakdowns by local day (src/modules/analytics/breakdown-days.ts): breakdown_visitors gains
- * each row's last day, breakdown_days and breakdown_last_days are new. A website's breakdown rows
- * are derived again from its events and sessions, in its zone, by the live derive (as 0013 and
- * 0014 did); their counts do not change, so breakdown_profiles stays as it is.
+ * each row's last day, breakdown_days and breakdown_last_days are new. A background build
+ * (./derived-builds.ts) derives them from the events and sessions already stored, in the
+ * website's zone.
  */
 export function breakdownDays(engine: Engine) {
   return {
@@ -31,13 +28,7 @@ export function breakdownDays(engine: Engine) {
         if (engine === 'sqlite') table = table.modifyEnd(sql`without rowid`);
         await table.execute();
       }
-      const live = db as Kysely<Database>;
-      const websites = await live.selectFrom('websites').select(['id', 'timezone']).execute();
-      for (const website of websites) {
-        await deleteRows(live, website.id, BREAKDOWNS);
-        await deriveWebsiteBreakdownRollups(live, website.id, website.timezone);
-      }
-      if (engine === 'postgres') await sql`analyze breakdown_visitors, breakdown_days, breakdown_last_days`.execute(db);
+      await markBuilds(db, 'migration 0019: breakdown_days, breakdown_last_days');
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('breakdown_last_days').execute();

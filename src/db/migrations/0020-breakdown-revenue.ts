@@ -1,13 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from '../database.ts';
 import { columnTypes } from './column-types.ts';
+import { markBuilds } from './derived-builds.ts';
 
 /**
  * breakdown_revenue: per breakdown key, currency and renewal flag, what the visitors with a row
  * under the key paid, refunds left out, and breakdown_profile_revenue, the same per visitor
- * profile for the steady visitors (src/modules/analytics/breakdown-revenue.ts), derived here
- * from the rows and payments already stored by this migration's own copy of the fill, so that
- * later changes to the live code leave it alone. Payments gain an index by visitor: ingestion
+ * profile for the steady visitors (src/modules/analytics/breakdown-revenue.ts), derived from
+ * the rows and payments already stored by a background build (./derived-builds.ts). Payments gain an index by visitor: ingestion
  * looks up what a visitor paid when they gain a key, and a recorded payment finds its visitor's rows.
  */
 export function breakdownRevenue(engine: Engine) {
@@ -33,19 +33,7 @@ export function breakdownRevenue(engine: Engine) {
         await table.execute();
       }
       await db.schema.createIndex('payments_website_visitor_idx').on('payments').columns(['website_id', 'visitor_id']).execute();
-      const paid = sql`payments p on p.website_id = b.website_id and p.visitor_id = b.visitor_id and p.refunded = ${sql.lit(engine === 'postgres' ? false : 0)}`;
-      await sql`insert into breakdown_revenue (website_id, breakdown, key, currency, renewal, minor)
-        select b.website_id, b.breakdown, b.key, p.currency, p.renewal, sum(p.amount_minor)
-        from breakdown_visitors b join ${paid}
-        group by b.website_id, b.breakdown, b.key, p.currency, p.renewal`.execute(db);
-      const attributes = 'v.country, v.region, v.city, v.device, v.browser, v.os';
-      const profile = engine === 'postgres' ? `json_build_array(${attributes})::text` : `json_array(${attributes})`;
-      await sql`insert into breakdown_profile_revenue (website_id, breakdown, key, profile, currency, renewal, minor)
-        select b.website_id, b.breakdown, b.key, ${sql.raw(profile)}, p.currency, p.renewal, sum(p.amount_minor)
-        from breakdown_visitors b join visitor_totals v on v.website_id = b.website_id and v.visitor_id = b.visitor_id join ${paid}
-        where v.varied = 0
-        group by b.website_id, b.breakdown, b.key, ${sql.raw(attributes)}, p.currency, p.renewal`.execute(db);
-      if (engine === 'postgres') await sql`analyze breakdown_revenue, breakdown_profile_revenue, payments`.execute(db);
+      await markBuilds(db, 'migration 0020: breakdown_revenue, breakdown_profile_revenue');
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropIndex('payments_website_visitor_idx').execute();

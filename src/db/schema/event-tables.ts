@@ -342,6 +342,22 @@ export interface RollupBacklogTable {
 }
 
 /** A website whose day rollups move to another time zone (migration 0022, src/modules/analytics/day-relocation.ts). */
+/** A website whose derived tables are being built again in the background (src/modules/analytics/derived-build.ts). */
+export interface DerivedBuildsTable {
+  website_id: string;
+  /** Who asked: a migration, or an operator's rebuild. */
+  reason: string;
+  /** 'clear-all', 'clear': its old rows are being deleted (derived-build.ts says which); 'derive': its visitors are being derived. */
+  phase: 'clear-all' | 'clear' | 'derive';
+  /** The last visitor id (the database's text order) whose rows are derived; null before the first. */
+  cursor: string | null;
+  visitors_done: ColumnType<number | string, number | undefined, number>;
+  events_done: ColumnType<number | string, number | undefined, number>;
+  /** The website's events when the derive phase began; null before. */
+  events_total: ColumnType<number | string | null, number | null | undefined, number | null>;
+  started_at: string;
+}
+
 export interface RollupRelocationsTable {
   website_id: string;
   from_timezone: string;

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import { lockWebsiteRollups } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
+import { startBuild } from './derived-build.ts';
 import { relocationsOf } from './visitor-zones.ts';
 import { moveVisitorEventDays } from './breakdown-rollups.ts';
 import { visitorsOffsets } from './breakdown-days.ts';
@@ -27,12 +28,18 @@ export const DERIVED_DATA_HEADER = 'X-Sightline-Derived-Data';
 /**
  * In the transaction of a website update that sets `timezone`, before the row is written: when the
  * zone changes, records the move of its day rollups (or, while one runs, the zone to move on to
- * once it ends). Nothing is moved here: the relocator does it in the background.
+ * once it ends). Nothing is moved here: the derived-data worker does it in the background.
  */
 export async function startRelocation(trx: Kysely<Database>, websiteId: string, timezone: string, now = new Date()): Promise<void> {
   await lockWebsiteRollups(trx, websiteId);
   const website = await trx.selectFrom('websites').select('timezone').where('id', '=', websiteId).executeTakeFirst();
   if (!website || website.timezone === timezone) return;
+  // A build under way has derived some visitors' days in the old zone: it starts again, in the new one.
+  const build = await trx.selectFrom('derived_builds').select('reason').where('website_id', '=', websiteId).executeTakeFirst();
+  if (build) {
+    await startBuild(trx, websiteId, build.reason, now);
+    return;
+  }
   const running = (await relocationsOf(trx, [websiteId])).get(websiteId);
   if (running) {
     // The move under way ends in its `to` zone; from there, on to the latest zone asked for.

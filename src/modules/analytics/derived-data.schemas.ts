@@ -1,8 +1,10 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
 
-// Whether a website's derived data (its day rollups) can be read as is, or is being rebuilt in the
-// background after a change of time zone (day-relocation.ts), and how far the rebuild is.
+// Whether a website's derived data can be read as is, or is being rebuilt in the background: its
+// day rollups moving after a change of time zone (day-relocation.ts), or every derived table
+// being built from the raw events after an upgrade or on an operator's request (derived-build.ts);
+// and how far the rebuild is.
 
 export const DERIVED_DATA_STATES = ['ready', 'rebuilding'] as const;
 export type DerivedDataState = (typeof DERIVED_DATA_STATES)[number];
@@ -11,15 +13,24 @@ const Zone = (description: string) => Nullable(Type.String({ description, exampl
 
 export const DerivedData = Type.Object({
   state: Type.Enum([...DERIVED_DATA_STATES], {
-    description: 'ready: reads use the day rollups; rebuilding: they are being rebuilt, and the reads that would use them read the raw events meanwhile (answered with X-Sightline-Derived-Data: rebuilding)',
+    description: 'ready: reads use the rollups; rebuilding: they are being rebuilt, and the reads that would use them read the raw events meanwhile (answered with X-Sightline-Derived-Data: rebuilding)',
   }),
-  reason: Nullable(Type.Literal('timezone', { description: "why they are rebuilt: timezone, a change of the website's time zone; null when ready" })),
+  reason: Nullable(
+    Type.Enum(['timezone', 'build'], {
+      description: "why they are rebuilt: timezone, a change of the website's time zone (the day rollups move); build, every derived table built again from the raw events (after an upgrade that adds one, or an operator's rebuild); null when ready",
+    }),
+  ),
+  detail: Nullable(Type.String({ description: 'for a build, who asked for it (for example "migration 0019: breakdown_days, breakdown_last_days"); null otherwise', examples: ['rebuild requested by an operator'] })),
   fromTimezone: Zone('the zone the days are moving from; null when ready'),
   toTimezone: Zone('the zone the days are moving to; null when ready'),
   nextTimezone: Zone('a later change of zone, rebuilt once this one ends (then the website\'s zone); null when none waits'),
-  visitorsDone: Type.Integer({ minimum: 0, description: 'visitors whose days are in toTimezone already; 0 when ready' }),
-  visitorsTotal: Nullable(Type.Integer({ minimum: 0, description: 'visitors to move; null until they are counted (the first step) and when ready' })),
-  progress: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'visitorsDone / visitorsTotal, from 0 to 1; null while the total is unknown and when ready' })),
-  startedAt: Type.Union([Timestamp, Type.Null()], { description: 'when the change of zone was saved; null when ready' }),
+  visitorsDone: Type.Integer({ minimum: 0, description: 'visitors whose days are in toTimezone already (a move), or whose rows are built (a build); 0 when ready' }),
+  visitorsTotal: Nullable(Type.Integer({ minimum: 0, description: 'visitors to move; null until they are counted (the first step), for a build and when ready' })),
+  eventsDone: Type.Integer({ minimum: 0, description: 'for a build, the events derived so far; 0 otherwise' }),
+  eventsTotal: Nullable(Type.Integer({ minimum: 0, description: 'for a build, the events to derive; null while the old rows are still being cleared, for a move and when ready' })),
+  progress: Nullable(
+    Type.Number({ minimum: 0, maximum: 1, description: 'visitorsDone / visitorsTotal for a move, eventsDone / eventsTotal for a build, from 0 to 1; null while the total is unknown and when ready' }),
+  ),
+  startedAt: Type.Union([Timestamp, Type.Null()], { description: 'when the change of zone was saved or the build asked for; null when ready' }),
 });
 export type DerivedDataView = Static<typeof DerivedData>;

@@ -1,36 +1,55 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { type RelocationProgress, relocationProgress } from './day-relocation.ts';
+import { type BuildProgress, buildProgress } from './derived-build.ts';
 import type { DerivedDataView } from './derived-data.schemas.ts';
 
-// The state of a website's derived data, for GET /websites/{websiteId}/derived-data: the move of
-// its day rollups to a new time zone (day-relocation.ts) while one runs, else ready.
+// The state of a website's derived data, for GET /websites/{websiteId}/derived-data: the build of
+// its derived tables (derived-build.ts) or the move of its day rollups to a new time zone
+// (day-relocation.ts) while one runs, else ready.
 
 const READY: DerivedDataView = {
   state: 'ready',
   reason: null,
+  detail: null,
   fromTimezone: null,
   toTimezone: null,
   nextTimezone: null,
   visitorsDone: 0,
   visitorsTotal: null,
+  eventsDone: 0,
+  eventsTotal: null,
   progress: null,
   startedAt: null,
 };
 
 /**
- * The share of the move done, from 0 to 1; null until the visitors are counted. Visitors who
- * arrive during the move are moved too, so done may pass the total: it stays at 1.
+ * The share done, from 0 to 1; null until the total is counted. What arrives meanwhile is moved
+ * or derived too, so done may pass the total: it stays at 1.
  */
-function progressOf(move: RelocationProgress): number | null {
-  if (move.visitorsTotal === null) return null;
-  if (move.visitorsTotal === 0) return 1;
-  return Math.min(1, move.visitorsDone / move.visitorsTotal);
+function share(done: number, total: number | null): number | null {
+  if (total === null) return null;
+  if (total === 0) return 1;
+  return Math.min(1, done / total);
 }
 
-export function presentDerivedData(move: RelocationProgress | undefined): DerivedDataView {
+export function presentDerivedData(move: RelocationProgress | undefined, build?: BuildProgress): DerivedDataView {
+  if (build) {
+    return {
+      ...READY,
+      state: 'rebuilding',
+      reason: 'build',
+      detail: build.reason,
+      visitorsDone: build.visitorsDone,
+      eventsDone: build.eventsDone,
+      eventsTotal: build.eventsTotal,
+      progress: share(build.eventsDone, build.eventsTotal),
+      startedAt: build.startedAt,
+    };
+  }
   if (!move) return READY;
   return {
+    ...READY,
     state: 'rebuilding',
     reason: 'timezone',
     fromTimezone: move.fromTimezone,
@@ -38,12 +57,12 @@ export function presentDerivedData(move: RelocationProgress | undefined): Derive
     nextTimezone: move.nextTimezone,
     visitorsDone: move.visitorsDone,
     visitorsTotal: move.visitorsTotal,
-    progress: progressOf(move),
+    progress: share(move.visitorsDone, move.visitorsTotal),
     startedAt: move.startedAt,
   };
 }
 
 export async function getDerivedData(db: Kysely<Database>, websiteId: string): Promise<DerivedDataView> {
-  const [move] = await relocationProgress(db, websiteId);
-  return presentDerivedData(move);
+  const [[move], [build]] = await Promise.all([relocationProgress(db, websiteId), buildProgress(db, websiteId)]);
+  return presentDerivedData(move, build);
 }

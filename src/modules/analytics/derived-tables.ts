@@ -43,15 +43,27 @@ export interface DerivedTable {
    * a condition, over the table's columns, that a row carries data. Comparisons keep only those.
    */
   nonZero?: readonly string[];
+  /**
+   * Kept in the transaction that acknowledges the event (the goal statistics, which alerts and the
+   * goals list read at once), not by the rollup deriver: a build (derived-build.ts) leaves it alone.
+   */
+  keptAtIngestion?: true;
+  /**
+   * A build (derived-build.ts) replaces its rows visitor by visitor, each in its visitor's chunk,
+   * instead of clearing them all first: the reads that have no other source (bounce rates and
+   * durations, the visitor list) keep answering from the rows as they were. session_buckets
+   * follows sessions by triggers, so it stays too.
+   */
+  replacedPerVisitor?: true;
 }
 
 export const DERIVED_TABLES: readonly DerivedTable[] = [
   { name: 'visitor_days', from: ['events'], groupBy: ['website_id', 'day', 'visitor_id'], localDays: true, answers: 'per visitor and local day: the links daily_totals and visitor_recency sum' },
   { name: 'daily_totals', from: ['visitor_days'], groupBy: ['website_id', 'day'], localDays: true, answers: 'day, week and month series; overview counts over whole days' },
   { name: 'visitor_recency', from: ['visitor_days'], groupBy: ['website_id', 'day', 'prev_day'], localDays: true, answers: 'distinct visitors and converted visitors over several whole days' },
-  { name: 'sessions', from: ['events'], groupBy: ['website_id', 'session_id'], localDays: false, answers: 'bounce rate, durations, entry and exit pages, sources; filtered reads join it' },
-  { name: 'session_buckets', from: ['sessions'], groupBy: ['website_id', 'bucket'], localDays: false, answers: 'unfiltered session counts, bounces and durations over whole 15-minute slots', nonZero: ['sessions', 'bounces', 'millis'] },
-  { name: 'visitor_totals', from: ['events', 'payments', 'visitor_profiles'], groupBy: ['website_id', 'visitor_id'], localDays: false, answers: 'the visitor list and page, first and last visits, attributes' },
+  { name: 'sessions', from: ['events'], groupBy: ['website_id', 'session_id'], localDays: false, answers: 'bounce rate, durations, entry and exit pages, sources; filtered reads join it', replacedPerVisitor: true },
+  { name: 'session_buckets', from: ['sessions'], groupBy: ['website_id', 'bucket'], localDays: false, answers: 'unfiltered session counts, bounces and durations over whole 15-minute slots', nonZero: ['sessions', 'bounces', 'millis'], replacedPerVisitor: true },
+  { name: 'visitor_totals', from: ['events', 'payments', 'visitor_profiles'], groupBy: ['website_id', 'visitor_id'], localDays: false, answers: 'the visitor list and page, first and last visits, attributes', replacedPerVisitor: true },
   { name: 'profile_totals', from: ['visitor_totals'], groupBy: ['website_id', 'profile'], localDays: false, answers: 'all-time overview counts per visitor profile' },
   { name: 'breakdown_visitors', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id', 'breakdown', 'key'], localDays: true, answers: "per visitor and key: what breakdown_totals sums, and each visitor's last day under the key" },
   { name: 'breakdown_totals', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'key'], localDays: false, answers: 'all-time breakdowns' },
@@ -60,9 +72,24 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   { name: 'breakdown_last_days', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, answers: 'distinct visitors of breakdowns over whole days up to the latest', nonZero: ['visitors'] },
   { name: 'breakdown_revenue', from: ['breakdown_visitors', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'currency', 'renewal'], localDays: false, answers: 'revenue of all-time breakdowns', nonZero: ['minor'] },
   { name: 'breakdown_profile_revenue', from: ['breakdown_profiles', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'profile', 'currency', 'renewal'], localDays: false, answers: 'revenue of all-time breakdowns by visitor attributes', nonZero: ['minor'] },
-  { name: 'goal_stats', from: ['events'], groupBy: ['website_id', 'goal_name'], localDays: false, answers: 'the goals list: completions, visitors, last completion' },
-  { name: 'goal_visitors', from: ['events'], groupBy: ['website_id', 'goal_name', 'visitor_id'], localDays: false, answers: "goal_stats' distinct visitors" },
+  { name: 'goal_stats', from: ['events'], groupBy: ['website_id', 'goal_name'], localDays: false, answers: 'the goals list: completions, visitors, last completion', keptAtIngestion: true },
+  { name: 'goal_visitors', from: ['events'], groupBy: ['website_id', 'goal_name', 'visitor_id'], localDays: false, answers: "goal_stats' distinct visitors", keptAtIngestion: true },
 ];
 
 /** The derived tables whose rows follow the website's time zone. */
 export const LOCAL_DAY_TABLES = DERIVED_TABLES.filter((table) => table.localDays).map((table) => table.name);
+
+/**
+ * The tables the rollup deriver keeps, each after every table it is derived from: the order a
+ * build clears them in (derived-build.ts), so a sum is cleared after the rows it follows.
+ */
+export const BUILT_TABLES: readonly DerivedTable[] = (() => {
+  const kept = DERIVED_TABLES.filter((table) => !table.keptAtIngestion);
+  const ordered: DerivedTable[] = [];
+  while (ordered.length < kept.length) {
+    const next = kept.find((table) => !ordered.includes(table) && table.from.every((source) => !kept.some((other) => other.name === source) || ordered.some((done) => done.name === source)));
+    if (!next) throw new Error('derived-tables.ts: the derived tables are derived from each other in a circle');
+    ordered.push(next);
+  }
+  return ordered;
+})();

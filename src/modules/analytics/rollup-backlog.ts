@@ -59,7 +59,7 @@ export async function queueForRollups(trx: Kysely<Database>, events: RecordedEve
 }
 
 /** A backlog row with its event's columns (null when the event is gone). */
-type BacklogRow = EventsTable & { backlog_seq: number | string };
+type BacklogRow = EventsTable & { backlog_seq: number | string; unbuilt: number | string };
 
 /**
  * Derives up to `limit` (default: all) of the website's waiting events into the rollups and
@@ -74,10 +74,14 @@ export async function deriveBacklog(trx: Kysely<Database>, websiteId: string, li
     const take = Math.min(EVENTS_PER_TRANSACTION, limit - taken);
     // Every delete of events derives the backlog first (and a website's deletion takes its rows),
     // so each row names a stored event; one that does not is skipped, and its row goes too.
-    const { rows } = await sql<BacklogRow>`select b.seq as backlog_seq, e.* from rollup_backlog b left join events e on e.id = b.event_id
+    // While a build of the website runs (derived-build.ts), the events of visitors past its
+    // cursor are left out: their visitor's chunk reads them from the events table.
+    const { rows } = await sql<BacklogRow>`select b.seq as backlog_seq, e.*,
+        case when d.website_id is null then 0 when d.phase = 'derive' and e.visitor_id <= d.cursor then 0 else 1 end as unbuilt
+      from rollup_backlog b left join events e on e.id = b.event_id left join derived_builds d on d.website_id = b.website_id
       where b.website_id = ${websiteId} order by b.seq limit ${take}`.execute(trx);
     if (rows.length === 0) break;
-    await deriveRollups(trx, rows.filter((row) => row.id !== null).map(eventFromRow));
+    await deriveRollups(trx, rows.filter((row) => row.id !== null && Number(row.unbuilt) === 0).map(eventFromRow));
     const last = rows[rows.length - 1]!.backlog_seq;
     await sql`delete from rollup_backlog where website_id = ${websiteId} and seq <= ${last}`.execute(trx);
     taken += rows.length;

@@ -76,8 +76,18 @@ export async function visitorsByZone(db: Kysely<Database>, websiteId: string, ti
 }
 
 /**
- * In a select over `websites`: whether the website's day rollups are being moved, so reads must
- * not use them (0/1 on SQLite, a boolean on PostgreSQL).
+ * In a select over `websites`: whether the website's day rollups are being moved or built, so
+ * reads must not use them (0/1 on SQLite, a boolean on PostgreSQL).
  */
 export const daysMoving = (eb: ExpressionBuilder<Database, 'websites'>) =>
-  eb.exists(eb.selectFrom('rollup_relocations').select('rollup_relocations.website_id').whereRef('rollup_relocations.website_id', '=', 'websites.id'));
+  eb.or([
+    eb.exists(eb.selectFrom('rollup_relocations').select('rollup_relocations.website_id').whereRef('rollup_relocations.website_id', '=', 'websites.id')),
+    derivedDataBuilding(eb),
+  ]);
+
+/**
+ * In a select over `websites`: whether a build of the website's derived tables runs
+ * (derived-build.ts), so reads must not use any rollup, the all-time ones included.
+ */
+export const derivedDataBuilding = (eb: ExpressionBuilder<Database, 'websites'>) =>
+  eb.exists(eb.selectFrom('derived_builds').select('derived_builds.website_id').whereRef('derived_builds.website_id', '=', 'websites.id'));

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { joinProfiles, leaveProfiles } from '../analytics/breakdown-profiles.ts';
 import { repairBreakdownRollups, subtractDeletedEvents } from '../analytics/breakdown-rollups.ts';
+import { builtVisitors, isBuilding } from '../analytics/derived-build.ts';
 import { deriveBacklog } from '../analytics/rollup-backlog.ts';
 import { profileTotalsIn, profileTotalsOut } from '../analytics/profile-totals.ts';
 import { rebuildVisitorRollups, repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
@@ -46,27 +47,36 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
         await deriveBacklog(trx, websiteId);
         const doomed = await deletes.findServerGoals(trx, websiteId, filters);
         if (doomed.length === 0) return 0;
+        // While a build runs, only the visitors it has derived have rows to repair; the others'
+        // chunks will read what is left of their events (derived-build.ts).
+        const building = await isBuilding(trx, websiteId);
+        const repaired = new Set(await builtVisitors(trx, websiteId, doomed.map((event) => event.visitorId)));
+        const inRollups = doomed.filter((event) => repaired.has(event.visitorId));
         // While the website's days move to a new zone, each visitor's are repaired in theirs (visitor-zones.ts).
-        const { moving, groups } = await visitorsByZone(trx, websiteId, timezone, doomed.map((event) => event.visitorId));
+        const { moving, groups } = await visitorsByZone(trx, websiteId, timezone, inRollups.map((event) => event.visitorId));
         // Their days leave breakdown_days while the events can still be read.
         for (const [zone, ids] of groups) {
           const theirs = new Set(ids);
-          await subtractDeletedEvents(trx, websiteId, zone, doomed.filter((event) => theirs.has(event.visitorId)));
+          await subtractDeletedEvents(trx, websiteId, zone, inRollups.filter((event) => theirs.has(event.visitorId)));
         }
         const rows = await deletes.deleteEvents(trx, websiteId, doomed.map((event) => event.id));
         const visitorIds = [...new Set(rows.map((row) => row.visitor_id))];
+        const repairedIds = visitorIds.filter((id) => repaired.has(id));
         for (const [zone, ids] of groups) {
-          // A move keeps the other visitors' days in their zones, so it repairs these visitors only.
-          if (moving) await rebuildVisitorRollups(trx, websiteId, zone, ids);
+          // A move or a build keeps the other visitors' days as they are, so it repairs these visitors only.
+          if (moving || building) await rebuildVisitorRollups(trx, websiteId, zone, ids);
           else await repairRollupsAfterDelete(trx, websiteId, zone, ids);
         }
-        // The visitors leave their profiles as they were and join them as repaired.
-        await leaveProfiles(trx, websiteId, visitorIds);
-        await profileTotalsOut(trx, websiteId, visitorIds);
-        for (const [zone, ids] of groups) await repairBreakdownRollups(trx, websiteId, zone, ids);
-        await repairVisitorTotals(trx, websiteId, visitorIds);
-        await joinProfiles(trx, websiteId, visitorIds);
-        await profileTotalsIn(trx, websiteId, visitorIds);
+        if (repairedIds.length > 0) {
+          // The visitors leave their profiles as they were and join them as repaired.
+          await leaveProfiles(trx, websiteId, repairedIds);
+          await profileTotalsOut(trx, websiteId, repairedIds);
+          for (const [zone, ids] of groups) await repairBreakdownRollups(trx, websiteId, zone, ids);
+          await repairVisitorTotals(trx, websiteId, repairedIds);
+          await joinProfiles(trx, websiteId, repairedIds);
+          await profileTotalsIn(trx, websiteId, repairedIds);
+        }
+        // The goal statistics are kept at ingestion, never built: every visitor's are recounted.
         await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
         return rows.length;
       }),

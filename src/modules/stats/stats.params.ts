@@ -18,8 +18,10 @@ export const MAX_LIMIT = 1000;
 export interface WebsiteClock {
   id: string;
   timezone: string;
-  /** Its day rollups are moving to a new zone (analytics/day-relocation.ts): reads must not use them. */
+  /** Its day rollups are moving to a new zone or being built (analytics/day-relocation.ts, derived-build.ts): reads must not use them. */
   relocating?: boolean;
+  /** Its derived tables are being built (analytics/derived-build.ts): reads must not use the all-time rollups either. */
+  building?: boolean;
 }
 
 const FIELD_NAME = /^[A-Za-z_]{1,40}$/;
@@ -52,6 +54,8 @@ export interface StatsScope {
   filters: Filter[];
   /** The range as whole local days of the website's own time zone, when it is (whole-days.ts). */
   wholeDays?: DaySpan | null;
+  /** False while the website's derived tables are being built: all-time reads skip their rollups too. */
+  allTimeRollups?: boolean;
 }
 
 export interface PageRequest {
@@ -117,8 +121,10 @@ export function parseCommonParams(
   const page = uses.includes('page')
     ? { limit: integerParam(query, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT), offset: integerParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER) }
     : { limit: DEFAULT_LIMIT, offset: 0 };
-  // The planner's one question: may the day rollups answer? Only in the website's own zone, and not while they move.
-  const rebuilding = website.relocating === true;
+  // The planner's questions: may the day rollups answer? Only in the website's own zone, and not
+  // while they move or are built. May the all-time rollups? Not while they are built.
+  const rebuilding = website.relocating === true || website.building === true;
   const wholeDays = timezone === website.timezone && !rebuilding ? wholeDaysOf(range, timezone) : null;
-  return { scope: { websiteId: website.id, range, timezone, filters, wholeDays }, page, ignored, rebuilding };
+  const allTimeRollups = website.building !== true;
+  return { scope: { websiteId: website.id, range, timezone, filters, wholeDays, allTimeRollups }, page, ignored, rebuilding };
 }

@@ -44,9 +44,10 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   sessions: 28,
   rollup_backlog: 29,
   rollup_relocations: 30,
-  event_relay: 31,
-  events: 32,
-  website_members: 33,
+  derived_builds: 31,
+  event_relay: 32,
+  events: 33,
+  website_members: 34,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

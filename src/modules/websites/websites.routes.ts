@@ -39,7 +39,7 @@ export const websitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request) => {
       const website = await service.updateWebsite(db, websiteOf(request), request.body);
       // A new zone's move of the day rollups (recorded with the update) starts now, in the background.
-      if (request.body.timezone !== undefined && request.body.timezone !== null) app.relocator.wake();
+      if (request.body.timezone !== undefined && request.body.timezone !== null) app.derivedDataWorker.wake();
       return ok([website]);
     },
   });

@@ -64,7 +64,8 @@ export async function breakdown(
 async function keyedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest, money: MoneyRules) {
   const spec = BREAKDOWN_SPECS[kind];
   const noRevenue = new Map<string, number>();
-  if (scope.range === null && scope.filters.length === 0) {
+  const allTime = scope.range === null && scope.allTimeRollups !== false;
+  if (allTime && scope.filters.length === 0) {
     const { rows, total } = await rolledUpRows(db, kind, scope, page);
     return { rows, total, revenue: rows.length > 0 ? await rolledUpRevenue(db, kind, scope, money) : noRevenue };
   }
@@ -73,7 +74,7 @@ async function keyedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScop
     const found = await dayRolledUpRows(db, kind, scope, days, page);
     if (found) return { ...found, revenue: found.rows.length > 0 ? await dayRolledUpRevenue(db, kind, scope, days.first, money) : noRevenue };
   }
-  if (scope.range === null && attributeMask(scope.filters) !== null) {
+  if (allTime && attributeMask(scope.filters) !== null) {
     const varied = variedVisitors(scope.websiteId);
     const { rows, total } = await profiledRows(db, kind, scope, page, whereOf(spec, scope, false, varied));
     if (rows.length === 0) return { rows, total, revenue: noRevenue };

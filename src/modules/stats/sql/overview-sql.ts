@@ -73,7 +73,7 @@ async function sessionTotals(db: Kysely<Database>, scope: StatsScope, fromBucket
 }
 
 export async function overview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
-  if (scope.range === null && scope.filters.length > 0 && attributeMask(scope.filters) !== null) return profiledOverview(db, scope, money);
+  if (scope.range === null && scope.allTimeRollups !== false && scope.filters.length > 0 && attributeMask(scope.filters) !== null) return profiledOverview(db, scope, money);
   const days = scope.filters.length === 0 ? (scope.wholeDays ?? null) : null;
   const [t, s, payments] = await Promise.all([
     days ? rollupTraffic(db, scope.websiteId, days) : eventTraffic(db, scope),

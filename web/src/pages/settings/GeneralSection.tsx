@@ -141,10 +141,12 @@ function useRebuild(websiteId: string, watch: number): DerivedData | null {
 /** "Rebuilding statistics for the new time zone (Asia/Tokyo): 42% — ...", or nothing once ready. */
 function rebuildLine(rebuild: DerivedData | null): string | null {
   if (!rebuild) return null;
+  const done = rebuild.progress === null ? '' : `: ${formatPercent(Math.floor(rebuild.progress * 100))}`;
+  const meanwhile = 'reports read the raw events meanwhile and may be slower.';
+  if (rebuild.reason === 'build') return `Building statistics from the raw events${done} — ${meanwhile}`;
   // A change saved during the rebuild is moved to next: the zone the statistics end up in.
   const zone = rebuild.nextTimezone ?? rebuild.toTimezone;
-  const done = rebuild.progress === null ? '' : `: ${formatPercent(Math.floor(rebuild.progress * 100))}`;
-  return `Rebuilding statistics for the new time zone (${zone})${done} — reports read the raw events meanwhile and may be slower.`;
+  return `Rebuilding statistics for the new time zone (${zone})${done} — ${meanwhile}`;
 }
 
 export function GeneralSection({ website, editable, onChange }: SectionProps): JSX.Element {

@@ -3,15 +3,27 @@ import type { Kysely } from 'kysely';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
 import { relocateChunk } from './day-relocation.ts';
+import { buildChunk } from './derived-build.ts';
 
-// Runs the moves of day rollups to a new time zone (day-relocation.ts) in the background: a
-// chunk of visitors per transaction, sized so each takes about `chunkMs`, until no move is left.
-// On SQLite every statement runs on the event loop and the one connection serves every write, so
-// chunks there are short (8 ms by default; 200 ms on PostgreSQL, where a chunk holds only the
-// website's rollup row lock and every statement is planned anew): between two of them the loop
-// answers what waits. The moves are rows of rollup_relocations, so a crash or a stop loses
-// nothing: the next start (of any instance) goes on from the cursor. Several instances may run at once; each chunk
-// takes the website's row lock and reads the cursor under it, so they take turns.
+// Runs the background work on websites' derived data, a chunk of visitors per transaction, sized
+// so each takes about `chunkMs`, until none is left: the builds of derived tables from the raw
+// events (derived-build.ts) and the moves of day rollups to a new time zone (day-relocation.ts);
+// a website has at most one of the two. On SQLite every statement runs on the event loop and the
+// one connection serves every write, so chunks there are short (8 ms by default; 200 ms on
+// PostgreSQL, where a chunk holds only the website's rollup row lock and every statement is
+// planned anew): between two of them the loop answers what waits. The work is rows of
+// derived_builds and rollup_relocations, so a crash or a stop loses nothing: the next start (of
+// any instance) goes on from the cursor. Several instances may run at once; each chunk takes the
+// website's row lock and reads the cursor under it, so they take turns.
+
+/**
+ * One chunk of the website's build, or else of its move, in the caller's transaction (a website
+ * has at most one: starting a build drops the move, derived-build.ts startBuild).
+ */
+export async function derivedDataChunk(trx: Kysely<Database>, websiteId: string, size: number) {
+  const built = await buildChunk(trx, websiteId, size);
+  return built.phase !== null ? built : { ...(await relocateChunk(trx, websiteId, size)), phase: 'move' as const };
+}
 
 /** How often the table is looked at besides the wake-ups (moves another instance started or left). */
 const POLL_INTERVAL_MS = 5_000;
@@ -20,14 +32,14 @@ const FIRST_CHUNK = 2;
 /** Fewest visitors per chunk, however slow (one visitor's days move in one transaction). */
 const MIN_CHUNK = 1;
 
-export interface RelocatorOptions {
+export interface DerivedDataWorkerOptions {
   /** What each chunk's transaction aims to take. */
   chunkMs: number;
   /** Most visitors per chunk. */
   maxVisitors: number;
 }
 
-export class DayRelocator {
+export class DerivedDataWorker {
   private running: Promise<void> | null = null;
   private again = false;
   private poll: NodeJS.Timeout | null = null;
@@ -39,7 +51,7 @@ export class DayRelocator {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly log: FastifyBaseLogger,
-    private readonly options: RelocatorOptions,
+    private readonly options: DerivedDataWorkerOptions,
   ) {}
 
   start(): void {
@@ -49,7 +61,7 @@ export class DayRelocator {
     this.wake();
   }
 
-  /** A move was recorded (or may have been): run it now. */
+  /** A build or a move was recorded (or may have been): run it now. */
   wake(): void {
     if (this.stopped) return;
     if (this.running) {
@@ -68,7 +80,7 @@ export class DayRelocator {
       });
   }
 
-  /** Resolves once no move is left (tests and the bench), running them itself if need be. */
+  /** Resolves once no build or move is left (tests and the bench), running them itself if need be. */
   async settle(): Promise<void> {
     if (this.running) await this.running;
     await this.runAll(true);
@@ -84,7 +96,11 @@ export class DayRelocator {
 
   private async runAll(force = false): Promise<void> {
     for (;;) {
-      const rows = await this.db.selectFrom('rollup_relocations').select('website_id').execute();
+      const rows = await this.db
+        .selectFrom('derived_builds')
+        .select('website_id')
+        .union(this.db.selectFrom('rollup_relocations').select('website_id'))
+        .execute();
       if (rows.length === 0) return;
       for (const { website_id: websiteId } of rows) {
         let finished = false;
@@ -99,12 +115,14 @@ export class DayRelocator {
     }
   }
 
-  /** One chunk of the website's move; whether the website has none left. */
+  /** One chunk of the website's build or move; whether the website has none left. */
   private async chunk(websiteId: string): Promise<boolean> {
     const size = this.sizes.get(websiteId) ?? Math.min(FIRST_CHUNK, this.options.maxVisitors);
     const started = performance.now();
-    const result = await this.db.transaction().execute((trx) => relocateChunk(trx, websiteId, size));
+    const result = await this.db.transaction().execute((trx) => derivedDataChunk(trx, websiteId, size));
     const took = performance.now() - started;
+    // A chunk of the clear phase deletes a fixed number of rows, whatever the size.
+    if (result.phase === 'clear') return false;
     // Aim the next chunk at chunkMs, growing at most fourfold at a time.
     const aimed = took > 0 ? Math.round((size * this.options.chunkMs) / took) : size * 4;
     this.sizes.set(websiteId, Math.min(this.options.maxVisitors, Math.max(MIN_CHUNK, Math.min(aimed, size * 4))));
@@ -112,13 +130,13 @@ export class DayRelocator {
   }
 
   private recovered(): void {
-    if (this.failing) this.log.info('rollups: moving days to a new time zone again');
+    if (this.failing) this.log.info('rollups: building and moving derived data again');
     this.failing = false;
   }
 
   private failed(error: unknown): void {
-    // The move's cursor is committed with each chunk; the poll tries again from there.
-    if (!this.failing) this.log.warn({ fault: describeFault(error) }, 'rollups: cannot move days to the new time zone now; retrying');
+    // The cursors are committed with each chunk; the poll tries again from there.
+    if (!this.failing) this.log.warn({ fault: describeFault(error) }, 'rollups: cannot build or move derived data now; retrying');
     this.failing = true;
   }
 }
