@@ -17,9 +17,10 @@ import { benchTimeseries } from './timeseries.ts';
 // series over a million synthetic events (timeseries). Servers run in child processes;
 // autocannon runs here. Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default
 // 10; the admin read), BENCH_INGEST_CONNECTIONS (default 32; ingestion), BENCH_WARMUP (s, default 2), BENCH_ENGINES (default "sqlite,postgres"), BENCH_PARTS
-// (default "admin,ingestion,timeseries,website-api,timezone": the website API's reads over the time
-// series' website, each for BENCH_READ_SECONDS, default 3; then a change of its time zone, with
-// /healthz and an admin read loaded for BENCH_TZ_LOAD_SECONDS, default 10, while the days move),
+// (default "admin,ingestion,timeseries,website-api,build,timezone": the website API's reads over the
+// time series' website, each for BENCH_READ_SECONDS, default 3; then a build of its derived tables
+// in the background and a change of its time zone, each with /healthz and an admin read loaded for
+// BENCH_TZ_LOAD_SECONDS, default 10, while it runs),
 // BENCH_SERIES_EVENTS (default 1000000),
 // BENCH_SERIES_CONNECTIONS (default 1: latency of one request at a time),
 // BENCH_CPU_PROF=1 (write a .cpuprofile of each Sightline child into bench/results/profiles/).
@@ -41,7 +42,7 @@ const settings = {
   warmupSeconds: setting('BENCH_WARMUP', 2),
   connections: setting('BENCH_CONNECTIONS', 10),
   ingestConnections: setting('BENCH_INGEST_CONNECTIONS', 32),
-  parts: (process.env.BENCH_PARTS || 'admin,ingestion,timeseries,website-api,timezone').split(','),
+  parts: (process.env.BENCH_PARTS || 'admin,ingestion,timeseries,website-api,build,timezone').split(','),
   readSeconds: setting('BENCH_READ_SECONDS', 3),
   seriesEvents: setting('BENCH_SERIES_EVENTS', 1_000_000),
   seriesConnections: setting('BENCH_SERIES_CONNECTIONS', 1),
@@ -107,10 +108,11 @@ async function benchEngine(engine: Engine, report: Report): Promise<void> {
   if (settings.parts.includes('ingestion')) {
     report.ingestion.push(await benchIngestion(engine, database, { ...timing, connections: settings.ingestConnections, tempDir, nodeArgs, call }));
   }
-  if (['timeseries', 'website-api', 'timezone'].some((part) => settings.parts.includes(part))) {
+  if (['timeseries', 'website-api', 'build', 'timezone'].some((part) => settings.parts.includes(part))) {
     const websiteApi = settings.parts.includes('website-api') ? { seconds: settings.readSeconds } : null;
     const timezoneChange = settings.parts.includes('timezone') ? { loadSeconds: settings.zoneLoadSeconds } : null;
-    const options = { ...timing, events: settings.seriesEvents, connections: settings.seriesConnections, nodeArgs, call, websiteApi, timezoneChange };
+    const derivedBuild = settings.parts.includes('build') ? { loadSeconds: settings.zoneLoadSeconds } : null;
+    const options = { ...timing, events: settings.seriesEvents, connections: settings.seriesConnections, nodeArgs, call, websiteApi, derivedBuild, timezoneChange };
     report.timeseries.push(await benchTimeseries(engine, database, options));
   }
   await database.drop();

@@ -9,7 +9,7 @@ import { startChild } from './children.ts';
 import { type LoadResult, load } from './load.ts';
 import type { BenchDatabase } from './prepare.ts';
 import { loadSyntheticEvents } from './synthetic-events.ts';
-import { type TimezoneChangeResult, benchTimezoneChange } from './timezone-change.ts';
+import { type BackgroundWorkResult, benchDerivedBuild, benchTimezoneChange } from './background-work.ts';
 import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './website-api.ts';
 
 // The time series over a large website: synthetic events are written straight into the
@@ -36,8 +36,10 @@ export interface TimeseriesResult {
   series: LoadResult;
   /** The website API's reads over the same website, when that part runs. */
   websiteApi: WebsiteApiResult | null;
+  /** The build part, when it runs: every derived table built again in the background. */
+  derivedBuild: BackgroundWorkResult | null;
   /** The time-zone change part, when it runs. */
-  timezoneChange: TimezoneChangeResult | null;
+  timezoneChange: BackgroundWorkResult | null;
 }
 
 export interface TimeseriesOptions {
@@ -49,7 +51,9 @@ export interface TimeseriesOptions {
   call: (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ bytes: Buffer }>;
   /** Also measure the website API's reads (bench/website-api.ts) over the seeded website. */
   websiteApi: { seconds: number } | null;
-  /** Last (it changes the zone): a time-zone change and the move that follows (bench/timezone-change.ts). */
+  /** A build of every derived table in the background, with the server under load (bench/background-work.ts). */
+  derivedBuild: { loadSeconds: number } | null;
+  /** Last (it changes the zone): a time-zone change and the move that follows (bench/background-work.ts). */
   timezoneChange: { loadSeconds: number } | null;
 }
 
@@ -117,13 +121,20 @@ export async function benchTimeseries(engine: Engine, database: BenchDatabase, o
         warmupSeconds: options.warmupSeconds,
       });
     }
-    let timezoneChange: TimezoneChangeResult | null = null;
+    const background = (loadSeconds: number) => ({ base, headers, websiteId, serverPid: sightline.child.pid, loadSeconds, call: options.call });
+    let derivedBuild: BackgroundWorkResult | null = null;
+    if (options.derivedBuild) {
+      console.error(`${engine}: a build of every derived table, and /healthz and an admin read while it runs`);
+      derivedBuild = await benchDerivedBuild(background(options.derivedBuild.loadSeconds), database);
+    }
+    let timezoneChange: BackgroundWorkResult | null = null;
     if (options.timezoneChange) {
       console.error(`${engine}: a time-zone change, and /healthz and an admin read while its move runs`);
-      timezoneChange = await benchTimezoneChange({ base, headers, websiteId, serverPid: sightline.child.pid, loadSeconds: options.timezoneChange.loadSeconds, call: options.call });
+      timezoneChange = await benchTimezoneChange(background(options.timezoneChange.loadSeconds));
     }
     return {
       websiteApi,
+      derivedBuild,
       timezoneChange,
       engine,
       path: SERIES_PATH,
