@@ -15,6 +15,7 @@ import { ATTRIBUTE_FILTER_SETS, EVERYTHING } from './helpers/attribute-filters.t
 import { settleRollups, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
+import { migrateAndBuild } from './helpers/derived-data-worker.ts';
 
 // An all-time breakdown filtered on visitor attributes alone sums breakdown_profiles (the rows of
 // the visitors whose attributes never varied, per key and profile) and reads the raw events or
@@ -183,8 +184,10 @@ describeEachEngine('breakdowns and the overview filtered on visitor attributes, 
     expect(await profileRows(t.db, id)).toEqual(repaired);
 
     const migration = breakdownProfiles(engine);
-    await migration.down(t.db as unknown as Kysely<unknown>);
-    await migration.up(t.db as unknown as Kysely<unknown>);
+    await migrateAndBuild(t, id, 'migration 0017: breakdown_profiles, profile_totals', async () => {
+      await migration.down(t.db as unknown as Kysely<unknown>);
+      await migration.up(t.db as unknown as Kysely<unknown>);
+    });
     expect(await profileRows(t.db, id)).toEqual(repaired);
   });
 

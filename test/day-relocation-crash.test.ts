@@ -1,13 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { createAccountWithToken } from '../src/modules/account/account.service.ts';
-import { deriveBacklog } from '../src/modules/analytics/rollup-backlog.ts';
-import { recordEvents } from '../src/modules/events/record-events.ts';
-import { DERIVED, rebuilt, rowsOf } from './helpers/derived-tables.ts';
 import { type CrashStore, describePostgres, useCrashStores } from './helpers/crash-stores.ts';
-import { newEvent } from './helpers/factories.ts';
+import { expectStoreRebuilt, serverWithWebsite, storeDerivedVisits, withDb } from './helpers/derived-crash.ts';
 import { call } from './helpers/listening-sightline.ts';
 import { sleep } from './helpers/processes.ts';
 
@@ -23,46 +16,11 @@ const VISITORS = 400;
 
 const stores = useCrashStores('move');
 
-async function withDb<T>(store: CrashStore, use: (db: Db) => Promise<T>): Promise<T> {
-  const db = store.open();
-  try {
-    return await use(db);
-  } finally {
-    await db.close();
-  }
-}
-
 async function moveCutByKill(store: CrashStore) {
-  const token = await withDb(store, async (db) => {
-    await migrateToLatest(db);
-    return (await createAccountWithToken(db.kysely, `move-${randomBytes(4).toString('hex')}@example.com`, 'Move')).token;
-  });
-
-  const node = await stores.server(store, { REBUILD_CHUNK_MAX_VISITORS: '2' });
+  const { node, token, website } = await serverWithWebsite(stores, store, 'move', FROM);
   const { baseUrl, start } = node;
-  await start();
-  const created = await call(baseUrl, 'POST', '/api/v1/admin/websites', {
-    token,
-    body: { domain: `move-${randomBytes(3).toString('hex')}.example.com`, timezone: FROM, name: 'Move' },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const website = created.body.data[0] as { id: string };
-
   // Each visitor's events straddle the midnights of both zones; stored as ingestion stores them.
-  await withDb(store, async (db) => {
-    const march = Date.parse('2026-03-01T00:00:00.000Z');
-    const events = Array.from({ length: VISITORS }, (_, v) =>
-      [0, 1, 2].map((n) => {
-        const occurredAt = new Date(march + v * 3_600_000 + n * 11 * 3_600_000).toISOString();
-        const goal = n === 2 && v % 3 === 0;
-        return newEvent(website.id, `visitor-${v}`, { sessionId: `s-${v}-${n}`, occurredAt, path: `/p${v % 7}`, country: ['US', 'NZ', 'FR'][v % 3]!, ...(goal ? { type: 'custom' as const, name: 'signup' } : {}) });
-      }),
-    ).flat();
-    await db.kysely.transaction().execute(async (trx) => {
-      await recordEvents(trx, events, { alertCooldownSeconds: 60, mailEnabled: false });
-      await deriveBacklog(trx, website.id);
-    });
-  });
+  await storeDerivedVisits(store, website.id, VISITORS);
 
   const changed = await call(baseUrl, 'PUT', `/api/v1/admin/websites/${website.id}`, { token, body: { timezone: TO } });
   expect(changed.status, JSON.stringify(changed.body)).toBe(200);
@@ -92,13 +50,7 @@ async function moveCutByKill(store: CrashStore) {
   node.process().killGroup();
   await node.process().exited;
 
-  await withDb(store, async (check) => {
-    const expected = await rebuilt(check.kysely, website.id, TO);
-    for (const table of DERIVED) {
-      const actual = await rowsOf(check.kysely, table, website.id);
-      expect(actual, table).toEqual(expected[table]);
-    }
-  });
+  await expectStoreRebuilt(store, website.id, TO);
 }
 
 describe('a time-zone move across kill -9 [sqlite]', () => {

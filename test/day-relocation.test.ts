@@ -3,9 +3,9 @@ import { expect, it } from 'vitest';
 import type { Database } from '../src/db/schema.ts';
 import { relocateChunk } from '../src/modules/analytics/day-relocation.ts';
 import { deriveBacklog } from '../src/modules/analytics/rollup-backlog.ts';
-import { createAccount, createWebsite } from './helpers/factories.ts';
+import { ownerWithWebsite } from './helpers/factories.ts';
 import { rowsOf } from './helpers/derived-tables.ts';
-import { DERIVED_DATA_HEADER, MARCH, VISITORS, batchClock, eventsOf, expectRebuilt, random, record, startA, startB } from './helpers/derived-sequences.ts';
+import { DERIVED_DATA_HEADER, MARCH, VISITORS, batchClock, eventsOf, expectRebuilt, finish, random, record, startA, startB } from './helpers/derived-sequences.ts';
 import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { holdDerivedDataWorker } from './helpers/derived-data-worker.ts';
@@ -24,25 +24,12 @@ async function moving(db: Kysely<Database>, websiteId: string) {
   return db.selectFrom('rollup_relocations').selectAll().where('website_id', '=', websiteId).executeTakeFirst();
 }
 
-/** Runs chunks of `size` visitors until the website's move (and any waiting one) ends; how many ran. */
-async function finish(db: Kysely<Database>, websiteId: string, size: number): Promise<number> {
-  for (let chunks = 1; ; chunks++) {
-    const result = await db.transaction().execute((trx) => relocateChunk(trx, websiteId, size));
-    if (result.finished) return chunks;
-    if (chunks > 10_000) throw new Error('the move does not end');
-  }
-}
-
 describeEachEngine('time-zone changes move the day rollups in the background', (engine) => {
   const t = useTestApp(engine);
 
   holdDerivedDataWorker(t);
 
-  async function site() {
-    const owner = await createAccount(t);
-    const website = await createWebsite(t, owner.token);
-    return { owner, website };
-  }
+  const site = () => ownerWithWebsite(t);
 
   it('answers the change at once, reads the raw events meanwhile, and ends equal to a rebuild in the new zone', async () => {
     const { owner, website } = await site();

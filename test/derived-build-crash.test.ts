@@ -1,15 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
 import { markBuilds } from '../src/db/migrations/derived-builds.ts';
-import { createAccountWithToken } from '../src/modules/account/account.service.ts';
-import { deriveBacklog } from '../src/modules/analytics/rollup-backlog.ts';
-import { recordEvents } from '../src/modules/events/record-events.ts';
 import { type CrashStore, describePostgres, useCrashStores } from './helpers/crash-stores.ts';
-import { DERIVED, rebuilt, rowsOf } from './helpers/derived-tables.ts';
-import { newEvent } from './helpers/factories.ts';
+import { expectStoreRebuilt, serverWithWebsite, storeDerivedVisits, withDb } from './helpers/derived-crash.ts';
 import { call } from './helpers/listening-sightline.ts';
 import { sleep } from './helpers/processes.ts';
 
@@ -25,52 +18,19 @@ const VISITORS = 400;
 
 const stores = useCrashStores('build');
 
-async function withDb<T>(store: CrashStore, use: (db: Db) => Promise<T>): Promise<T> {
-  const db = store.open();
-  try {
-    return await use(db);
-  } finally {
-    await db.close();
-  }
-}
-
 const buildOf = (store: CrashStore, websiteId: string) =>
   withDb(store, (db) => db.kysely.selectFrom('derived_builds').selectAll().where('website_id', '=', websiteId).executeTakeFirst());
 
 async function buildCutByKill(store: CrashStore) {
-  const token = await withDb(store, async (db) => {
-    await migrateToLatest(db);
-    return (await createAccountWithToken(db.kysely, `build-${randomBytes(4).toString('hex')}@example.com`, 'Build')).token;
-  });
-  const node = await stores.server(store, { REBUILD_CHUNK_MAX_VISITORS: '2' });
+  const { node, token, website } = await serverWithWebsite(stores, store, 'build', ZONE);
   const { baseUrl, start } = node;
-  await start();
-  const created = await call(baseUrl, 'POST', '/api/v1/admin/websites', {
-    token,
-    body: { domain: `build-${randomBytes(3).toString('hex')}.example.com`, timezone: ZONE, name: 'Build' },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const website = created.body.data[0] as { id: string };
   const apiKey = (await call(baseUrl, 'POST', `/api/v1/admin/websites/${website.id}/apikeys`, { token, body: { name: 'server' } })).body.data[0].key as string;
   node.process().killGroup();
   await node.process().exited;
 
   // The traffic of a release before the upgrade, derived; then the upgrade's migration marks a build.
-  await withDb(store, async (db) => {
-    const march = Date.parse('2026-03-01T00:00:00.000Z');
-    const events = Array.from({ length: VISITORS }, (_, v) =>
-      [0, 1, 2].map((n) => {
-        const occurredAt = new Date(march + v * 3_600_000 + n * 11 * 3_600_000).toISOString();
-        const goal = n === 2 && v % 3 === 0;
-        return newEvent(website.id, `visitor-${v}`, { sessionId: `s-${v}-${n}`, occurredAt, path: `/p${v % 7}`, country: ['US', 'NZ', 'FR'][v % 3]!, ...(goal ? { type: 'custom' as const, name: 'signup' } : {}) });
-      }),
-    ).flat();
-    await db.kysely.transaction().execute(async (trx) => {
-      await recordEvents(trx, events, { alertCooldownSeconds: 60, mailEnabled: false });
-      await deriveBacklog(trx, website.id);
-    });
-    await markBuilds(db.kysely as unknown as Kysely<unknown>, 'migration 0019: breakdown_days, breakdown_last_days');
-  });
+  await storeDerivedVisits(store, website.id, VISITORS);
+  await withDb(store, (db) => markBuilds(db.kysely as unknown as Kysely<unknown>, 'migration 0019: breakdown_days, breakdown_last_days'));
 
   await start();
   const overview = `${baseUrl}/api/v1/analytics/overview?websiteId=${website.id}&startAt=2026-03-01&endAt=2026-03-31`;
@@ -107,10 +67,7 @@ async function buildCutByKill(store: CrashStore) {
   node.process().killGroup();
   await node.process().exited;
 
-  await withDb(store, async (check) => {
-    const expected = await rebuilt(check.kysely, website.id, ZONE);
-    for (const table of DERIVED) expect(await rowsOf(check.kysely, table, website.id), table).toEqual(expected[table]);
-  });
+  await expectStoreRebuilt(store, website.id, ZONE);
 }
 
 describe('a build of derived tables across kill -9 [sqlite]', () => {

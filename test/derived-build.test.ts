@@ -10,10 +10,10 @@ import { newId } from '../src/lib/ids.ts';
 import { useTestApp } from './helpers/app.ts';
 import { holdDerivedDataWorker } from './helpers/derived-data-worker.ts';
 import { derivedDataChunk } from '../src/modules/analytics/derived-data-worker.ts';
-import { DERIVED_DATA_HEADER, MARCH, VISITORS, batchClock, eventsOf, expectRebuilt, random, record, startA, startB } from './helpers/derived-sequences.ts';
+import { DERIVED_DATA_HEADER, MARCH, VISITORS, batchClock, eventsOf, expectRebuilt, finish, random, record, startA, startB } from './helpers/derived-sequences.ts';
 import { rowsOf } from './helpers/derived-tables.ts';
 import { describeEachEngine } from './helpers/engines.ts';
-import { createAccount, createWebsite, newEvent } from './helpers/factories.ts';
+import { newEvent, ownerWithWebsite } from './helpers/factories.ts';
 
 // A build of a website's derived tables (src/modules/analytics/derived-build.ts): recorded by a
 // migration or an operator, run by the background worker a chunk per transaction, first clearing
@@ -31,15 +31,6 @@ async function start(db: Kysely<Database>, websiteId: string) {
   await db.transaction().execute((trx) => startBuild(trx, websiteId, 'a test'));
 }
 
-/** Runs chunks of `size` visitors until the website's build (or a move that followed it) ends; how many ran. */
-async function finish(db: Kysely<Database>, websiteId: string, size: number): Promise<number> {
-  for (let chunks = 1; ; chunks++) {
-    const result = await db.transaction().execute((trx) => derivedDataChunk(trx, websiteId, size));
-    if (result.finished) return chunks;
-    if (chunks > 10_000) throw new Error('the build does not end');
-  }
-}
-
 /** Rows of every table the build clears, for the website. */
 async function builtRows(db: Kysely<Database>, websiteId: string) {
   return Object.fromEntries(await Promise.all(BUILT_TABLES.map(async (table) => [table.name, await rowsOf(db, table.name, websiteId)] as const)));
@@ -50,11 +41,7 @@ describeEachEngine('builds of derived tables run in the background', (engine) =>
 
   holdDerivedDataWorker(t);
 
-  async function site() {
-    const owner = await createAccount(t);
-    const website = await createWebsite(t, owner.token);
-    return { owner, website };
-  }
+  const site = () => ownerWithWebsite(t);
 
   async function pay(websiteId: string, visitorId: string, amountMinor: number, occurredAt: string) {
     const row = {

@@ -5,7 +5,7 @@ import { recordEvents } from '../src/modules/events/record-events.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { holdDerivedDataWorker } from './helpers/derived-data-worker.ts';
-import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError, newEvent } from './helpers/factories.ts';
+import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError, newEvent, ownerWithWebsite } from './helpers/factories.ts';
 
 // GET /api/v1/admin/websites/{websiteId}/derived-data: whether the website's day rollups are
 // ready, or being moved to a new time zone in the background (day-relocation.ts), and how far.
@@ -40,11 +40,7 @@ describeEachEngine('GET /websites/{websiteId}/derived-data', (engine) => {
 
   holdDerivedDataWorker(t);
 
-  async function site() {
-    const owner = await createAccount(t);
-    const website = await createWebsite(t, owner.token);
-    return { owner, website };
-  }
+  const site = () => ownerWithWebsite(t);
 
   async function derived(token: string, websiteId: string) {
     const response = await t.request('GET', derivedUrl(websiteId), { token });

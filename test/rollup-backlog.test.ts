@@ -7,7 +7,7 @@ import { RollupDeriver } from '../src/modules/analytics/rollup-backlog.ts';
 import { EventWriter } from '../src/modules/events/event-writer.ts';
 import { recordEvents } from '../src/modules/events/record-events.ts';
 import { deleteWebsite } from '../src/modules/websites/website-deletion.ts';
-import { createApiKey, createAccount, createWebsite, newEvent } from './helpers/factories.ts';
+import { createApiKey, newEvent, ownerWithWebsite } from './helpers/factories.ts';
 import { DERIVED, rebuilt, rowsOf } from './helpers/derived-tables.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
@@ -40,11 +40,7 @@ async function expectRollupsEqualRebuild(t: TestApp, websiteId: string, timezone
 describeEachEngine('rollups derived from the backlog', (engine) => {
   const t = useTestApp(engine);
 
-  async function site() {
-    const owner = await createAccount(t);
-    const website = await createWebsite(t, owner.token);
-    return { owner, website };
-  }
+  const site = () => ownerWithWebsite(t);
 
   /** Two visitors over two days with sessions, a goal and a server goal: every derived table gets rows. */
   const traffic = (websiteId: string, tag: string): NewEvent[] => [

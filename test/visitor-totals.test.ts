@@ -10,6 +10,7 @@ import { analyticsFixture } from './helpers/analytics-fixture.ts';
 import { settleRollups, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { newEvent } from './helpers/factories.ts';
+import { migrateAndBuild } from './helpers/derived-data-worker.ts';
 
 // The visitor list without a range or filter reads visitor_totals (one row per visitor) instead
 // of grouping every event: it must say exactly what the raw events say (rows, order, totals,
@@ -90,12 +91,15 @@ describeEachEngine('the visitor list from visitor_totals', (engine) => {
     await t.db.transaction().execute((trx) => rebuildVisitorTotals(trx, id));
     expect(await totalsRows(t.db, id)).toEqual(repaired);
 
-    // Both migrations down and up again: 0015's own fill, then 0016's columns derived.
+    // Both migrations down and up again: each marks a build, which derives the rows with 0016's columns.
     const untyped = t.db as unknown as Kysely<unknown>;
-    await visitorAttributes(engine).down(untyped);
-    await visitorTotals(engine).down(untyped);
-    await visitorTotals(engine).up(untyped);
-    await visitorAttributes(engine).up(untyped);
+    await migrateAndBuild(t, id, 'migration 0015: visitor_totals', async () => {
+      await visitorAttributes(engine).down(untyped);
+      await visitorTotals(engine).down(untyped);
+      await visitorTotals(engine).up(untyped);
+      await visitorAttributes(engine).up(untyped);
+      expect(await t.db.selectFrom('derived_builds').select('phase').where('website_id', '=', id).executeTakeFirst()).toEqual({ phase: 'clear-all' });
+    });
     expect(await totalsRows(t.db, id)).toEqual(repaired);
   });
 });

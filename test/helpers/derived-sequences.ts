@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
 import type { Database } from '../../src/db/schema.ts';
+import { derivedDataChunk } from '../../src/modules/analytics/derived-data-worker.ts';
 import type { NewEvent } from '../../src/modules/events/event.types.ts';
 import { recordEvents } from '../../src/modules/events/record-events.ts';
 import type { TestApp } from './app.ts';
@@ -66,3 +67,12 @@ export const MARCH = Date.parse('2026-03-01T00:00:00.000Z');
 /** Batch a: the first ten days of March; batch b: the ten after. */
 export const startA = batchClock(MARCH);
 export const startB = batchClock(MARCH + 11 * 86_400_000);
+
+/** Runs the website's background work (a build, else a move) in chunks of `size` visitors until none is left; how many chunks ran. */
+export async function finish(db: Kysely<Database>, websiteId: string, size: number): Promise<number> {
+  for (let chunks = 1; ; chunks++) {
+    const result = await db.transaction().execute((trx) => derivedDataChunk(trx, websiteId, size));
+    if (result.finished) return chunks;
+    if (chunks > 10_000) throw new Error('the background work does not end');
+  }
+}

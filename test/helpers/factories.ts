@@ -45,6 +45,13 @@ export async function createWebsite(t: TestApp, token: string, domain = `site-${
 }
 
 /** Gives an account a role on a website (the team endpoints have their own tests). */
+/** A new account and a website of its own. */
+export async function ownerWithWebsite(t: TestApp) {
+  const owner = await createAccount(t);
+  const website = await createWebsite(t, owner.token);
+  return { owner, website };
+}
+
 export async function addMember(t: TestApp, websiteId: string, accountId: string, role: Exclude<Role, 'owner'>) {
   await t.db
     .insertInto('website_members')

@@ -54,7 +54,9 @@ export class DerivedDataWorker {
     private readonly options: DerivedDataWorkerOptions,
   ) {}
 
+  /** Starts watching (again, after a stop); does nothing while it already watches. */
   start(): void {
+    if (this.poll) return;
     this.stopped = false;
     this.poll = setInterval(() => this.wake(), POLL_INTERVAL_MS);
     this.poll.unref();
