@@ -6,7 +6,7 @@ import { invitationLinksRoutes } from './dashboard/invitation-links.routes.ts';
 import { passwordResetRoutes } from './dashboard/password-reset.routes.ts';
 import { sessionsRoutes } from './dashboard/sessions.routes.ts';
 import { websiteDeletionRoutes } from './dashboard/website-deletion.routes.ts';
-import { analyticsRoutes } from './analytics/analytics.routes.ts';
+import { timeseriesRoutes } from './stats/timeseries.routes.ts';
 import { derivedDataRoutes } from './analytics/derived-data.routes.ts';
 import { apiKeysRoutes } from './api-keys/api-keys.routes.ts';
 import { ingestRoutes } from './events/ingest.routes.ts';
@@ -39,7 +39,7 @@ export const adminModules: FastifyPluginAsync[] = [
 ];
 
 /** The website API where the admin interface touches it (contract section 5), and the hosted service's routes Sightline answers 501; full paths. */
-export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, analyticsRoutes, statsRoutes, notOfferedRoutes];
+export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, timeseriesRoutes, statsRoutes, notOfferedRoutes];
 
 /** The dashboard's own routes (sign-in, sessions, password reset, website deletion), under /api/v1/dashboard. */
 export const dashboardModules: FastifyPluginAsync[] = [sessionsRoutes, passwordResetRoutes, invitationLinksRoutes, websiteDeletionRoutes];

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Pagination, WebsiteRef } from '../../http/schemas.ts';
-import { FILTER_QUERY_PARAMS } from '../stats/stats.schemas.ts';
+import { FILTER_QUERY_PARAMS } from './stats.schemas.ts';
 
 export const METRICS = ['visitors', 'sessions', 'pageviews', 'revenue', 'payments', 'conversion_rate'] as const;
 export type Metric = (typeof METRICS)[number];

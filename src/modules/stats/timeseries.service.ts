@@ -2,14 +2,14 @@ import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Database } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../errors.ts';
-import { parseFilters } from '../stats/stats.filters.ts';
-import type { EventStore } from '../stats/event-store.ts';
-import { type StatsScope, ignoredParams, parseFieldNames, timezoneParam } from '../stats/stats.params.ts';
-import { presentTimeseries, type SeriesCounts } from './analytics.presenter.ts';
-import * as repo from './analytics.repository.ts';
-import type { TrafficCounts } from '../stats/sql/series-sql.ts';
-import { METRICS, type Metric, type TimeseriesQueryInput, type TimeseriesView } from './analytics.schemas.ts';
-import { type Bucket, type Interval, type ZonedRange, bucketCountBound, buckets, startOfLocalDay } from './zoned-time.ts';
+import { parseFilters } from './stats.filters.ts';
+import type { EventStore } from './event-store.ts';
+import { type StatsScope, ignoredParams, parseFieldNames, timezoneParam } from './stats.params.ts';
+import { presentTimeseries, type SeriesCounts } from './timeseries.presenter.ts';
+import * as repo from './timeseries.repository.ts';
+import type { TrafficCounts } from './sql/series-sql.ts';
+import { METRICS, type Metric, type TimeseriesQueryInput, type TimeseriesView } from './timeseries.schemas.ts';
+import { type Bucket, type Interval, type ZonedRange, bucketCountBound, buckets, startOfLocalDay } from '../analytics/zoned-time.ts';
 
 // GET /api/v1/analytics/timeseries. Day, week and month series of the website's own time zone
 // read the day rollups (daily_totals for a day's counts, visitor_recency for distinct visitors

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { daysMoving } from './visitor-zones.ts';
+import { daysMoving } from '../analytics/visitor-zones.ts';
 
 /** What the time series needs of the website itself (and whether its day rollups are moving); the counts come from the event store. */
 export async function findWebsiteSettings(db: Kysely<Database>, websiteId: string) {

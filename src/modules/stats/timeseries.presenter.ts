@@ -1,8 +1,8 @@
 import { fromMinorUnits } from '../../lib/money.ts';
 import { percentOf } from '../../lib/percent.ts';
-import type { MoneyCounts, TrafficCounts } from '../stats/sql/series-sql.ts';
-import type { Metric, MetricValues, TimeseriesView } from './analytics.schemas.ts';
-import type { Bucket } from './zoned-time.ts';
+import type { MoneyCounts, TrafficCounts } from './sql/series-sql.ts';
+import type { Metric, MetricValues, TimeseriesView } from './timeseries.schemas.ts';
+import type { Bucket } from '../analytics/zoned-time.ts';
 
 export interface SeriesCounts {
   traffic: { perBucket: Map<number, TrafficCounts>; totalVisitors: number; totalConverted: number } | null;

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
-import { Timeseries, TimeseriesQuery } from './analytics.schemas.ts';
-import { DERIVED_DATA_HEADER } from './day-relocation.ts';
-import * as service from './analytics.service.ts';
-import { IGNORED_PARAMS_HEADER } from '../stats/stats.params.ts';
+import { Timeseries, TimeseriesQuery } from './timeseries.schemas.ts';
+import { DERIVED_DATA_HEADER } from '../analytics/day-relocation.ts';
+import * as service from './timeseries.service.ts';
+import { IGNORED_PARAMS_HEADER } from './stats.params.ts';
 
 const tags = ['Analytics'];
 
-export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const timeseriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Reads only: on SQLite they run in worker threads (src/db/sqlite-read-workers.ts).
   const deps = { db: app.db.reads, store: app.eventStore };
 
