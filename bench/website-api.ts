@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { BREAKDOWNS } from '../src/modules/stats/event-store.ts';
+import { BREAKDOWNS } from '../src/modules/analytics/breakdowns.ts';
 import { type LoadResult, load } from './load.ts';
 
 // The website API's reads over the time-series website (a million synthetic events over 30

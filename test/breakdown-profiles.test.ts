@@ -6,7 +6,8 @@ import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-roll
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
 import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { BREAKDOWNS, type FunnelStepSpec } from '../src/modules/stats/event-store.ts';
+import type { FunnelStepSpec } from '../src/modules/stats/event-store.ts';
+import { BREAKDOWNS } from '../src/modules/analytics/breakdowns.ts';
 import { rawFunnel } from '../src/modules/stats/sql/funnel-sql.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';

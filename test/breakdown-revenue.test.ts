@@ -4,7 +4,8 @@ import { breakdownRevenue } from '../src/db/migrations/0020-breakdown-revenue.ts
 import type { Database } from '../src/db/schema.ts';
 import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
-import { BREAKDOWNS, type MoneyRules } from '../src/modules/stats/event-store.ts';
+import type { MoneyRules } from '../src/modules/stats/event-store.ts';
+import { BREAKDOWNS } from '../src/modules/analytics/breakdowns.ts';
 import { SESSION_BREAKDOWNS } from '../src/modules/stats/sql/breakdown-keys-sql.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';

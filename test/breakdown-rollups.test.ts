@@ -8,7 +8,7 @@ import type { Database } from '../src/db/schema.ts';
 import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { BREAKDOWNS } from '../src/modules/stats/event-store.ts';
+import { BREAKDOWNS } from '../src/modules/analytics/breakdowns.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';

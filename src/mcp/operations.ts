@@ -1,5 +1,5 @@
 import type { Permission } from '../auth/permissions.ts';
-import { BREAKDOWNS } from '../modules/stats/event-store.ts';
+import { BREAKDOWNS } from '../modules/analytics/breakdowns.ts';
 
 // The one hand-written part of the MCP catalogue: for each operation of openapi.json, its stable
 // tool name, the permission the route declares (the document does not carry it) and what kind of

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
-import type { Breakdown } from '../stats/event-store.ts';
+import type { Breakdown } from './breakdowns.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
 import { type WebsiteOffsets, offsetPeriods } from './local-day-sql.ts';
 

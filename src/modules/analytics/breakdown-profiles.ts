@@ -3,7 +3,7 @@ import type { Engine } from '../../db/database.ts';
 import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import type { Breakdown } from '../stats/event-store.ts';
+import type { Breakdown } from './breakdowns.ts';
 import { jsonArray } from '../stats/sql/breakdown-keys-sql.ts';
 import { VISITOR_ATTRIBUTES } from '../stats/visitor-attributes.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';

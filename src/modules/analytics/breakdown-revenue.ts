@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
-import type { Breakdown } from '../stats/event-store.ts';
+import type { Breakdown } from './breakdowns.ts';
 import { jsonArray } from '../stats/sql/breakdown-keys-sql.ts';
 import { VISITOR_ATTRIBUTES } from '../stats/visitor-attributes.ts';
 

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
-import type { Breakdown } from '../stats/event-store.ts';
+import type { Breakdown } from './breakdowns.ts';
 import { addRevenueOfNewRows, subtractRevenueOfRows } from './breakdown-revenue.ts';
 
 // What the writers of both kinds of breakdown rollups share (breakdown-rollups.ts for the

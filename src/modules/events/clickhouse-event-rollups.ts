@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
 import { deleteAndWait } from '../../db/clickhouse/mutations.ts';
 import { BREAKDOWN_SPECS, type EventKind } from '../stats/breakdown-specs.ts';
-import type { Breakdown } from '../stats/event-store.ts';
+import type { Breakdown } from '../analytics/breakdowns.ts';
 
 // Rollups of the events on ClickHouse for the breakdowns over events (pages, places, devices,
 // browsers, hostnames, goals, outbound links): per website, breakdown, key and UTC hour

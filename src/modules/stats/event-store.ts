@@ -1,6 +1,7 @@
 import type { DayTotals, MoneyCounts, Span, TrafficCounts } from './sql/series-sql.ts';
 import type { InstantRange } from '../goals/tracked-goals.range.ts';
 import type { PageRequest, StatsScope } from './stats.params.ts';
+import type { Breakdown } from '../analytics/breakdowns.ts';
 
 // The narrow interface between the website API and where events live: everything the reads ask
 // of the event store, in the store's own terms (counts, minor units, ISO instants). The SQL
@@ -23,24 +24,6 @@ export interface OverviewCounts {
   revenueMinor: number;
   payments: number;
 }
-
-export const BREAKDOWNS = [
-  'pages',
-  'entry-pages',
-  'exit-pages',
-  'referrers',
-  'campaigns',
-  'countries',
-  'regions',
-  'cities',
-  'devices',
-  'browsers',
-  'operating-systems',
-  'hostnames',
-  'goals',
-  'exit-clicks',
-] as const;
-export type Breakdown = (typeof BREAKDOWNS)[number];
 
 /** One breakdown row: its key columns (null when unknown) and counts. */
 export interface BreakdownRow {

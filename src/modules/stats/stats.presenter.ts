@@ -4,7 +4,6 @@ import { percentOf as percent } from '../../lib/percent.ts';
 import type { VisitorProfile } from '../identify/identify.repository.ts';
 import type {
   BreakdownRow,
-  Breakdown,
   FunnelStepCounts,
   LiveMap,
   OverviewCounts,
@@ -12,6 +11,7 @@ import type {
   VisitorListItem,
   VisitorSummary,
 } from './event-store.ts';
+import type { Breakdown } from '../analytics/breakdowns.ts';
 import { countryName } from './countries.ts';
 import { shownLabel } from './labels.ts';
 import { PARAM_NAMES } from './visitor-shapes.ts';

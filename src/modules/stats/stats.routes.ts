@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import type { WebsiteScopedAccess } from '../../plugins/route-access.ts';
-import { BREAKDOWNS } from './event-store.ts';
+import { BREAKDOWNS } from '../analytics/breakdowns.ts';
 import { IGNORED_PARAMS_HEADER } from './stats.params.ts';
 import { DERIVED_DATA_HEADER } from '../analytics/day-relocation.ts';
 import {

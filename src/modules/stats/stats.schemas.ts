@@ -1,6 +1,6 @@
 import { type TObject, type TSchema, Type } from 'typebox';
 import { Id, Nullable, Pagination, WebsiteRef } from '../../http/schemas.ts';
-import { BREAKDOWNS, type Breakdown } from './event-store.ts';
+import { BREAKDOWNS, type Breakdown } from '../analytics/breakdowns.ts';
 import { DIMENSIONS } from './stats.filters.ts';
 import { PARAM_NAMES } from './visitor-shapes.ts';
 

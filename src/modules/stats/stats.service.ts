@@ -3,7 +3,8 @@ import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { presentPagination } from '../../http/schemas.ts';
 import { findFunnel } from '../funnels/funnels.repository.ts';
-import type { Breakdown, EventStore, MoneyRules } from './event-store.ts';
+import type { EventStore, MoneyRules } from './event-store.ts';
+import type { Breakdown } from '../analytics/breakdowns.ts';
 import {
   presentBreakdownRow,
   presentFunnelReport,

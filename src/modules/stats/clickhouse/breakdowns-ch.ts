@@ -1,7 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
-import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
+import type { BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
+import type { Breakdown } from '../../analytics/breakdowns.ts';
 import { ONLY, rolledUpKey } from '../../events/clickhouse-event-rollups.ts';
 import type { SessionRollup } from '../../events/clickhouse-session-rollups.ts';
 import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';

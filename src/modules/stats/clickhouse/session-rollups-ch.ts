@@ -11,7 +11,7 @@ import {
   sessionsClosedUntil,
   statedSessions,
 } from '../../events/clickhouse-session-rollups.ts';
-import type { Breakdown } from '../event-store.ts';
+import type { Breakdown } from '../../analytics/breakdowns.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { DAY_MS, floorTo, splitRange } from './rollup-spans.ts';
 import { isoOf, msOf, sessionsTable } from './scope-ch.ts';

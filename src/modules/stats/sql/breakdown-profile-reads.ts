@@ -1,7 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { engineOf } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
-import type { Breakdown, MoneyRules } from '../event-store.ts';
+import type { MoneyRules } from '../event-store.ts';
+import type { Breakdown } from '../../analytics/breakdowns.ts';
 import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { type KeyedRow, keyJson, keyNames, storedKeyOrder } from './breakdown-keys-sql.ts';

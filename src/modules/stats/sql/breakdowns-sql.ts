@@ -1,7 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
-import type { Breakdown, BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
+import type { BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
+import type { Breakdown } from '../../analytics/breakdowns.ts';
 import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
 import { EVENT_KIND_CONDITION, type KeyedRow, keyNames, keyOf } from './breakdown-keys-sql.ts';
 import { profiledRevenue, profiledRows } from './breakdown-profile-reads.ts';
