@@ -3,7 +3,7 @@ import type { Engine } from '../../db/database.ts';
 import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
+import { BREAKDOWN_SPECS } from './breakdown-specs.ts';
 import { BREAKDOWNS } from './breakdowns.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
 import { ADD_TO_TOTALS, addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed } from './breakdown-rollup-tables.ts';

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
 import { deleteAndWait } from '../../db/clickhouse/mutations.ts';
-import { BREAKDOWN_SPECS, type EventKind } from '../stats/breakdown-specs.ts';
+import { BREAKDOWN_SPECS, type EventKind } from '../analytics/breakdown-specs.ts';
 import type { Breakdown } from '../analytics/breakdowns.ts';
 
 // Rollups of the events on ClickHouse for the breakdowns over events (pages, places, devices,

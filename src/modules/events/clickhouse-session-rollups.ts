@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
 import { deleteAndWait } from '../../db/clickhouse/mutations.ts';
 import { BOUNCE, SESSION_REACH_MS, type SessionColumn, isoOf, msRange, sessionsTable } from '../stats/clickhouse/scope-ch.ts';
-import { BREAKDOWN_SPECS } from '../stats/breakdown-specs.ts';
+import { BREAKDOWN_SPECS } from '../analytics/breakdown-specs.ts';
 import type { Breakdown } from '../analytics/breakdowns.ts';
 import { type DaysByWebsite, keyColumnsOf, keysOf, rollupTableOf } from './clickhouse-event-rollups.ts';
 

@@ -5,7 +5,7 @@ import type { BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
 import type { Breakdown } from '../../analytics/breakdowns.ts';
 import { ONLY, rolledUpKey } from '../../events/clickhouse-event-rollups.ts';
 import type { SessionRollup } from '../../events/clickhouse-session-rollups.ts';
-import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
+import { type BreakdownSpec, BREAKDOWN_SPECS } from '../../analytics/breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { paymentScope } from '../sql/overview-sql.ts';
 import { rollupReadable, rollupStates } from './event-rollups-ch.ts';

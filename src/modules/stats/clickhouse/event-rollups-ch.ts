@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import { ONLY, ROLLED_UP_BREAKDOWNS, SPANS, STATES, eventRollupsBuilt, keyColumnsOf, keysOf } from '../../events/clickhouse-event-rollups.ts';
-import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
+import { BREAKDOWN_SPECS } from '../../analytics/breakdown-specs.ts';
 import type { Breakdown } from '../../analytics/breakdowns.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { splitRange } from './rollup-spans.ts';

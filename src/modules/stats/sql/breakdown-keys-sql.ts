@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../../db/database.ts';
 import { BREAKDOWNS, type Breakdown } from '../../analytics/breakdowns.ts';
-import { BREAKDOWN_SPECS, type BreakdownSpec, type EventKind } from '../breakdown-specs.ts';
+import { BREAKDOWN_SPECS, type BreakdownSpec, type EventKind } from '../../analytics/breakdown-specs.ts';
 
 // The SQL of a breakdown's key over a row of the events or sessions table, shared by the raw
 // reads, the rollups that keep the all-time breakdowns (src/modules/analytics/breakdown-rollups.ts

@@ -3,7 +3,7 @@ import { engineOf } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { MoneyRules } from '../event-store.ts';
 import type { Breakdown } from '../../analytics/breakdowns.ts';
-import { BREAKDOWN_SPECS } from '../breakdown-specs.ts';
+import { BREAKDOWN_SPECS } from '../../analytics/breakdown-specs.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { type KeyedRow, keyNames, keyOf, storedKeyOrder } from './breakdown-keys-sql.ts';
 import { paymentScope } from './overview-sql.ts';

@@ -3,7 +3,7 @@ import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { BreakdownRow, MoneyRules, RowsPage } from '../event-store.ts';
 import type { Breakdown } from '../../analytics/breakdowns.ts';
-import { type BreakdownSpec, BREAKDOWN_SPECS } from '../breakdown-specs.ts';
+import { type BreakdownSpec, BREAKDOWN_SPECS } from '../../analytics/breakdown-specs.ts';
 import { EVENT_KIND_CONDITION, type KeyedRow, keyNames, keyOf } from './breakdown-keys-sql.ts';
 import { profiledRevenue, profiledRows } from './breakdown-profile-reads.ts';
 import { dayRolledUpRevenue, dayRolledUpRows, rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';

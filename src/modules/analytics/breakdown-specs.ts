@@ -1,4 +1,4 @@
-import type { Breakdown } from '../analytics/breakdowns.ts';
+import type { Breakdown } from './breakdowns.ts';
 
 // What each breakdown groups, for every event store: the events in scope or the sessions in scope
 // (where a session came from is its first event's), the key columns, and which events count.
