@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
-import { attributeBit } from '../src/modules/stats/visitor-attributes.ts';
+import { attributeBit } from '../src/modules/analytics/visitor-attributes.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';
 import { ATTRIBUTE_FILTER_SETS, EVERYTHING } from './helpers/attribute-filters.ts';
 import { settleRollups, useTestApp, writeAndDerive } from './helpers/app.ts';

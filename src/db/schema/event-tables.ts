@@ -211,7 +211,7 @@ export interface VisitorTotalsTable {
   /** The latest event with a page (occurred_at desc, id desc), null when none has one. */
   latest_at: string | null;
   latest_event_id: string | null;
-  /** Bits (stats/visitor-attributes.ts) of the attributes on which the visitor's events disagree. */
+  /** Bits (analytics/visitor-attributes.ts) of the attributes on which the visitor's events disagree. */
   varied: number;
   country: string | null;
   region: string | null;

@@ -5,12 +5,12 @@ import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { Breakdown } from './breakdowns.ts';
 import { jsonArray } from '../stats/sql/breakdown-keys-sql.ts';
-import { VISITOR_ATTRIBUTES } from '../stats/visitor-attributes.ts';
+import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
 import { addProfileRevenueOfNewRows, moveProfileRevenueOfVisitors, rebuildProfileRevenue, subtractProfileRevenueOfEmptiedRows } from './breakdown-revenue.ts';
 
 // Keeps breakdown_profiles: per breakdown key and visitor profile (the six visitor attributes of
-// ../stats/visitor-attributes.ts as a JSON array), the sum of the breakdown_visitors rows of the
+// visitor-attributes.ts as a JSON array), the sum of the breakdown_visitors rows of the
 // visitors whose attributes never varied (visitor_totals.varied = 0): their number under the
 // key, pageviews and events. A breakdown filtered on visitor attributes alone, all time, then
 // sums the matching profiles instead of reading every matching event, and reads only the varied

@@ -3,7 +3,7 @@ import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from './breakdowns.ts';
 import { jsonArray } from '../stats/sql/breakdown-keys-sql.ts';
-import { VISITOR_ATTRIBUTES } from '../stats/visitor-attributes.ts';
+import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
 
 // breakdown_revenue: per breakdown key, currency and renewal flag, what the visitors with a row
 // under the key (breakdown_visitors) paid, refunds left out. An all-time breakdown's revenue is

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import { VISITOR_ATTRIBUTES } from '../stats/visitor-attributes.ts';
+import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
 import { profileJson } from './breakdown-profiles.ts';
 
 // Keeps profile_totals: per website and visitor profile (as in breakdown_profiles), the sums of

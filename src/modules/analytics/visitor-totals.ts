@@ -4,7 +4,7 @@ import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
-import { VISITOR_ATTRIBUTES, attributeBit, attributesOf } from '../stats/visitor-attributes.ts';
+import { VISITOR_ATTRIBUTES, attributeBit, attributesOf } from './visitor-attributes.ts';
 import { BOUNCE } from '../stats/sql/overview-sql.ts';
 import { millisBetween } from '../stats/sql/scope-sql.ts';
 import { leaveProfiles } from './breakdown-profiles.ts';
@@ -14,7 +14,7 @@ import { rebuildProfileTotals } from './profile-totals.ts';
 // and events, so the unfiltered visitor list (newest activity first, with its full count) reads
 // one row per visitor from an index instead of grouping every event. Each row also names the
 // visitor's latest event with a page (what a list row shows of them) and keeps their visitor
-// attributes with the bits of those that varied (../stats/visitor-attributes.ts), so a list
+// attributes with the bits of those that varied (visitor-attributes.ts), so a list
 // filtered on them reads these rows too. Ingestion folds a batch's events into one row per
 // visitor (one upsert per batch); a server-goal delete derives the touched visitors again from
 // their remaining events; a rebuild derives a whole website (the migrations, the bench's bulk load).

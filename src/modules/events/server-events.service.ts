@@ -58,7 +58,7 @@ export function normaliseGoalName(raw: string, field: string): string {
  * A goal completed by a visitor the website has seen: the visitor needs a pageview on it. The
  * event carries the device and place (country, region, city) of the visitor's latest pageview,
  * so breakdowns of goals by place or browser include server-side goals, and a visitor's
- * attributes stay steady (src/modules/stats/visitor-attributes.ts).
+ * attributes stay steady (src/modules/analytics/visitor-attributes.ts).
  */
 export async function recordServerGoal(
   db: Kysely<Database>,

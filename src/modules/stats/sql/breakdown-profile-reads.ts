@@ -10,13 +10,14 @@ import { keyedByName, summedRevenue } from './breakdown-rollup-reads.ts';
 import { pageTotal } from './scope-sql.ts';
 import { profileFilters } from './steady-split-sql.ts';
 
-// An all-time breakdown filtered on visitor attributes alone (../visitor-attributes.ts), read in
-// two parts that count disjoint visitors: the visitors whose attributes never varied, from the
-// sums of the matching profiles in breakdown_profiles (kept by
-// src/modules/analytics/breakdown-profiles.ts), and the few whose attributes varied, from their
-// raw events or sessions in scope. A steady visitor's events all carry the profile's values, so
-// the filter keeps all of them or none, and their rows under a key are theirs in the filtered
-// breakdown too. The raw read (breakdowns-sql.ts) gives the same rows, much slower.
+// An all-time breakdown filtered on visitor attributes alone
+// (src/modules/analytics/visitor-attributes.ts), read in two parts that count disjoint visitors:
+// the visitors whose attributes never varied, from the sums of the matching profiles in
+// breakdown_profiles (kept by src/modules/analytics/breakdown-profiles.ts), and the few whose
+// attributes varied, from their raw events or sessions in scope. A steady visitor's events all
+// carry the profile's values, so the filter keeps all of them or none, and their rows under a key
+// are theirs in the filtered breakdown too. The raw read (breakdowns-sql.ts) gives the same rows,
+// much slower.
 
 /**
  * `with matched as (...)`: per key (as stored), the visitors, pageviews and rows of both parts.

@@ -8,7 +8,7 @@ import { EVENT_KIND_CONDITION, type KeyedRow, keyNames, keyOf } from './breakdow
 import { profiledRevenue, profiledRows } from './breakdown-profile-reads.ts';
 import { dayRolledUpRevenue, dayRolledUpRows, rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { attributeMask } from '../visitor-attributes.ts';
+import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
 import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 import { variedVisitors } from './steady-split-sql.ts';

@@ -4,7 +4,7 @@ import type { Database } from '../../../db/schema.ts';
 import type { FunnelStepCounts, FunnelStepSpec, MoneyRules } from '../event-store.ts';
 import { pathOf } from '../stats.filters.ts';
 import type { StatsScope } from '../stats.params.ts';
-import { attributeMask } from '../visitor-attributes.ts';
+import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { paymentScope } from './overview-sql.ts';
 import { matches, num, scopeCondition } from './scope-sql.ts';
 import { steadyPassingVisitors, variedVisitors } from './steady-split-sql.ts';

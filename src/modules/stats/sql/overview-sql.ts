@@ -6,7 +6,7 @@ import type { DaySpan } from '../whole-days.ts';
 import { millisBetween, num, rangeCondition, scopeCondition } from './scope-sql.ts';
 import { dailyTotals, distinctVisitors } from './series-sql.ts';
 import { engineOf } from '../../../db/engine.ts';
-import { attributeMask } from '../visitor-attributes.ts';
+import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { profileFilters, steadyAndPassing, variedVisitors } from './steady-split-sql.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,

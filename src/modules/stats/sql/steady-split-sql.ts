@@ -1,14 +1,14 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { StatsScope } from '../stats.params.ts';
 import type { Engine } from '../../../db/database.ts';
-import { VISITOR_ATTRIBUTES, type VisitorAttribute } from '../visitor-attributes.ts';
+import { VISITOR_ATTRIBUTES, type VisitorAttribute } from '../../analytics/visitor-attributes.ts';
 import { keyElement } from './breakdown-keys-sql.ts';
 import { columnCondition } from './scope-sql.ts';
 
 // What the reads that split a filter on visitor attributes into steady and varied visitors
-// share (../visitor-attributes.ts): the steady ones are read from rows kept per visitor or per
-// profile, tested with the filters as the events' columns are; the varied ones from their raw
-// events, found through the partial index of visitor_totals.
+// share (src/modules/analytics/visitor-attributes.ts): the steady ones are read from rows kept per
+// visitor or per profile, tested with the filters as the events' columns are; the varied ones
+// from their raw events, found through the partial index of visitor_totals.
 
 /** The website's visitors whose attributes varied (the partial index of visitor_totals finds them). */
 export const variedVisitors = (websiteId: string) => sql`select vt.visitor_id from visitor_totals vt where vt.website_id = ${websiteId} and vt.varied <> 0`;

@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
 import type { RowsPage, VisitorActivity, VisitorListItem, VisitorListOptions, VisitorSummary } from '../event-store.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { attributeMask } from '../visitor-attributes.ts';
+import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { visitedPageFilters } from '../visitor-list.params.ts';
 import { columnCondition, matches, num, pageTotal, scopeCondition } from './scope-sql.ts';
 import { type EventRow, type VisitStats, urlOf, visitorListItem, visitorSummary } from '../visitor-shapes.ts';

@@ -1,5 +1,4 @@
 import type { NewEvent } from '../events/event.types.ts';
-import type { Filter } from './stats.filters.ts';
 
 // The filter dimensions that describe the visitor rather than the page: where they are and what
 // they browse with. Nearly every visitor keeps one value of each across all their events, so
@@ -19,7 +18,7 @@ export const attributeBit = (attribute: VisitorAttribute): number => 1 << VISITO
 const isAttribute = (dimension: string): dimension is VisitorAttribute => (VISITOR_ATTRIBUTES as readonly string[]).includes(dimension);
 
 /** The bits of the filters' attributes, or null when one of the filters is on another dimension. */
-export function attributeMask(filters: readonly Filter[]): number | null {
+export function attributeMask(filters: readonly { dimension: string }[]): number | null {
   let mask = 0;
   for (const filter of filters) {
     if (!isAttribute(filter.dimension)) return null;
