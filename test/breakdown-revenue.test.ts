@@ -6,7 +6,7 @@ import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-roll
 import { rebuildSessions } from '../src/modules/analytics/session-rebuild.ts';
 import type { MoneyRules } from '../src/modules/stats/event-store.ts';
 import { BREAKDOWNS } from '../src/modules/analytics/breakdowns.ts';
-import { SESSION_BREAKDOWNS } from '../src/modules/stats/sql/breakdown-keys-sql.ts';
+import { SESSION_BREAKDOWNS } from '../src/modules/analytics/breakdown-keys.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 import { analyticsFixture } from './helpers/analytics-fixture.ts';

@@ -4,7 +4,7 @@ import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { Breakdown } from './breakdowns.ts';
-import { jsonArray } from '../stats/sql/breakdown-keys-sql.ts';
+import { jsonArray } from './breakdown-keys.ts';
 import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
 import { addProfileRevenueOfNewRows, moveProfileRevenueOfVisitors, rebuildProfileRevenue, subtractProfileRevenueOfEmptiedRows } from './breakdown-revenue.ts';

@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from './breakdowns.ts';
-import { jsonArray } from '../stats/sql/breakdown-keys-sql.ts';
+import { jsonArray } from './breakdown-keys.ts';
 import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
 
 // breakdown_revenue: per breakdown key, currency and renewal flag, what the visitors with a row

@@ -5,7 +5,7 @@ import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { BREAKDOWN_SPECS } from './breakdown-specs.ts';
 import { BREAKDOWNS } from './breakdowns.ts';
-import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
+import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from './breakdown-keys.ts';
 import { ADD_TO_TOTALS, addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed } from './breakdown-rollup-tables.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
 import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, moveLastDays, setLastDays, timezoneOf, visitorRowsOf, websiteOffsets } from './breakdown-days.ts';

@@ -3,7 +3,7 @@ import type { Engine } from '../../db/database.ts';
 import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from './breakdown-specs.ts';
-import { SESSION_BREAKDOWNS, keyJson } from '../stats/sql/breakdown-keys-sql.ts';
+import { SESSION_BREAKDOWNS, keyJson } from './breakdown-keys.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles, subtractKeyedFromProfiles } from './breakdown-profiles.ts';
 import { addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
 import { rebuildBreakdownRevenue } from './breakdown-revenue.ts';
