@@ -5,8 +5,7 @@ import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { RecordedEvent } from '../events/event.types.ts';
 import { VISITOR_ATTRIBUTES, attributeBit, attributesOf } from './visitor-attributes.ts';
-import { BOUNCE } from '../stats/sql/overview-sql.ts';
-import { millisBetween } from '../stats/sql/scope-sql.ts';
+import { BOUNCE, millisBetween } from './session-terms.ts';
 import { leaveProfiles } from './breakdown-profiles.ts';
 import { rebuildProfileTotals } from './profile-totals.ts';
 

@@ -3,7 +3,8 @@ import type { Database } from '../../../db/schema.ts';
 import type { MoneyRules, OverviewCounts } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
 import type { DaySpan } from '../whole-days.ts';
-import { millisBetween, num, rangeCondition, scopeCondition } from './scope-sql.ts';
+import { num, rangeCondition, scopeCondition } from './scope-sql.ts';
+import { BOUNCE, millisBetween } from '../../analytics/session-terms.ts';
 import { dailyTotals, distinctVisitors } from './series-sql.ts';
 import { engineOf } from '../../../db/engine.ts';
 import { attributeMask } from '../../analytics/visitor-attributes.ts';
@@ -16,9 +17,6 @@ import { profileFilters, steadyAndPassing, variedVisitors } from './steady-split
 // visitor_recency and daily_totals for the traffic, session_buckets for the sessions (a few
 // thousand rows for a month instead of every event and session). All time and filtered on visitor
 // attributes alone, they come from profile_totals and the varied visitors' raw rows.
-
-/** A session bounces when it has at most one pageview and no goal. */
-export const BOUNCE = sql`(s.pageviews <= 1 and s.goals = 0)`;
 
 /**
  * `s.<...>` restricted to the sessions in scope; with `visitors` (a subquery of visitor ids), to

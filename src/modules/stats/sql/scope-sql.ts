@@ -1,6 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { isPostgres } from '../../../db/engine.ts';
-import type { Database } from '../../../db/schema.ts';
+import { type RawBuilder, sql } from 'kysely';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
 import { EVENT_COLUMN, SESSION_COLUMN, isNegated, likePattern } from '../stats.dimensions.ts';
@@ -72,13 +70,6 @@ export function scopeCondition(scope: StatsScope, options: ScopeOptions = {}): R
   if (options.range !== false) parts.push(rangeCondition(scope, options.byVisitor ? sql`+e.occurred_at` : undefined));
   for (const filter of scope.filters) parts.push(filterCondition(filter, scope));
   return sql.join(parts, sql` and `);
-}
-
-/** Whole milliseconds between two timestamp columns, on either engine (as session_buckets sums them). */
-export function millisBetween(db: Kysely<Database>, from: string, to: string): RawBuilder<number> {
-  return isPostgres(db)
-    ? sql<number>`round(extract(epoch from (${sql.ref(to)} - ${sql.ref(from)})) * 1000)`
-    : sql<number>`round((julianday(${sql.ref(to)}) - julianday(${sql.ref(from)})) * 86400000.0)`;
 }
 
 /** Aggregates come back as bigint text on PostgreSQL and as null over no rows. */
