@@ -11,7 +11,7 @@ const COUNTS = ['goals', 'sessions', 'bounces', 'millis'];
 
 /**
  * visitor_totals gains each visitor's latest event with a page, their visitor attributes with
- * the bits of those that varied (src/modules/stats/visitor-attributes.ts) and the counts the
+ * the bits of those that varied (src/modules/analytics/visitor-attributes.ts) and the counts the
  * overview sums; a background build (./derived-builds.ts) derives the rows again from the events
  * and sessions already stored. The
  * partial index finds the few visitors whose attributes varied, which filtered reads take from
