@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import type { Database } from '../src/db/schema.ts';
-import { buildChunk, builtVisitors, startBuild } from '../src/modules/analytics/derived-build.ts';
+import { buildChunk, buildScope, startBuild } from '../src/modules/analytics/derived-build.ts';
 import { BUILT_TABLES } from '../src/modules/analytics/derived-tables.ts';
 import { deriveBacklog } from '../src/modules/analytics/rollup-backlog.ts';
 import { markBuilds } from '../src/db/migrations/derived-builds.ts';
@@ -176,7 +176,7 @@ describeEachEngine('builds of derived tables run in the background', (engine) =>
     while ((await building(t.db, website.id))!.phase !== 'derive') await t.db.transaction().execute((trx) => buildChunk(trx, website.id, 1));
     await t.db.transaction().execute((trx) => buildChunk(trx, website.id, 7));
     const { cursor } = (await building(t.db, website.id))!;
-    const built = await builtVisitors(t.db, website.id, VISITORS);
+    const { built } = await buildScope(t.db, website.id, VISITORS);
     expect(built.length).toBe(7);
     const notBuilt = VISITORS.find((visitor) => !built.includes(visitor))!;
     expect(cursor).not.toBeNull();

@@ -6,6 +6,7 @@ import { eventFromRow } from '../events/event-columns.ts';
 import { deriveRollups } from './derive-rollups.ts';
 import { BUILT_TABLES, type DerivedTable } from './derived-tables.ts';
 import { deriveBacklog } from './rollup-backlog.ts';
+import { inTimeOrder } from './time-order.ts';
 
 // A build of a website's derived tables from its raw events, in the background, in short
 // transactions: what a migration that adds a derived table asks for (src/db/migrations/
@@ -66,20 +67,15 @@ export async function startBuild(trx: Kysely<Database>, websiteId: string, reaso
     .execute();
 }
 
-/** Whether a build of the website runs (read under its row lock, so it holds until commit). */
-export async function isBuilding(db: Kysely<Database>, websiteId: string): Promise<boolean> {
-  const row = await db.selectFrom('derived_builds').select('website_id').where('website_id', '=', websiteId).executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
- * The visitors among these whose rows a running build has derived (all of them when none runs):
- * the only ones a repair may re-derive, as the others' rows are not there yet.
+ * Whether a build of the website runs, and the visitors among these whose rows it has derived
+ * (all of them when none runs): the only ones a repair may re-derive, as the others' rows are not
+ * there yet. Read under the website's row lock, so it holds until commit.
  */
-export async function builtVisitors(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<string[]> {
+export async function buildScope(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<{ building: boolean; built: string[] }> {
   const build = await db.selectFrom('derived_builds').select(['phase', 'cursor']).where('website_id', '=', websiteId).executeTakeFirst();
-  if (!build) return visitorIds;
-  if (build.phase !== 'derive' || build.cursor === null || visitorIds.length === 0) return [];
+  if (!build) return { building: false, built: visitorIds };
+  if (build.phase !== 'derive' || build.cursor === null || visitorIds.length === 0) return { building: true, built: [] };
   // Compared by the database, in the order its chunks follow.
   const built: string[] = [];
   for (const part of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
@@ -89,7 +85,7 @@ export async function builtVisitors(db: Kysely<Database>, websiteId: string, vis
     )}) v where v.visitor_id <= ${build.cursor}`.execute(db);
     built.push(...rows.map((row) => row.visitor_id));
   }
-  return built;
+  return { building: true, built };
 }
 
 /** Deletes up to `limit` of the website's rows of one table (by its key); how many went. */
@@ -112,10 +108,7 @@ async function nextVisitors(trx: Kysely<Database>, websiteId: string, cursor: st
 async function eventsOf(trx: Kysely<Database>, websiteId: string, cursor: string | null, last: string) {
   const after = cursor === null ? sql`` : sql`and visitor_id > ${cursor}`;
   const { rows } = await sql<EventsTable>`select * from events where website_id = ${websiteId} ${after} and visitor_id <= ${last}`.execute(trx);
-  const events = rows.map(eventFromRow);
-  const instants = events.map((event) => Date.parse(event.occurredAt));
-  const order = events.map((_, i) => i).sort((a, b) => instants[a]! - instants[b]! || (events[a]!.id < events[b]!.id ? -1 : events[a]!.id > events[b]!.id ? 1 : 0));
-  return order.map((i) => events[i]!);
+  return inTimeOrder(rows.map(eventFromRow), (event) => event.occurredAt);
 }
 
 export interface BuildChunkResult {

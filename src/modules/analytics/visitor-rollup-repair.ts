@@ -4,6 +4,7 @@ import { chunks } from '../../lib/chunks.ts';
 import { rebuildDailyRollups } from './rollup-rebuild.ts';
 import { type RecordedFields, VisitorDayBook } from './visitor-day-book.ts';
 import { writeBook } from './rollups.ts';
+import { inTimeOrder } from './time-order.ts';
 import { LocalDays } from './zoned-time.ts';
 
 // Rebuilds the day rollups (visitor_days, daily_totals, visitor_recency) of some visitors of a
@@ -86,18 +87,14 @@ async function subtract(db: Kysely<Database>, websiteId: string, rows: VisitorDa
 async function replay(db: Kysely<Database>, websiteId: string, timezone: string, visitorIds: string[]): Promise<VisitorDayBook> {
   const book = new VisitorDayBook(websiteId);
   const days = new LocalDays();
-  // Sorted here, not by the database: with ORDER BY occurred_at, SQLite walks the website's
-  // (website, time) index over every event of the website instead of the visitors' few.
+  // Sorted in JS (time-order.ts), not by the database.
   const events = await db
     .selectFrom('events')
     .select(['id', 'occurred_at', 'visitor_id', 'session_id', 'type', 'name'])
     .where('website_id', '=', websiteId)
     .where('visitor_id', 'in', visitorIds)
     .execute();
-  const instants = events.map((event) => new Date(event.occurred_at as unknown as string).getTime());
-  const order = events.map((_, i) => i).sort((a, b) => instants[a]! - instants[b]! || (events[a]!.id < events[b]!.id ? -1 : events[a]!.id > events[b]!.id ? 1 : 0));
-  for (const i of order) {
-    const event = events[i]!;
+  for (const event of inTimeOrder(events, (row) => row.occurred_at as unknown as string)) {
     const fields: RecordedFields = { type: event.type as RecordedFields['type'], name: event.name, sessionId: event.session_id };
     book.apply(event.visitor_id, days.dayOf(event.occurred_at, timezone), fields);
   }

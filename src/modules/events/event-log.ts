@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { joinProfiles, leaveProfiles } from '../analytics/breakdown-profiles.ts';
 import { repairBreakdownRollups, subtractDeletedEvents } from '../analytics/breakdown-rollups.ts';
-import { builtVisitors, isBuilding } from '../analytics/derived-build.ts';
+import { buildScope } from '../analytics/derived-build.ts';
 import { deriveBacklog } from '../analytics/rollup-backlog.ts';
 import { profileTotalsIn, profileTotalsOut } from '../analytics/profile-totals.ts';
 import { rebuildVisitorRollups, repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
@@ -49,8 +49,8 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
         if (doomed.length === 0) return 0;
         // While a build runs, only the visitors it has derived have rows to repair; the others'
         // chunks will read what is left of their events (derived-build.ts).
-        const building = await isBuilding(trx, websiteId);
-        const repaired = new Set(await builtVisitors(trx, websiteId, doomed.map((event) => event.visitorId)));
+        const { building, built } = await buildScope(trx, websiteId, doomed.map((event) => event.visitorId));
+        const repaired = new Set(built);
         const inRollups = doomed.filter((event) => repaired.has(event.visitorId));
         // While the website's days move to a new zone, each visitor's are repaired in theirs (visitor-zones.ts).
         const { moving, groups } = await visitorsByZone(trx, websiteId, timezone, inRollups.map((event) => event.visitorId));
