@@ -5,7 +5,7 @@ import type { BenchDatabase } from './prepare.ts';
 
 // Background work on the bench's seeded website (issue 33), each measured the same way: how long
 // the request that starts it takes to answer, how /healthz and an admin read answer while it runs
-// (one connection each, for BENCH_TZ_LOAD_SECONDS, default 10, or until it ends), and how long it
+// (one connection each, until it ends or for at most BENCH_TZ_LOAD_SECONDS, default 900), and how long it
 // takes, its end read from /metrics.
 //
 // - A time-zone change: the PUT answers, the day rollups move to the new zone
@@ -59,7 +59,7 @@ async function measure(options: BackgroundWorkOptions, until: string, begin: () 
       else await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   })();
-  const common = { headers, seconds: options.loadSeconds, warmupSeconds: 0, connections: 1, serverPid: options.serverPid };
+  const common = { headers, seconds: options.loadSeconds, warmupSeconds: 0, connections: 1, serverPid: options.serverPid, until: watch };
   const [healthz, adminRead] = await Promise.all([
     load({ ...common, url: `${base}/healthz` }),
     load({ ...common, url: `${base}/api/v1/admin/websites/${websiteId}` }),

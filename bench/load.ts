@@ -27,9 +27,11 @@ export interface LoadOptions {
   serverPid?: number;
   /** POST with a body made per request (default: GET without a body). */
   body?: () => string;
+  /** Ends the measured run early when it resolves. */
+  until?: Promise<unknown>;
 }
 
-function run(options: LoadOptions, seconds: number, latencies: number[]): Promise<autocannon.Result> {
+function run(options: LoadOptions, seconds: number, latencies: number[], until?: Promise<unknown>): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     const makeBody = options.body;
     const instance = autocannon(
@@ -43,6 +45,7 @@ function run(options: LoadOptions, seconds: number, latencies: number[]): Promis
       (error, result) => (error ? reject(error) : resolve(result)),
     );
     instance.on('response', (_client, _statusCode, _bytes, responseTime: number) => void latencies.push(responseTime));
+    void until?.then(() => instance.stop());
   });
 }
 
@@ -55,7 +58,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const warmup = options.warmupSeconds > 0 ? await run(options, options.warmupSeconds, []) : undefined;
   const latencies: number[] = [];
   const cpuBefore = cpuTimeMs(options.serverPid);
-  const result = await run(options, options.seconds, latencies);
+  const result = await run(options, options.seconds, latencies, options.until);
   const cpuAfter = cpuTimeMs(options.serverPid);
   const sorted = Float64Array.from(latencies).sort();
   return {

@@ -5,6 +5,7 @@ import { buildChunk, buildScope, startBuild } from '../src/modules/analytics/der
 import { BUILT_TABLES } from '../src/modules/analytics/derived-tables.ts';
 import { deriveBacklog } from '../src/modules/analytics/rollup-backlog.ts';
 import { markBuilds } from '../src/db/migrations/derived-builds.ts';
+import { buildEventCursor } from '../src/db/migrations/0024-build-event-cursor.ts';
 import { insertPaymentOnce } from '../src/modules/events/server-events.repository.ts';
 import { newId } from '../src/lib/ids.ts';
 import { useTestApp } from './helpers/app.ts';
@@ -86,6 +87,8 @@ describeEachEngine('builds of derived tables run in the background', (engine) =>
     expect((await building(t.db, website.id))!.events_total).not.toBeNull();
 
     // Empty tables or half-built ones: the reads answer from the raw events, the same as before.
+    // Chunks of 5 events, a visitor's: the sessions (bounce rate, durations) of a visitor the
+    // cursor stands inside hold only its events up to it (docs/decisions.md).
     for (let chunk = 0; chunk < 3; chunk++) {
       const overview = await read('/api/v1/analytics/overview');
       expect(overview.headers[DERIVED_DATA_HEADER]).toBe('rebuilding');
@@ -97,10 +100,11 @@ describeEachEngine('builds of derived tables run in the background', (engine) =>
       expect(countries.body.data).toEqual(allTime);
       const series = await read('/api/v1/analytics/timeseries', { fields: 'visitors,sessions,pageviews', interval: 'week' });
       expect(series.headers[DERIVED_DATA_HEADER]).toBe('rebuilding');
-      await t.db.transaction().execute((trx) => buildChunk(trx, website.id, 4));
+      await t.db.transaction().execute((trx) => buildChunk(trx, website.id, 5));
     }
     const halfway = (await t.request('GET', `/api/v1/admin/websites/${website.id}/derived-data`, { token: owner.token })).body.data[0];
-    expect(halfway.visitorsDone).toBe(12);
+    expect(halfway.eventsDone).toBe(15);
+    expect(halfway.visitorsDone).toBe(3);
     expect(halfway.progress).toBeGreaterThan(0);
     expect(halfway.progress).toBeLessThan(1);
 
@@ -166,26 +170,53 @@ describeEachEngine('builds of derived tables run in the background', (engine) =>
     }
   });
 
-  it('repairs after a goal delete only the visitors already built, on either side of the cursor', async () => {
+  it('repairs after a goal delete only the visitors already built, on either side of the cursor and inside it', async () => {
     const { owner, website } = await site();
     const next = random(21);
-    // Every visitor completes the server goal "upgrade" at least once.
+    // Every visitor completes the server goal "upgrade" at least once: four events each.
     await record(t, VISITORS.flatMap((visitor) => [...eventsOf(website.id, visitor, next, 3, startA()), newEvent(website.id, visitor, { type: 'custom', name: 'upgrade', source: 'api', sessionId: null, hostname: null, path: null, occurredAt: '2026-03-15T12:00:00.000Z' })]));
     await t.db.transaction().execute((trx) => deriveBacklog(trx, website.id));
     await start(t.db, website.id);
     while ((await building(t.db, website.id))!.phase !== 'derive') await t.db.transaction().execute((trx) => buildChunk(trx, website.id, 1));
-    await t.db.transaction().execute((trx) => buildChunk(trx, website.id, 7));
-    const { cursor } = (await building(t.db, website.id))!;
-    const { built } = await buildScope(t.db, website.id, VISITORS);
-    expect(built.length).toBe(7);
-    const notBuilt = VISITORS.find((visitor) => !built.includes(visitor))!;
-    expect(cursor).not.toBeNull();
-    for (const visitor of [built[0]!, notBuilt]) {
+    // Ten events: two visitors whole, and the cursor two events into the third.
+    await t.db.transaction().execute((trx) => buildChunk(trx, website.id, 10));
+    const { cursor, cursor_event_id: inside } = (await building(t.db, website.id))!;
+    const ordered = (await t.db.selectFrom('events').select('visitor_id').distinct().where('website_id', '=', website.id).orderBy('visitor_id').execute()).map((row) => row.visitor_id);
+    expect(ordered.indexOf(cursor!)).toBe(2);
+    const [whole, notBuilt] = [ordered[0]!, ordered[5]!];
+    const { built } = await buildScope(t.db, website.id, [whole, notBuilt]);
+    expect(built).toEqual([whole]);
+    // A delete of the visitor the cursor stands in derives that visitor to its end first.
+    for (const visitor of [whole, cursor!, notBuilt]) {
       const deleted = await t.request('DELETE', '/api/v1/goals', { token: owner.token, query: { websiteId: website.id, name: 'upgrade', datafast_visitor_id: visitor } });
       expect(deleted.status, deleted.raw).toBe(200);
       expect(deleted.body.data[0].deleted).toBeGreaterThan(0);
     }
+    const moved = (await building(t.db, website.id))!;
+    expect(moved.cursor).toBe(cursor);
+    expect(moved.cursor_event_id).not.toBe(inside);
+    expect(Number(moved.events_done)).toBe(12);
     await finish(t.db, website.id, 4);
+    await expectRebuilt(t.db, website.id, 'Europe/Paris');
+  });
+
+  it('migration 0024 sends a build under way back to its clear phase, down and up, and it still ends exact', async () => {
+    const { website } = await site();
+    await record(t, VISITORS.flatMap((visitor) => eventsOf(website.id, visitor, random(31), 4, startA())));
+    await t.db.transaction().execute((trx) => deriveBacklog(trx, website.id));
+    await start(t.db, website.id);
+    while ((await building(t.db, website.id))!.phase !== 'derive') await t.db.transaction().execute((trx) => buildChunk(trx, website.id, 1));
+    await t.db.transaction().execute((trx) => buildChunk(trx, website.id, 6));
+    const migration = buildEventCursor(engine);
+    const untyped = t.db as unknown as Kysely<unknown>;
+    await migration.down(untyped);
+    // The older release's cursor named the last visitor built.
+    expect(await t.db.selectFrom('derived_builds').select(['phase', 'cursor']).where('website_id', '=', website.id).executeTakeFirst()).toEqual({ phase: 'clear', cursor: null });
+    await untyped.updateTable('derived_builds' as never).set({ phase: 'derive', cursor: VISITORS[0] } as never).execute();
+    await migration.up(untyped);
+    expect(await building(t.db, website.id)).toMatchObject({ phase: 'clear', cursor: null, cursor_at: null, cursor_event_id: null, events_done: expect.anything() });
+    expect(Number((await building(t.db, website.id))!.events_done)).toBe(0);
+    await finish(t.db, website.id, 3);
     await expectRebuilt(t.db, website.id, 'Europe/Paris');
   });
 

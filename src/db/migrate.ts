@@ -23,6 +23,7 @@ import { breakdownRevenue } from './migrations/0020-breakdown-revenue.ts';
 import { rollupBacklog } from './migrations/0021-rollup-backlog.ts';
 import { rollupRelocations } from './migrations/0022-rollup-relocations.ts';
 import { derivedBuilds } from './migrations/0023-derived-builds.ts';
+import { buildEventCursor } from './migrations/0024-build-event-cursor.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ function provider(db: Db): MigrationProvider {
     '0021-rollup-backlog': rollupBacklog(db.engine),
     '0022-rollup-relocations': rollupRelocations(),
     '0023-derived-builds': derivedBuilds(),
+    '0024-build-event-cursor': buildEventCursor(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

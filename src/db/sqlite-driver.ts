@@ -42,6 +42,9 @@ export function openSqlite(
   raw.pragma('journal_mode = WAL');
   raw.pragma(options.flushedByCaller ? 'synchronous = NORMAL' : 'synchronous = FULL');
   raw.pragma('foreign_keys = ON');
+  // The deriver's temporary tables (a batch's keys) live in memory, not in a file written at each
+  // of its statements: a build's chunk of events took twice as long with them on disk.
+  raw.pragma('temp_store = MEMORY');
   raw.pragma('busy_timeout = 5000');
 
   const statements = new Map<string, SqliteStatement>();

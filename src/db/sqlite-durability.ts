@@ -1,6 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
 import { type ConnectionWrapper, WrappingDriver, wrapDriver } from './driver-wrapper.ts';
+import { commitIsLazy } from './lazy-commits.ts';
 
 // Durable commits on SQLite without stopping the event loop.
 //
@@ -115,8 +116,9 @@ class FlushingConnection implements ConnectionWrapper {
     return result;
   }
 
-  /** Starts the flush that makes what was just committed durable. */
+  /** Starts the flush that makes what was just committed durable (a lazy commit waits for the next: lazy-commits.ts). */
   committed(): void {
+    if (commitIsLazy()) return;
     const flushing = this.flusher.flush();
     flushing.catch(() => {}); // Handled by whoever releases the connection.
     this.flushing = flushing;

@@ -32,8 +32,9 @@ async function eventStore(app: FastifyInstance): Promise<void> {
   // Both stores: with ClickHouse the relational day rollups hold nothing, and its moves end at the first chunk.
   // SQLite's statements hold the event loop and its one connection; a PostgreSQL chunk holds only
   // the website's rollup row lock (its deriver waits, nothing else), and each statement is planned.
-  const chunkMs = app.config.rebuildChunkMs ?? (app.db.engine === 'sqlite' ? 8 : 200);
-  const worker = new DerivedDataWorker(app.db.kysely, app.log, { chunkMs, maxVisitors: app.config.rebuildChunkMaxVisitors });
+  const sqlite = app.db.engine === 'sqlite';
+  const chunkMs = app.config.rebuildChunkMs ?? (sqlite ? 8 : 200);
+  const worker = new DerivedDataWorker(app.db.kysely, app.log, { chunkMs, pauseMs: sqlite ? 2 : 0, maxVisitors: app.config.rebuildChunkMaxVisitors });
   app.decorate('derivedDataWorker', worker);
   app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => worker.stop());

@@ -68,7 +68,7 @@ export const MARCH = Date.parse('2026-03-01T00:00:00.000Z');
 export const startA = batchClock(MARCH);
 export const startB = batchClock(MARCH + 11 * 86_400_000);
 
-/** Runs the website's background work (a build, else a move) in chunks of `size` visitors until none is left; how many chunks ran. */
+/** Runs the website's background work (a build, else a move) in chunks of `size` (events of a build, visitors of a move) until none is left; how many chunks ran. */
 export async function finish(db: Kysely<Database>, websiteId: string, size: number): Promise<number> {
   for (let chunks = 1; ; chunks++) {
     const result = await db.transaction().execute((trx) => derivedDataChunk(trx, websiteId, size));

@@ -349,8 +349,10 @@ export interface DerivedBuildsTable {
   reason: string;
   /** 'clear-all', 'clear': its old rows are being deleted (derived-build.ts says which); 'derive': its visitors are being derived. */
   phase: 'clear-all' | 'clear' | 'derive';
-  /** The last visitor id (the database's text order) whose rows are derived; null before the first. */
+  /** The last event derived, in the order (visitor id, instant, event id) of the database: its visitor, instant and id; null before the first. */
   cursor: string | null;
+  cursor_at: string | null;
+  cursor_event_id: string | null;
   visitors_done: ColumnType<number | string, number | undefined, number>;
   events_done: ColumnType<number | string, number | undefined, number>;
   /** The website's events when the derive phase began; null before. */

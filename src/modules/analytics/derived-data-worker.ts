@@ -1,17 +1,22 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { describeFault } from '../../db/faults.ts';
+import { lazyTransaction } from '../../db/lazy-commits.ts';
 import type { Database } from '../../db/schema.ts';
 import { relocateChunk } from './day-relocation.ts';
-import { buildChunk } from './derived-build.ts';
+import { type ClearRows, buildChunk } from './derived-build.ts';
 
-// Runs the background work on websites' derived data, a chunk of visitors per transaction, sized
-// so each takes about `chunkMs`, until none is left: the builds of derived tables from the raw
-// events (derived-build.ts) and the moves of day rollups to a new time zone (day-relocation.ts);
+// Runs the background work on websites' derived data, a chunk per transaction (of events for a
+// build, of visitors for a move), sized so each takes about `chunkMs`, until none is left: the
+// builds of derived tables from the raw events (derived-build.ts) and the moves of day rollups
+// to a new time zone (day-relocation.ts);
 // a website has at most one of the two. On SQLite every statement runs on the event loop and the
 // one connection serves every write, so chunks there are short (8 ms by default; 200 ms on
 // PostgreSQL, where a chunk holds only the website's rollup row lock and every statement is
-// planned anew): between two of them the loop answers what waits. The work is rows of
+// planned anew), and between two of them the worker pauses `pauseMs` (2 ms on SQLite): a request
+// under way needs the one connection for each of its statements in turn, and with only a turn of
+// the loop between chunks an admin read of a few statements waited behind two or three chunks
+// (p50 19 ms during a build of a million events, against 10 ms for /healthz). The work is rows of
 // derived_builds and rollup_relocations, so a crash or a stop loses nothing: the next start (of
 // any instance) goes on from the cursor. Several instances may run at once; each chunk takes the
 // website's row lock and reads the cursor under it, so they take turns.
@@ -20,22 +25,38 @@ import { buildChunk } from './derived-build.ts';
  * One chunk of the website's build, or else of its move, in the caller's transaction (a website
  * has at most one: starting a build drops the move, derived-build.ts startBuild).
  */
-export async function derivedDataChunk(trx: Kysely<Database>, websiteId: string, size: number) {
-  const built = await buildChunk(trx, websiteId, size);
+export async function derivedDataChunk(trx: Kysely<Database>, websiteId: string, size: number, clearRows?: ClearRows) {
+  const built = await buildChunk(trx, websiteId, size, clearRows);
   return built.phase !== null ? built : { ...(await relocateChunk(trx, websiteId, size)), phase: 'move' as const };
 }
 
 /** How often the table is looked at besides the wake-ups (moves another instance started or left). */
 const POLL_INTERVAL_MS = 5_000;
-/** Visitors in a website's first chunk, before its chunks' durations are known. */
+/** Events or visitors in a website's first chunk, before its chunks' durations are known. */
 const FIRST_CHUNK = 2;
-/** Fewest visitors per chunk, however slow (one visitor's days move in one transaction). */
+/** Rows in a website's first chunk of a clear phase. */
+const FIRST_CLEAR = 100;
+/** Fewest per chunk, however slow (one visitor's days move in one transaction). */
 const MIN_CHUNK = 1;
+/** Most events per chunk of a build, rows per chunk of its clear phase. */
+const MAX_BUILD_EVENTS = 20_000;
+const MAX_CLEAR_ROWS = 20_000;
+
+/**
+ * How many per chunk, per website: events (a build) or visitors (a move), and rows of each table
+ * (a clear phase: a row of one table costs several times one of another, by their indexes).
+ */
+interface ChunkSizes {
+  work: number;
+  clear: Map<string, number>;
+}
 
 export interface DerivedDataWorkerOptions {
   /** What each chunk's transaction aims to take. */
   chunkMs: number;
-  /** Most visitors per chunk. */
+  /** The pause between two chunks, for the requests under way. */
+  pauseMs?: number;
+  /** Most visitors per chunk of a move. */
   maxVisitors: number;
 }
 
@@ -45,8 +66,8 @@ export class DerivedDataWorker {
   private poll: NodeJS.Timeout | null = null;
   private stopped = true;
   private failing = false;
-  /** Visitors per chunk, per website, adapted to the chunks' durations. */
-  private readonly sizes = new Map<string, number>();
+  /** Per website, adapted to the chunks' durations. */
+  private readonly sizes = new Map<string, ChunkSizes>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -110,24 +131,40 @@ export class DerivedDataWorker {
           if (this.stopped && !force) return;
           finished = await this.chunk(websiteId);
           // Between two chunks, whatever waits for the connection or the event loop goes first.
-          await new Promise((resolve) => setImmediate(resolve));
+          const pauseMs = force ? 0 : (this.options.pauseMs ?? 0);
+          await new Promise((resolve) => (pauseMs > 0 ? setTimeout(resolve, pauseMs) : setImmediate(resolve)));
         }
         this.sizes.delete(websiteId);
       }
     }
   }
 
-  /** One chunk of the website's build or move; whether the website has none left. */
+  /**
+   * One chunk of the website's build or move; whether the website has none left. Its size aims
+   * at `chunkMs` of the work inside the transaction, which holds the event loop on SQLite; the
+   * commit does not wait for the disk (lazy-commits.ts: a crash loses the cursor with the rows).
+   */
   private async chunk(websiteId: string): Promise<boolean> {
-    const size = this.sizes.get(websiteId) ?? Math.min(FIRST_CHUNK, this.options.maxVisitors);
-    const started = performance.now();
-    const result = await this.db.transaction().execute((trx) => derivedDataChunk(trx, websiteId, size));
-    const took = performance.now() - started;
-    // A chunk of the clear phase deletes a fixed number of rows, whatever the size.
-    if (result.phase === 'clear') return false;
-    // Aim the next chunk at chunkMs, growing at most fourfold at a time.
-    const aimed = took > 0 ? Math.round((size * this.options.chunkMs) / took) : size * 4;
-    this.sizes.set(websiteId, Math.min(this.options.maxVisitors, Math.max(MIN_CHUNK, Math.min(aimed, size * 4))));
+    let sizes = this.sizes.get(websiteId);
+    if (!sizes) this.sizes.set(websiteId, (sizes = { work: FIRST_CHUNK, clear: new Map() }));
+    const clearRows = (table: string) => sizes.clear.get(table) ?? FIRST_CLEAR;
+    let took = 0;
+    const result = await lazyTransaction(this.db, async (trx) => {
+      const started = performance.now();
+      const done = await derivedDataChunk(trx, websiteId, sizes.work, clearRows);
+      took = performance.now() - started;
+      return done;
+    });
+    // Aim the next chunk at chunkMs, growing at most twofold at a time (a jump overshoots on SQLite, where a chunk holds the loop).
+    const next = (size: number, most: number) => {
+      const aimed = took > 0 ? Math.round((size * this.options.chunkMs) / took) : size * 2;
+      return Math.min(most, Math.max(MIN_CHUNK, Math.min(aimed, size * 2)));
+    };
+    if (result.phase === 'clear') {
+      if (result.table !== undefined) sizes.clear.set(result.table, next(clearRows(result.table), MAX_CLEAR_ROWS));
+    } else {
+      sizes.work = next(sizes.work, result.phase === 'derive' ? MAX_BUILD_EVENTS : this.options.maxVisitors);
+    }
     return result.finished;
   }
 

@@ -74,10 +74,10 @@ export async function deriveBacklog(trx: Kysely<Database>, websiteId: string, li
     const take = Math.min(EVENTS_PER_TRANSACTION, limit - taken);
     // Every delete of events derives the backlog first (and a website's deletion takes its rows),
     // so each row names a stored event; one that does not is skipped, and its row goes too.
-    // While a build of the website runs (derived-build.ts), the events of visitors past its
-    // cursor are left out: their visitor's chunk reads them from the events table.
+    // While a build of the website runs (derived-build.ts), the events past its cursor (in the
+    // order visitor, instant, id) are left out: a later chunk of it reads them from the events table.
     const { rows } = await sql<BacklogRow>`select b.seq as backlog_seq, e.*,
-        case when d.website_id is null then 0 when d.phase = 'derive' and e.visitor_id <= d.cursor then 0 else 1 end as unbuilt
+        case when d.website_id is null then 0 when d.phase = 'derive' and (e.visitor_id, e.occurred_at, e.id) <= (d.cursor, d.cursor_at, d.cursor_event_id) then 0 else 1 end as unbuilt
       from rollup_backlog b left join events e on e.id = b.event_id left join derived_builds d on d.website_id = b.website_id
       where b.website_id = ${websiteId} order by b.seq limit ${take}`.execute(trx);
     if (rows.length === 0) break;
