@@ -4,7 +4,7 @@ import { describeFault } from '../../db/faults.ts';
 import { lazyTransaction } from '../../db/lazy-commits.ts';
 import type { Database } from '../../db/schema.ts';
 import { relocateChunk } from './day-relocation.ts';
-import { type ClearRows, buildChunk } from './derived-build.ts';
+import { type ClearRows, buildChunk, vacuumCleared } from './derived-build.ts';
 
 // Runs the background work on websites' derived data, a chunk per transaction (of events for a
 // build, of visitors for a move), sized so each takes about `chunkMs`, until none is left: the
@@ -160,6 +160,8 @@ export class DerivedDataWorker {
       const aimed = took > 0 ? Math.round((size * this.options.chunkMs) / took) : size * 2;
       return Math.min(most, Math.max(MIN_CHUNK, Math.min(aimed, size * 2)));
     };
+    // Outside the chunk's transaction, as VACUUM must be.
+    if (result.phase === 'clear' && 'cleared' in result && result.cleared) await vacuumCleared(this.db);
     if (result.phase === 'clear') {
       if (result.table !== undefined) sizes.clear.set(result.table, next(clearRows(result.table), MAX_CLEAR_ROWS));
     } else {
