@@ -235,11 +235,13 @@ describeEachEngine('builds of derived tables run in the background', (engine) =>
     expect(await builtRows(t.db, website.id)).toEqual(kept);
   });
 
-  it.runIf(engine === 'postgres')('vacuums the tables it cleared before deriving, on PostgreSQL (their deleted rows are read by every scan until then)', async () => {
+  it('runs whole in the worker, which vacuums the cleared tables before deriving on PostgreSQL (their deleted rows are read by every scan until then)', async () => {
     const { website } = await site();
     await record(t, VISITORS.flatMap((visitor) => eventsOf(website.id, visitor, random(41), 3, startA())));
     await t.db.transaction().execute((trx) => deriveBacklog(trx, website.id));
-    const vacuumed = async () => {
+    const vacuumed = async (): Promise<Record<string, number>> => {
+      // SQLite has no vacuum between the phases: its deletes leave no rows for scans to read.
+      if (engine === 'sqlite') return {};
       const { rows } = await sql<{ relname: string; vacuums: number }>`select relname, vacuum_count as vacuums from pg_stat_user_tables where schemaname = current_schema()`.execute(t.db);
       return Object.fromEntries(rows.map((row) => [row.relname, Number(row.vacuums)]));
     };
@@ -249,11 +251,11 @@ describeEachEngine('builds of derived tables run in the background', (engine) =>
     expect(await building(t.db, website.id)).toBeUndefined();
     // The statistics arrive when the vacuum reports them.
     let after = await vacuumed();
-    for (let tries = 0; tries < 40 && BUILT_TABLES.some((table) => !(after[table.name]! > (before[table.name] ?? 0))); tries++) {
+    for (let tries = 0; engine === 'postgres' && tries < 40 && BUILT_TABLES.some((table) => !(after[table.name]! > (before[table.name] ?? 0))); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       after = await vacuumed();
     }
-    for (const table of BUILT_TABLES) expect(after[table.name], table.name).toBeGreaterThan(before[table.name] ?? 0);
+    if (engine === 'postgres') for (const table of BUILT_TABLES) expect(after[table.name], table.name).toBeGreaterThan(before[table.name] ?? 0);
     await expectRebuilt(t.db, website.id, 'Europe/Paris');
   });
 
