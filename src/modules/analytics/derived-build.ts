@@ -15,8 +15,8 @@ import { inTimeOrder } from './time-order.ts';
 // derived_builds:
 //
 // - clear: the website's rows of the tables the rollup deriver keeps (derived-tables.ts
-//   BUILT_TABLES) are deleted, a chunk of one table at a time (its rows the caller says), the tables summed from
-//   others first, so a payment or a profile change that adds to a sum through its visitor's rows
+//   BUILT_TABLES) are deleted, a chunk of one table at a time (its rows the caller says), the tables that
+//   others are summed from first, so a payment or a profile change that adds to a sum through its visitor's rows
 //   (breakdown revenue, breakdown profiles) adds only to rows that are deleted after. The tables
 //   declared `replacedPerVisitor` (sessions, with session_buckets, and visitor_totals) stay: the
 //   reads that have no other source keep answering from them. A migration that finds them
