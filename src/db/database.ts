@@ -10,6 +10,7 @@ import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite-driver.ts';
 import { WalFlusher, flushCommits } from './sqlite-durability.ts';
 import { sqliteReadWorkers } from './sqlite-read-workers.ts';
+import { WriteGate, gateWrites, writesOf } from './sqlite-write-gate.ts';
 import { CREDENTIALS_CHANNEL, isCredentialWrite } from './credential-tables.ts';
 import { subscribe } from './pg-notifications.ts';
 import { WriteWatch } from './write-watch.ts';
@@ -25,6 +26,11 @@ export interface Db {
   reads: Kysely<Database>;
   /** How many worker threads serve `reads` (0: they run on the main connection or pool). */
   readWorkers: number;
+  /**
+   * On a SQLite file: where the main connection's writers take turns with another connection of
+   * this process that writes from a worker thread (sqlite-write-gate.ts); otherwise null.
+   */
+  writeGate: WriteGate | null;
   engine: Engine;
   /** The SQLite file (for the generated secret key's home), or null on PostgreSQL. */
   sqlitePath: string | null;
@@ -92,7 +98,6 @@ const pgTypes = {
   },
 };
 
-
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const sqlitePath = sqlitePathFromUrl(url);
   if (sqlitePath !== null) {
@@ -101,7 +106,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     const flusher = sqlitePath === ':memory:' ? null : new WalFlusher(`${sqlitePath}-wal`);
     const { database, raw } = openSqlite(sqlitePath, { flushedByCaller: flusher !== null, onWrite: () => flusher?.noteWrite() });
     const credentialWrites = new WriteWatch(isCredentialWrite);
-    const sqlite = new SqliteDialect({ database });
+    // Writers take turns at the gate with the derived-data thread's connection (sqlite-write-gate.ts).
+    const gate = new WriteGate();
+    const sqlite = gateWrites(new SqliteDialect({ database }), gate, writesOf(database));
     const dialect = flusher ? flushCommits(sqlite, flusher) : sqlite;
     const kysely = new Kysely<Database>({ dialect: credentialWrites.wrap(dialect) });
     // Moves when another connection (another process: the CLI, a second server) commits.
@@ -112,6 +119,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       kysely,
       reads,
       readWorkers: reads === kysely ? 0 : workers,
+      writeGate: sqlitePath === ':memory:' ? null : gate,
       engine: 'sqlite',
       sqlitePath: sqlitePath === ':memory:' ? null : sqlitePath,
       pgSchema: null,
@@ -163,6 +171,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       kysely,
       reads: kysely,
       readWorkers: 0,
+      writeGate: null,
       engine: 'postgres',
       sqlitePath: null,
       pgSchema: options.pgSchema ?? 'public',

@@ -49,11 +49,13 @@ export function openSqlite(
 
   const statements = new Map<string, SqliteStatement>();
   const noteWrite = options.onWrite ?? (() => {});
-  const wrap = (statement: SQLite.Statement): SqliteStatement => {
+  const wrap = (statement: SQLite.Statement): SqliteStatement & { readonly: boolean } => {
     // Called before the statement runs: a write that fails half-way may still have written.
     const writes = statement.readonly ? () => {} : noteWrite;
     return {
       reader: statement.reader,
+      // Read by the write gate (sqlite-write-gate.ts): whether the statement may write.
+      readonly: statement.readonly,
       all: (parameters) => {
         writes();
         return statement.all(...bindable(parameters));
