@@ -4,7 +4,8 @@
 // server. Plain JavaScript so it runs without a TypeScript loader.
 //
 //   dist/cli/   the `sightline` command (bin/sightline.js imports dist/cli/main.js); the server,
-//               the client and the MCP server are chunks loaded when a command needs them
+//               the client and the MCP server are chunks loaded when a command needs them; the
+//               derived-data thread's entry (derived-data-thread-main.js) shares those chunks
 //   dist/sdk/   the typed client exported as `sightline/sdk` (.d.ts by tsc, when it is installed)
 //   dist/web/   the dashboard: index.html and assets/ (content-hashed JavaScript and CSS, each with
 //               its .gz and .br beside it), served by src/plugins/dashboard-pages.ts
@@ -61,12 +62,16 @@ function sourceLocatedImportMeta(outputDirectory) {
   };
 }
 
-/** The command: one entry and its lazily loaded chunks, all in dist/cli so the rewrite above holds. */
+/**
+ * The command: one entry and its lazily loaded chunks, all in dist/cli so the rewrite above holds,
+ * and the derived-data thread's entry, which src/modules/analytics/derived-data-thread.ts finds
+ * beside its own chunk.
+ */
 function buildCli() {
   const outdir = join(DIST, 'cli');
   return esbuild.build({
     ...common,
-    entryPoints: { main: 'src/cli/main.ts' },
+    entryPoints: { main: 'src/cli/main.ts', 'derived-data-thread-main': 'src/modules/analytics/derived-data-thread-main.ts' },
     outdir,
     splitting: true,
     chunkNames: '[name]-[hash]',

@@ -10,7 +10,7 @@ import { insertPaymentOnce } from '../src/modules/events/server-events.repositor
 import { newId } from '../src/lib/ids.ts';
 import { useTestApp } from './helpers/app.ts';
 import { holdDerivedDataWorker } from './helpers/derived-data-worker.ts';
-import { derivedDataChunk } from '../src/modules/analytics/derived-data-worker.ts';
+import { derivedDataChunk } from '../src/modules/analytics/derived-chunk.ts';
 import { DERIVED_DATA_HEADER, MARCH, VISITORS, batchClock, eventsOf, expectRebuilt, finish, random, record, startA, startB } from './helpers/derived-sequences.ts';
 import { rowsOf } from './helpers/derived-tables.ts';
 import { describeEachEngine } from './helpers/engines.ts';

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { type ClickHouse, openClickHouse } from '../db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../db/clickhouse/clickhouse-schema.ts';
 import { describeFault } from '../db/faults.ts';
+import { DerivedDataThread } from '../modules/analytics/derived-data-thread.ts';
 import { DerivedDataWorker } from '../modules/analytics/derived-data-worker.ts';
 import { RollupDeriver } from '../modules/analytics/rollup-backlog.ts';
 import { clickhouseEventLog } from '../modules/events/clickhouse-event-log.ts';
@@ -30,14 +31,25 @@ declare module 'fastify' {
 /** The event store of the configuration; with ClickHouse, its relay runs beside the server. */
 async function eventStore(app: FastifyInstance): Promise<void> {
   // Both stores: with ClickHouse the relational day rollups hold nothing, and its moves end at the first chunk.
-  // SQLite's statements hold the event loop and its one connection; a PostgreSQL chunk holds only
-  // the website's rollup row lock (its deriver waits, nothing else), and each statement is planned.
-  const sqlite = app.db.engine === 'sqlite';
-  const chunkMs = app.config.rebuildChunkMs ?? (sqlite ? 8 : 200);
-  const worker = new DerivedDataWorker(app.db.kysely, app.log, { chunkMs, pauseMs: sqlite ? 2 : 0, maxVisitors: app.config.rebuildChunkMaxVisitors });
+  // Chunk lengths by what a chunk holds (derived-data-worker.ts): on a SQLite file the write gate
+  // (the chunk runs in the derived-data thread), in memory the event loop, on PostgreSQL the
+  // website's rollup row lock.
+  const gate = app.db.writeGate;
+  const thread = gate && app.db.sqlitePath ? new DerivedDataThread(app.db.sqlitePath, gate) : null;
+  const onLoop = app.db.engine === 'sqlite' && !thread;
+  const chunkMs = app.config.rebuildChunkMs ?? (thread ? 50 : onLoop ? 8 : 200);
+  const worker = new DerivedDataWorker(app.db.kysely, app.log, {
+    chunkMs,
+    pauseMs: onLoop ? 2 : 0,
+    maxVisitors: app.config.rebuildChunkMaxVisitors,
+    ...(thread ? { runner: thread.run } : {}),
+  });
   app.decorate('derivedDataWorker', worker);
   app.addHook('onReady', async () => worker.start());
-  app.addHook('onClose', async () => worker.stop());
+  app.addHook('onClose', async () => {
+    await worker.stop();
+    await thread?.stop();
+  });
   const url = app.config.clickhouseUrl;
   if (url === undefined) {
     const rollups = new RollupDeriver(app.db.kysely, app.log);

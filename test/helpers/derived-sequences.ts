@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
 import type { Database } from '../../src/db/schema.ts';
-import { derivedDataChunk } from '../../src/modules/analytics/derived-data-worker.ts';
+import { derivedDataChunk } from '../../src/modules/analytics/derived-chunk.ts';
 import type { NewEvent } from '../../src/modules/events/event.types.ts';
 import { recordEvents } from '../../src/modules/events/record-events.ts';
 import type { TestApp } from './app.ts';

@@ -1,34 +1,23 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { describeFault } from '../../db/faults.ts';
-import { lazyTransaction } from '../../db/lazy-commits.ts';
 import type { Database } from '../../db/schema.ts';
-import { relocateChunk } from './day-relocation.ts';
-import { type ClearRows, buildChunk, vacuumCleared } from './derived-build.ts';
+import { vacuumCleared } from './derived-build.ts';
+import { type ChunkRunner, runChunk } from './derived-chunk.ts';
 
 // Runs the background work on websites' derived data, a chunk per transaction (of events for a
 // build, of visitors for a move), sized so each takes about `chunkMs`, until none is left: the
 // builds of derived tables from the raw events (derived-build.ts) and the moves of day rollups
-// to a new time zone (day-relocation.ts);
-// a website has at most one of the two. On SQLite every statement runs on the event loop and the
-// one connection serves every write, so chunks there are short (8 ms by default; 200 ms on
-// PostgreSQL, where a chunk holds only the website's rollup row lock and every statement is
-// planned anew), and between two of them the worker pauses `pauseMs` (2 ms on SQLite): a request
-// under way needs the one connection for each of its statements in turn, and with only a turn of
-// the loop between chunks an admin read of a few statements waited behind two or three chunks
-// (p50 19 ms during a build of a million events, against 10 ms for /healthz). The work is rows of
-// derived_builds and rollup_relocations, so a crash or a stop loses nothing: the next start (of
-// any instance) goes on from the cursor. Several instances may run at once; each chunk takes the
-// website's row lock and reads the cursor under it, so they take turns.
-
-/**
- * One chunk of the website's build, or else of its move, in the caller's transaction (a website
- * has at most one: starting a build drops the move, derived-build.ts startBuild).
- */
-export async function derivedDataChunk(trx: Kysely<Database>, websiteId: string, size: number, clearRows?: ClearRows) {
-  const built = await buildChunk(trx, websiteId, size, clearRows);
-  return built.phase !== null ? built : { ...(await relocateChunk(trx, websiteId, size)), phase: 'move' as const };
-}
+// to a new time zone (day-relocation.ts); a website has at most one of the two. Where a chunk runs
+// is its runner's (derived-chunk.ts): on a SQLite file the derived-data thread
+// (derived-data-thread.ts), whose chunks hold the write gate and nothing else (50 ms by default:
+// the main connection's writers wait for them, its reads and the event loop do not); in memory the
+// main connection, whose statements hold the event loop (8 ms, and a pause of `pauseMs` between
+// chunks so that requests get the connection); on PostgreSQL a connection of the pool, where a chunk
+// holds only the website's rollup row lock and every statement is planned anew (200 ms). The work
+// is rows of derived_builds and rollup_relocations, so a crash or a stop loses nothing: the next
+// start (of any instance) goes on from the cursor. Several instances may run at once; each chunk
+// takes the website's row lock and reads the cursor under it, so they take turns.
 
 /** How often the table is looked at besides the wake-ups (moves another instance started or left). */
 const POLL_INTERVAL_MS = 5_000;
@@ -58,6 +47,8 @@ export interface DerivedDataWorkerOptions {
   pauseMs?: number;
   /** Most visitors per chunk of a move. */
   maxVisitors: number;
+  /** Where each chunk runs (on a SQLite file, the derived-data thread); default: a transaction on `db`. */
+  runner?: ChunkRunner;
 }
 
 export class DerivedDataWorker {
@@ -141,20 +132,16 @@ export class DerivedDataWorker {
 
   /**
    * One chunk of the website's build or move; whether the website has none left. Its size aims
-   * at `chunkMs` of the work inside the transaction, which holds the event loop on SQLite; the
-   * commit does not wait for the disk (lazy-commits.ts: a crash loses the cursor with the rows).
+   * at `chunkMs` of the work inside the transaction (what the runner holds: the write gate, or
+   * the event loop); the commit does not wait for the disk (lazy-commits.ts: a crash loses the
+   * cursor with the rows).
    */
   private async chunk(websiteId: string): Promise<boolean> {
     let sizes = this.sizes.get(websiteId);
     if (!sizes) this.sizes.set(websiteId, (sizes = { work: FIRST_CHUNK, clear: new Map() }));
     const clearRows = (table: string) => sizes.clear.get(table) ?? FIRST_CLEAR;
-    let took = 0;
-    const result = await lazyTransaction(this.db, async (trx) => {
-      const started = performance.now();
-      const done = await derivedDataChunk(trx, websiteId, sizes.work, clearRows);
-      took = performance.now() - started;
-      return done;
-    });
+    const run = this.options.runner ?? ((request) => runChunk(this.db, request));
+    const { result, took } = await run({ websiteId, size: sizes.work, clearRows: Object.fromEntries(sizes.clear), defaultClearRows: FIRST_CLEAR });
     // Aim the next chunk at chunkMs, growing at most twofold at a time (a jump overshoots on SQLite, where a chunk holds the loop).
     const next = (size: number, most: number) => {
       const aimed = took > 0 ? Math.round((size * this.options.chunkMs) / took) : size * 2;

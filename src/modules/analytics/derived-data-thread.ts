@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WriteGate } from '../../db/sqlite-write-gate.ts';
+import type { ChunkOutcome, ChunkRequest, ChunkRunner } from './derived-chunk.ts';
+import type { ThreadAnswer, ThreadRequest } from './derived-data-thread-main.ts';
+
+// On a SQLite file, the chunks of builds and moves of derived data run in a worker thread of their
+// own (derived-data-thread-main.ts) with a connection of its own. On the main thread a chunk held
+// the event loop: during a build of a million events /healthz waited for chunks (p99 24 ms), and
+// with only the statements moved to a thread the deriver's JavaScript still shared the loop with
+// every request (a build of 100,000 events under load took 159 s instead of 47 s). In the thread
+// it uses the second core.
+//
+// SQLite has one writer at a time, and better-sqlite3 waits for the lock by sleeping: each chunk
+// first takes the write gate (sqlite-write-gate.ts), which the main connection's writers take too
+// and wait for asynchronously; its reads go on meanwhile, reading the last commit.
+//
+// The thread starts with the first chunk and stops with `stop()`; one that died (or could not
+// start) fails its chunk as "database unavailable", and the next chunk starts another.
+
+/** A thread's death, as a fault of the database: the worker logs it and tries again later. */
+function threadGone(reason: string): Error {
+  return Object.assign(new Error(`the derived-data thread stopped: ${reason}`), { code: 'SQLITE_IOERR' });
+}
+
+// Run from the TypeScript sources (tests, the bench), the thread registers tsx's loader before it
+// imports them; from the bundle (dist/, `sightline serve`), the compiled entry lies beside this code.
+const FROM_SOURCES = `
+const { workerData } = require('node:worker_threads');
+import(workerData.tsx).then(({ register }) => {
+  register();
+  return import(workerData.entry);
+});
+`;
+
+function startThread(path: string): Worker {
+  const compiled = join(import.meta.dirname, 'derived-data-thread-main.js');
+  if (existsSync(compiled)) return new Worker(compiled, { workerData: { path } });
+  // tsx's ESM API (its package's export for import, which require.resolve cannot name).
+  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx')), 'esm', 'api', 'index.mjs')).href;
+  const entry = pathToFileURL(join(import.meta.dirname, 'derived-data-thread-main.ts')).href;
+  return new Worker(FROM_SOURCES, { eval: true, workerData: { path, tsx, entry } });
+}
+
+export class DerivedDataThread {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, { resolve: (outcome: ChunkOutcome) => void; reject: (error: Error) => void }>();
+  private nextId = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly gate: WriteGate,
+  ) {}
+
+  /** Runs one chunk in the thread, holding the write gate meanwhile. */
+  readonly run: ChunkRunner = (request) => this.gate.run(() => this.send(request));
+
+  private send(request: ChunkRequest): Promise<ChunkOutcome> {
+    const worker = this.current();
+    return new Promise((resolve, reject) => {
+      const id = this.nextId++;
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, request } satisfies ThreadRequest);
+    });
+  }
+
+  private current(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startThread(this.path);
+    worker.unref();
+    worker.on('message', ({ id, outcome, error }: ThreadAnswer) => {
+      const pending = this.pending.get(id);
+      if (!pending) return;
+      this.pending.delete(id);
+      if (error) pending.reject(Object.assign(new Error(error.message), { code: error.code }));
+      else pending.resolve(outcome!);
+    });
+    const gone = (reason: string) => {
+      if (this.worker === worker) this.worker = null;
+      for (const pending of this.pending.values()) pending.reject(threadGone(reason));
+      this.pending.clear();
+    };
+    worker.on('error', (error) => gone(error.message));
+    worker.on('exit', (code) => gone(`exit code ${code}`));
+    this.worker = worker;
+    return worker;
+  }
+
+  /** Stops the thread after the chunk under way (the caller waits for it first). */
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+}
