@@ -105,8 +105,10 @@ async function callPaddle<T>(credentials: Record<string, string>, baseUrl: strin
       const status = kind === 'revoked' || kind === 'forbidden' ? 403 : null;
       throw providerError(kind, status, `${error.detail ?? error.message} [${code}]`, credentials);
     }
-    // fetch's own failures (refused, reset, DNS) and an answer that is not JSON (a proxy's page).
-    throw unreachable(baseUrl, error, credentials);
+    // fetch's own failures (refused, reset, DNS) and an answer that is not JSON (a proxy's page)
+    // mean Paddle was not really reached; anything else is an answer the SDK could not read.
+    if ((error instanceof TypeError && error.message === 'fetch failed') || error instanceof SyntaxError) throw unreachable(baseUrl, error, credentials);
+    throw providerError('invalid', null, `the answer could not be read: ${error instanceof Error ? error.message : String(error)}`, credentials);
   }
 }
 
