@@ -108,7 +108,8 @@ async function callStripe<T>(credentials: Record<string, string>, base: URL, run
   try {
     return await run();
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeConnectionError) throw unreachable(base, error, credentials);
+    // The connection error's own message is generic; its detail is the socket's error.
+    if (error instanceof Stripe.errors.StripeConnectionError) throw unreachable(base, error.detail ?? error, credentials);
     if (error instanceof Stripe.errors.StripeError) {
       const status = error.statusCode ?? null;
       throw providerError(status === null ? 'unreachable' : kindOfStatus(status), status, error.message, credentials);
