@@ -14,7 +14,9 @@ export interface RecordedRequest {
   authorization: string | null;
 }
 
-export type Route = (request: RecordedRequest) => { status: number; body: unknown } | null;
+type Answer = { status: number; body: unknown } | null;
+/** May answer later (a promise), for tests that hold a provider's answer back. */
+export type Route = (request: RecordedRequest) => Answer | Promise<Answer>;
 
 export interface FakeProvider {
   baseUrl: string;
@@ -30,9 +32,11 @@ export async function startFakeProvider(route: Route): Promise<FakeProvider> {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const recorded = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, authorization: req.headers.authorization ?? null };
       requests.push(recorded);
-      const answer = route(recorded) ?? { status: 404, body: { error: { message: `no route for ${url.pathname}` } } };
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer.body));
+      void Promise.resolve(route(recorded)).then((answered) => {
+        const answer = answered ?? { status: 404, body: { error: { message: `no route for ${url.pathname}` } } };
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer.body));
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
