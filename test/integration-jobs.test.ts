@@ -4,7 +4,8 @@ import { IntegrationJobWorker } from '../src/modules/integrations/integration-jo
 import { queueResync } from '../src/modules/integrations/integrations.service.ts';
 import { claimNextJob, commitPage } from '../src/modules/integrations/job-queue.ts';
 import type { Provider } from '../src/modules/integrations/providers.ts';
-import { type RecordedRequest, startFakeProvider } from './integration-adapters/fake-provider.ts';
+import { startFakeProvider } from './integration-adapters/fake-provider.ts';
+import { DOWN_KEY, GOOD_KEY, HISTORY_PAGES, HISTORY_PAYMENTS, REVOKED_KEY, type StripeHistoryControl, historyPageRead, stripeHistory } from './helpers/fake-stripe-history.ts';
 import { type TestApp, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { createAccount, createWebsite } from './helpers/factories.ts';
@@ -14,78 +15,17 @@ import { createAccount, createWebsite } from './helpers/factories.ts';
 // lease that lets another worker finish a job whose worker died. The second worker is a second
 // IntegrationJobWorker on the same database in this process, not a second process.
 
-const GOOD = 'rk_test_51JobsGoodKeyAbcdefghijklmn';
-const REVOKED = 'rk_test_51JobsRevokedKeyAbcdefgh';
-const DOWN = 'rk_test_51JobsDownKeyAbcdefghijklm';
-
-const CREATED = Math.floor(Date.now() / 1000) - 30 * 86_400;
-const list = (data: unknown[], hasMore: boolean, url: string) => ({ status: 200, body: { object: 'list', data, has_more: hasMore, url } });
-
-function session(n: number) {
-  const id = `cs_${n}`;
-  return {
-    id,
-    object: 'checkout.session',
-    mode: 'payment',
-    status: 'complete',
-    payment_status: 'paid',
-    amount_total: 1000 * n,
-    currency: 'eur',
-    created: CREATED + n,
-    payment_intent: `pi_${n}`,
-    invoice: null,
-    customer: `cus_${n}`,
-    customer_details: { email: `buyer${n}@example.com`, name: `Buyer ${n}` },
-    metadata: { datafast_visitor_id: `visitor-${n}`, datafast_session_id: `session-${n}` },
-  };
-}
-
-const renewal = {
-  id: 'in_renew',
-  object: 'invoice',
-  status: 'paid',
-  billing_reason: 'subscription_cycle',
-  amount_paid: 1500,
-  currency: 'eur',
-  created: CREATED + 100,
-  status_transitions: { paid_at: CREATED + 100 },
-  customer: 'cus_1',
-  customer_email: 'buyer1@example.com',
-  customer_name: 'Buyer 1',
-  parent: { type: 'subscription_details', subscription_details: { subscription: 'sub_1', metadata: { datafast_visitor_id: 'visitor-1' } } },
-};
-
-/** Three pages of Checkout Sessions (2, 2, 1), then one page of invoices: six payments. */
-const SESSION_PAGES: Record<string, { data: number[]; more: boolean }> = {
-  '': { data: [1, 2], more: true },
-  cs_2: { data: [3, 4], more: true },
-  cs_4: { data: [5], more: false },
-};
-const PAYMENTS = 6;
-const PAGES = 4;
+const GOOD = GOOD_KEY;
+const REVOKED = REVOKED_KEY;
+const DOWN = DOWN_KEY;
+const PAYMENTS = HISTORY_PAYMENTS;
+const PAGES = HISTORY_PAGES;
 
 /** Holds the answer to GET /v1/account until released, so a test sees the check under way. */
 let accountGate: Promise<void> | null = null;
+const control: StripeHistoryControl = { hold: (request) => (request.path === '/v1/account' ? accountGate : null) };
 
-async function stripe(request: RecordedRequest) {
-  const key = request.authorization?.replace(/^Bearer /, '') ?? '';
-  if (key === REVOKED) return { status: 401, body: { error: { message: `Invalid API Key provided: ${key}`, type: 'invalid_request_error' } } };
-  if (key === DOWN) return { status: 500, body: { error: { message: 'Something went wrong on our end', type: 'api_error' } } };
-  if (key !== GOOD) return { status: 401, body: { error: { message: 'Invalid API Key provided', type: 'invalid_request_error' } } };
-  if (request.path === '/v1/account') {
-    if (accountGate) await accountGate;
-    return { status: 200, body: { id: 'acct_1', object: 'account', default_currency: 'eur', settings: { dashboard: { display_name: 'Acme Studio' } } } };
-  }
-  if (request.path === '/v1/checkout/sessions') {
-    const page = SESSION_PAGES[request.query.get('starting_after') ?? ''];
-    if (request.query.get('limit') === '1') return list([], false, request.path);
-    if (page) return list(page.data.map(session), page.more, request.path);
-  }
-  if (request.path === '/v1/invoices') return list(request.query.get('limit') === '1' ? [] : [renewal], false, request.path);
-  return null;
-}
-
-const fake = await startFakeProvider(stripe);
+const fake = await startFakeProvider(stripeHistory(control));
 const PROVIDER_URLS = { 'provider-one': fake.baseUrl };
 const JOBS = { enabled: true, maxAttempts: 3, retryBaseMs: 20, leaseMs: 60_000 };
 
@@ -251,8 +191,8 @@ describeEachEngine('integration job lease', (engine) => {
       expect(Date.now() - diedAt).toBeGreaterThanOrEqual(LEASE_MS - 50);
       // Pages 2 and 3 of the sessions and the invoices: the first page is not read again, and no page twice.
       expect(ended.history).toMatchObject({ pages: PAGES, paymentsImported: PAYMENTS, attempts: 2 });
-      const pageReads = fake.requests.slice(requestsBefore).filter((r) => r.path !== '/v1/account' && r.query.get('limit') !== '1');
-      expect(pageReads.map((r) => `${r.path}?${r.query.get('starting_after') ?? ''}`)).toEqual([
+      const pageReads = fake.requests.slice(requestsBefore).map(historyPageRead).filter((read) => read !== null);
+      expect(pageReads).toEqual([
         '/v1/checkout/sessions?cs_2',
         '/v1/checkout/sessions?cs_4',
         '/v1/invoices?',
