@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { JobRow } from './integrations.repository.ts';
 
@@ -21,6 +21,10 @@ const DEFAULT_LEASE: Lease = { owner: 'unnamed-worker', ms: 120_000 };
 
 const later = (at: string, ms: number) => new Date(Date.parse(at) + ms).toISOString();
 
+/** A running job whose lease has run out, or that has none (claimed before leases, by 0024's code). */
+const leaseOver = (eb: ExpressionBuilder<Database, 'integration_jobs'>, at: string) =>
+  eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', at)]);
+
 /**
  * Claims the oldest job of `kinds` that is due: queued and past its retry time, or running under
  * a lease that has run out. Counts the attempt.
@@ -40,7 +44,7 @@ export async function claimNextJob(
       .where((eb) =>
         eb.or([
           eb.and([eb('status', '=', 'queued'), eb.or([eb('run_after', 'is', null), eb('run_after', '<=', at)])]),
-          eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
+          eb.and([eb('status', '=', 'running'), leaseOver(eb, at)]),
         ]),
       )
       .orderBy('requested_at')
@@ -56,7 +60,7 @@ export async function claimNextJob(
       .where((eb) =>
         next.status === 'queued'
           ? eb('status', '=', 'queued')
-          : eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
+          : eb.and([eb('status', '=', 'running'), leaseOver(eb, at)]),
       )
       .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) > 0) return { ...next, ...claim };
