@@ -12,8 +12,9 @@ import { createAccount, createWebsite } from './helpers/factories.ts';
 
 // The integration job worker against a local Stripe (provider-one): the check of a credential
 // after connect, the history import page by page through the payment writer, retries, and the
-// lease that lets another worker finish a job whose worker died. The second worker is a second
-// IntegrationJobWorker on the same database in this process, not a second process.
+// lease that lets another worker finish a job whose worker died. The workers here share this
+// process and its database; integration-jobs-processes.test.ts does the same with two real
+// `sightline serve` processes and a kill -9.
 
 const GOOD = GOOD_KEY;
 const REVOKED = REVOKED_KEY;
