@@ -24,7 +24,11 @@ const PAGES = HISTORY_PAGES;
 
 /** Holds the answer to GET /v1/account until released, so a test sees the check under way. */
 let accountGate: Promise<void> | null = null;
-const control: StripeHistoryControl = { hold: (request) => (request.path === '/v1/account' ? accountGate : null) };
+/** Holds the answer to the second page of checkouts, for a stop that cannot wait for it. */
+let secondPageGate: Promise<void> | null = null;
+const control: StripeHistoryControl = {
+  hold: (request) => (request.path === '/v1/account' ? accountGate : historyPageRead(request) === '/v1/checkout/sessions?cs_2' ? secondPageGate : null),
+};
 
 const fake = await startFakeProvider(stripeHistory(control));
 const PROVIDER_URLS = { 'provider-one': fake.baseUrl };
@@ -171,7 +175,7 @@ describeEachEngine('integration job lease', (engine) => {
         },
         log: t.app.log,
       },
-      { maxAttempts: 3, retryBaseMs: 20, leaseMs: LEASE_MS, pollIntervalMs: 50 },
+      { maxAttempts: 3, retryBaseMs: 20, leaseMs: LEASE_MS, pollIntervalMs: 50, stopWaitMs: 300 },
     );
   };
 
@@ -226,6 +230,35 @@ describeEachEngine('integration job lease', (engine) => {
     next.start();
     try {
       await until(() => status(owner.token, website.id), (s) => s.history?.status === 'succeeded', 'the next worker to finish');
+    } finally {
+      await next.stop();
+    }
+    expect(await payments(website.id)).toHaveLength(PAYMENTS);
+  });
+
+  it('does not wait at a stop for a provider that is slow to answer: the job is handed back at once', async () => {
+    const { owner, website } = await connect(GOOD);
+    let release!: () => void;
+    secondPageGate = new Promise((resolve) => (release = resolve));
+    const slow = worker();
+    try {
+      slow.start();
+      await until(() => status(owner.token, website.id), (s) => s.history?.pages === 1, 'the first page');
+      const stopping = Date.now();
+      await slow.stop();
+      expect(Date.now() - stopping).toBeLessThan(2_000);
+      const handedBack = await t.db.selectFrom('integration_jobs').selectAll().where('website_id', '=', website.id).executeTakeFirstOrThrow();
+      expect(handedBack).toMatchObject({ status: 'queued', attempts: 0, lease_owner: null, locked_until: null, pages_done: 1, cursor: 'sessions:cs_2' });
+    } finally {
+      secondPageGate = null;
+      release?.();
+    }
+    // The late answer finds the job no longer its worker's; the next worker goes on from the cursor.
+    const next = worker();
+    next.start();
+    try {
+      const ended = await until(() => status(owner.token, website.id), (s) => s.history?.status === 'succeeded', 'the next worker to finish');
+      expect(ended.history).toMatchObject({ pages: PAGES, attempts: 1 });
     } finally {
       await next.stop();
     }

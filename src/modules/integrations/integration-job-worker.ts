@@ -23,6 +23,12 @@ import { RESYNC_JOB } from './providers.ts';
 /** How often the table is looked at besides the wake-ups. */
 const POLL_INTERVAL_MS = 5_000;
 const MAX_RETRY_DELAY_MS = 60 * 60_000;
+/**
+ * How long a stop waits for the provider's answer under way. The adapters' calls cannot be
+ * aborted and take up to 20 s to time out, longer than the drain after SIGTERM (server.ts): past
+ * this, the job is handed back at once and the late answer finds the lease gone.
+ */
+const STOP_WAIT_MS = 3_000;
 
 export interface IntegrationJobWorkerOptions {
   maxAttempts: number;
@@ -30,6 +36,7 @@ export interface IntegrationJobWorkerOptions {
   leaseMs: number;
   /** Polls more often in tests. */
   pollIntervalMs?: number;
+  stopWaitMs?: number;
 }
 
 export interface IntegrationJobDeps {
@@ -51,6 +58,8 @@ export class IntegrationJobWorker {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private stopped = true;
   private failing = false;
+  /** The job under way, to hand back when a stop cannot wait for it. */
+  private current: JobRow | null = null;
 
   constructor(
     private readonly deps: IntegrationJobDeps,
@@ -94,21 +103,37 @@ export class IntegrationJobWorker {
     while (this.running) await this.running;
   }
 
-  /** Stops after the page under way and hands its job back; what is left goes on at the next start, here or elsewhere. */
+  /**
+   * Stops after the page under way and hands its job back; what is left goes on at the next
+   * start, here or elsewhere. A page whose answer is slow is not waited for past STOP_WAIT_MS.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.poll) clearInterval(this.poll);
     this.poll = null;
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
-    await this.idle();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.options.stopWaitMs ?? STOP_WAIT_MS)));
+    const ended = await Promise.race([this.idle().then(() => 'ended' as const), waited]);
+    clearTimeout(timer);
+    const job = this.current;
+    if (ended === 'late' && job) {
+      await releaseJob(this.deps.db, job, this.lease).catch((error: unknown) => this.failed(error));
+      this.deps.log.info({ jobId: job.id, provider: job.provider }, 'integration job: handed back at stop, its page still waiting for the provider');
+    }
   }
 
   private async runAll(): Promise<void> {
     while (!this.stopped) {
       const job = await claimNextJob(this.deps.db, RESYNC_JOB, new Date().toISOString(), this.lease);
       if (!job) return;
-      await this.run(job);
+      this.current = job;
+      try {
+        await this.run(job);
+      } finally {
+        this.current = null;
+      }
     }
   }
 
