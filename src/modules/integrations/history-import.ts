@@ -48,6 +48,8 @@ export class JobRunError extends Error {
     readonly description: string,
     /** Whether the credential's check had an answer before the failure (else the failure is its answer). */
     readonly verified: boolean,
+    /** The connection whose credentials the run used: a failure is its answer, not a newer connection's. */
+    readonly connectedAt: string | null = null,
   ) {
     super(description);
   }
@@ -60,7 +62,7 @@ export async function runHistoryJob(ctx: HistoryRunContext, job: repo.JobRow): P
   const adapter = ctx.adapterOf(job.provider);
   if (!adapter) throw new JobRunError(null, `${job.provider} has no API to import payments from`, false);
   const credentials = openCredentials(ctx.keyring, integration);
-  const fail = (error: unknown, verified: boolean) => new JobRunError(error, describeRunError(error, credentials), verified);
+  const fail = (error: unknown, verified: boolean) => new JobRunError(error, describeRunError(error, credentials), verified, integration.connected_at);
 
   try {
     const account = await adapter.verifyCredential(credentials);

@@ -163,9 +163,8 @@ export class IntegrationJobWorker {
       return;
     }
     // The connection's status says why it cannot be used, when the credential never got an answer.
-    if (!error.verified) {
-      const integration = await repo.findIntegration(db, job.website_id, job.provider);
-      if (integration) await repo.recordVerification(db, job.website_id, job.provider, integration.connected_at, { error: error.description }, at);
+    if (!error.verified && error.connectedAt !== null) {
+      await repo.recordVerification(db, job.website_id, job.provider, error.connectedAt, { error: error.description }, at);
     }
     await finishJob(db, job.id, { status: 'failed', error: error.description }, at, this.lease);
   }
