@@ -12,7 +12,8 @@ import { type CliProcess, Processes, REPO_ROOT, freePort, sleep, waitForHealthy 
 // Two real `sightline serve` processes on one PostgreSQL database and one history import: the job
 // runs in one instance only; that instance is killed with SIGKILL while it waits for the second
 // page, and the other one takes the job over once the lease has run out, going on from the last
-// committed page, so no page is recorded twice and every payment is recorded once. Each instance
+// committed page, so no page is recorded twice and every payment is recorded once. Then the
+// survivor gets SIGTERM while waiting for a page: it hands the job back and exits 0. Each instance
 // reads Stripe through a fake of its own, so the test knows which instance asked for what.
 
 const ADMIN = '/api/v1/admin';
@@ -49,6 +50,21 @@ suite('an integration job across two real instances', () => {
   let releaseAll!: () => void;
   const held = new Promise<void>((resolve) => (releaseAll = resolve));
   const isSecondPage = (request: RecordedRequest) => historyPageRead(request) === '/v1/checkout/sessions?cs_2';
+  let token: string;
+  /** The instance left after the first test's kill -9. */
+  let survivor: Instance;
+
+  async function connectedWebsite(instance: Instance): Promise<string> {
+    const created = await call(instance.baseUrl, 'POST', `${ADMIN}/websites`, {
+      token,
+      body: { domain: `shop-${randomBytes(4).toString('hex')}.example.com`, timezone: 'UTC', name: 'Shop' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const websiteId: string = created.body.data[0].id;
+    const connected = await call(instance.baseUrl, 'POST', `${ADMIN}/websites/${websiteId}/integrations/provider-one`, { token, body: { providerOneRestrictedKey: GOOD_KEY } });
+    expect(connected.status, JSON.stringify(connected.body)).toBe(200);
+    return websiteId;
+  }
 
   beforeAll(async () => {
     await asPostgresAdmin(`create database ${database}`);
@@ -89,17 +105,13 @@ suite('an integration job across two real instances', () => {
   });
 
   it('runs the job in one instance, and after a kill -9 in the second page the other finishes it without duplicates', async () => {
-    const { token } = await createAccountWithToken(db.kysely, `jobs-${randomBytes(4).toString('hex')}@example.com`, 'Jobs');
-    const [a] = instances as [Instance, Instance];
-    const created = await call(a.baseUrl, 'POST', `${ADMIN}/websites`, { token, body: { domain: 'shop.example.com', timezone: 'UTC', name: 'Shop' } });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const websiteId: string = created.body.data[0].id;
-    const connected = await call(a.baseUrl, 'POST', `${ADMIN}/websites/${websiteId}/integrations/provider-one`, { token, body: { providerOneRestrictedKey: GOOD_KEY } });
-    expect(connected.status, JSON.stringify(connected.body)).toBe(200);
+    ({ token } = await createAccountWithToken(db.kysely, `jobs-${randomBytes(4).toString('hex')}@example.com`, 'Jobs'));
+    const websiteId = await connectedWebsite(instances[0]!);
 
     // Whichever instance claimed the job reads the first page, commits it, and waits for the second.
     const running = (await until('an instance to ask for the second page', async () => instances.find((i) => i.fake.requests.some(isSecondPage)), Boolean))!;
     const other = instances.find((instance) => instance !== running)!;
+    survivor = other;
     expect(other.fake.requests.map(historyPageRead).filter(Boolean), 'the other instance read nothing').toEqual([]);
     const job = await db.kysely.selectFrom('integration_jobs').selectAll().where('website_id', '=', websiteId).executeTakeFirstOrThrow();
     expect(job).toMatchObject({ status: 'running', attempts: 1, pages_done: 1, cursor: 'sessions:cs_2', payments_imported: 2 });
@@ -128,4 +140,19 @@ suite('an integration job across two real instances', () => {
       ...[1, 2, 3, 4, 5].map((n) => ({ transaction_id: `pi_${n}`, visitor_id: `visitor-${n}` })),
     ]);
   }, 90_000);
+
+  it('hands its job back on SIGTERM, the page under way left for the next instance, and exits 0', async () => {
+    survivor.control.hold = (request) => (isSecondPage(request) ? held : null);
+    const secondPages = () => survivor.fake.requests.filter(isSecondPage).length;
+    const before = secondPages();
+    const websiteId = await connectedWebsite(survivor);
+    await until('the second page to be asked for', async () => secondPages(), (count) => count > before);
+
+    survivor.process.child.kill('SIGTERM');
+    const exit = await survivor.process.exited;
+    expect(exit, survivor.process.describe()).toEqual({ code: 0, signal: null });
+    const job = await db.kysely.selectFrom('integration_jobs').selectAll().where('website_id', '=', websiteId).executeTakeFirstOrThrow();
+    expect(job).toMatchObject({ status: 'queued', attempts: 0, lease_owner: null, locked_until: null, pages_done: 1, cursor: 'sessions:cs_2' });
+    expect(survivor.process.logLines().some((line) => /handed back at stop/.test(String(line.msg)))).toBe(true);
+  }, 60_000);
 });
