@@ -8300,18 +8300,130 @@ export interface operations {
                             "provider-one": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                account: {
+                                    /**
+                                     * @description verifying until the provider has answered the check of the credential
+                                     * @enum {unknown}
+                                     */
+                                    status: "verifying" | "verified" | "failed";
+                                    name: string | null;
+                                    currency: string | null;
+                                    error: string | null;
+                                    verifiedAt: string | null;
+                                } | null;
+                                history: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                    /** @description pages of payments imported so far */
+                                    pages: number;
+                                    /** @description payments read from the provider and recorded (each transaction once) */
+                                    paymentsImported: number;
+                                    /** @description attempts so far; a failed one is retried later, until the last */
+                                    attempts: number;
+                                } | null;
                             };
                             "provider-two": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                account: {
+                                    /**
+                                     * @description verifying until the provider has answered the check of the credential
+                                     * @enum {unknown}
+                                     */
+                                    status: "verifying" | "verified" | "failed";
+                                    name: string | null;
+                                    currency: string | null;
+                                    error: string | null;
+                                    verifiedAt: string | null;
+                                } | null;
+                                history: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                    /** @description pages of payments imported so far */
+                                    pages: number;
+                                    /** @description payments read from the provider and recorded (each transaction once) */
+                                    paymentsImported: number;
+                                    /** @description attempts so far; a failed one is retried later, until the last */
+                                    attempts: number;
+                                } | null;
                             };
                             "provider-three": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                account: {
+                                    /**
+                                     * @description verifying until the provider has answered the check of the credential
+                                     * @enum {unknown}
+                                     */
+                                    status: "verifying" | "verified" | "failed";
+                                    name: string | null;
+                                    currency: string | null;
+                                    error: string | null;
+                                    verifiedAt: string | null;
+                                } | null;
+                                history: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                    /** @description pages of payments imported so far */
+                                    pages: number;
+                                    /** @description payments read from the provider and recorded (each transaction once) */
+                                    paymentsImported: number;
+                                    /** @description attempts so far; a failed one is retried later, until the last */
+                                    attempts: number;
+                                } | null;
                             };
                             "provider-four": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                account: {
+                                    /**
+                                     * @description verifying until the provider has answered the check of the credential
+                                     * @enum {unknown}
+                                     */
+                                    status: "verifying" | "verified" | "failed";
+                                    name: string | null;
+                                    currency: string | null;
+                                    error: string | null;
+                                    verifiedAt: string | null;
+                                } | null;
+                                history: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                    /** @description pages of payments imported so far */
+                                    pages: number;
+                                    /** @description payments read from the provider and recorded (each transaction once) */
+                                    paymentsImported: number;
+                                    /** @description attempts so far; a failed one is retried later, until the last */
+                                    attempts: number;
+                                } | null;
                                 resync: {
                                     /** @enum {unknown} */
                                     status: "queued" | "running" | "succeeded" | "failed";
@@ -8337,18 +8449,130 @@ export interface operations {
                             stripe: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                account: {
+                                    /**
+                                     * @description verifying until the provider has answered the check of the credential
+                                     * @enum {unknown}
+                                     */
+                                    status: "verifying" | "verified" | "failed";
+                                    name: string | null;
+                                    currency: string | null;
+                                    error: string | null;
+                                    verifiedAt: string | null;
+                                } | null;
+                                history: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                    /** @description pages of payments imported so far */
+                                    pages: number;
+                                    /** @description payments read from the provider and recorded (each transaction once) */
+                                    paymentsImported: number;
+                                    /** @description attempts so far; a failed one is retried later, until the last */
+                                    attempts: number;
+                                } | null;
                             };
                             lemonsqueezy: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                account: {
+                                    /**
+                                     * @description verifying until the provider has answered the check of the credential
+                                     * @enum {unknown}
+                                     */
+                                    status: "verifying" | "verified" | "failed";
+                                    name: string | null;
+                                    currency: string | null;
+                                    error: string | null;
+                                    verifiedAt: string | null;
+                                } | null;
+                                history: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                    /** @description pages of payments imported so far */
+                                    pages: number;
+                                    /** @description payments read from the provider and recorded (each transaction once) */
+                                    paymentsImported: number;
+                                    /** @description attempts so far; a failed one is retried later, until the last */
+                                    attempts: number;
+                                } | null;
                             };
                             polar: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                account: {
+                                    /**
+                                     * @description verifying until the provider has answered the check of the credential
+                                     * @enum {unknown}
+                                     */
+                                    status: "verifying" | "verified" | "failed";
+                                    name: string | null;
+                                    currency: string | null;
+                                    error: string | null;
+                                    verifiedAt: string | null;
+                                } | null;
+                                history: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                    /** @description pages of payments imported so far */
+                                    pages: number;
+                                    /** @description payments read from the provider and recorded (each transaction once) */
+                                    paymentsImported: number;
+                                    /** @description attempts so far; a failed one is retried later, until the last */
+                                    attempts: number;
+                                } | null;
                             };
                             paddle: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                account: {
+                                    /**
+                                     * @description verifying until the provider has answered the check of the credential
+                                     * @enum {unknown}
+                                     */
+                                    status: "verifying" | "verified" | "failed";
+                                    name: string | null;
+                                    currency: string | null;
+                                    error: string | null;
+                                    verifiedAt: string | null;
+                                } | null;
+                                history: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                    /** @description pages of payments imported so far */
+                                    pages: number;
+                                    /** @description payments read from the provider and recorded (each transaction once) */
+                                    paymentsImported: number;
+                                    /** @description attempts so far; a failed one is retried later, until the last */
+                                    attempts: number;
+                                } | null;
                                 resync: {
                                     /** @enum {unknown} */
                                     status: "queued" | "running" | "succeeded" | "failed";

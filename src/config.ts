@@ -78,6 +78,23 @@ export interface Config {
   rebuildChunkMs: number | undefined;
   /** And takes at most this many visitors. */
   rebuildChunkMaxVisitors: number;
+  /** Each payment provider's API root (PROVIDER_ONE_API_URL ...); a provider left out is called at its real API. */
+  providerApiUrls: ProviderApiUrls;
+  integrationJobs: IntegrationJobsConfig;
+}
+
+/** The four providers connected with an API credential, by the names of providers.ts. */
+export type ProviderApiUrls = Partial<Record<'provider-one' | 'provider-two' | 'provider-three' | 'provider-four', string>>;
+
+export interface IntegrationJobsConfig {
+  /** Whether this instance runs integration jobs (verifying credentials, importing payment history). */
+  enabled: boolean;
+  /** Attempts of a job before it is marked failed with its last error. */
+  maxAttempts: number;
+  /** The wait after the first failed attempt; doubled after each next one (at most an hour). */
+  retryBaseMs: number;
+  /** How long a claimed job is its worker's; renewed after every page, taken over by another instance once over. */
+  leaseMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -133,6 +150,34 @@ function clickhouseUrl(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name} must be an http:// or https:// URL whose path, if any, is a database name (http://[user[:password]@]host[:port]/database)`);
   }
   return raw;
+}
+
+/** An http(s) URL (a provider's API root), without a trailing slash. */
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(`${name} must be an http:// or https:// URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+function providerApiUrls(env: Env): ProviderApiUrls {
+  const urls: ProviderApiUrls = {};
+  for (const [provider, name] of [
+    ['provider-one', 'PROVIDER_ONE_API_URL'],
+    ['provider-two', 'PROVIDER_TWO_API_URL'],
+    ['provider-three', 'PROVIDER_THREE_API_URL'],
+    ['provider-four', 'PROVIDER_FOUR_API_URL'],
+  ] as const) {
+    const url = httpUrl(env, name);
+    if (url !== undefined) urls[provider] = url;
+  }
+  return urls;
 }
 
 /** A redis:// or rediss:// URL; the value is never echoed, as it may hold a password. */
@@ -201,6 +246,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     clickhouseUrl: clickhouseUrl(env, 'CLICKHOUSE_URL'),
     rebuildChunkMs: env.REBUILD_CHUNK_MS ? integer(env, 'REBUILD_CHUNK_MS', 1, 1) : undefined,
     rebuildChunkMaxVisitors: integer(env, 'REBUILD_CHUNK_MAX_VISITORS', 5000, 1),
+    providerApiUrls: providerApiUrls(env),
+    integrationJobs: {
+      enabled: oneOf(env, 'INTEGRATION_JOBS', ['on', 'off'] as const, 'on') === 'on',
+      maxAttempts: integer(env, 'INTEGRATION_JOB_ATTEMPTS', 5, 1),
+      retryBaseMs: integer(env, 'INTEGRATION_JOB_RETRY_SECONDS', 30, 1) * 1000,
+      leaseMs: integer(env, 'INTEGRATION_JOB_LEASE_SECONDS', 120, 5) * 1000,
+    },
     ...overrides,
   };
   return Object.freeze(config);

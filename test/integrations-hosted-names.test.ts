@@ -81,18 +81,20 @@ describeEachEngine('integrations under the hosted names', (engine) => {
     it('lists every provider under both names, the same status under each, with the currency', async () => {
       const { owner, website } = await ownerWithWebsite();
       const off = { connected: false, connectedAt: null };
-      const paddleOff = { ...off, resync: null, keyExpiresAt: null };
+      // The providers with an API credential also show its check and their history import.
+      const apiOff = { ...off, account: null, history: null };
+      const paddleOff = { ...apiOff, resync: null, keyExpiresAt: null };
       const item = await status(owner.token, website.id);
       expect(item).toEqual({
-        'provider-one': off,
-        'provider-two': off,
-        'provider-three': off,
+        'provider-one': apiOff,
+        'provider-two': apiOff,
+        'provider-three': apiOff,
         'provider-four': paddleOff,
         'provider-five': off,
         'provider-six': off,
-        stripe: off,
-        lemonsqueezy: off,
-        polar: off,
+        stripe: apiOff,
+        lemonsqueezy: apiOff,
+        polar: apiOff,
         paddle: paddleOff,
         shopify: off,
         woocommerce: off,
@@ -107,9 +109,21 @@ describeEachEngine('integrations under the hosted names', (engine) => {
       const viaHosted = await call('POST', providerUrl(website.id, 'stripe'), { token: owner.token, body: body('provider-one', 1) });
       const viaSeed = await call('POST', providerUrl(website.id, 'provider-four'), { token: owner.token, body: body('provider-four', 0) });
       const item = await status(owner.token, website.id);
-      expect(item.stripe).toEqual({ connected: true, connectedAt: viaHosted.body.data[0].connectedAt });
+      // Each connection's credential is being checked by the job connecting queued (the job worker is off here).
+      const verifying = { status: 'verifying', name: null, currency: null, error: null, verifiedAt: null };
+      const history = (requestedAt: string) => ({ status: 'queued', requestedAt, finishedAt: null, error: null, pages: 0, paymentsImported: 0, attempts: 0 });
+      const stripeAt = viaHosted.body.data[0].connectedAt;
+      const paddleAt = viaSeed.body.data[0].connectedAt;
+      expect(item.stripe).toEqual({ connected: true, connectedAt: stripeAt, account: verifying, history: history(stripeAt) });
       expect(item['provider-one']).toEqual(item.stripe);
-      expect(item.paddle).toEqual({ connected: true, connectedAt: viaSeed.body.data[0].connectedAt, resync: null, keyExpiresAt: null });
+      expect(item.paddle).toEqual({
+        connected: true,
+        connectedAt: paddleAt,
+        account: verifying,
+        history: history(paddleAt),
+        resync: { status: 'queued', requestedAt: paddleAt, finishedAt: null, error: null },
+        keyExpiresAt: null,
+      });
       expect(item['provider-four']).toEqual(item.paddle);
       expect(item.lemonsqueezy.connected).toBe(false);
       expect(item.currency).toBe('EUR');
@@ -336,7 +350,9 @@ describeEachEngine('integrations under the hosted names', (engine) => {
         const response = await call(method, url, { token: key.key, body: sent });
         expect(response.status, `${method} ${url}: ${response.raw}`).toBe(200);
       }
-      expect((await snapshot(website.id)).jobs.map((j) => j.status)).toEqual(['queued']);
+      // Every disconnect cancelled its provider's job; paddle's new connection has one open job.
+      const open = (await snapshot(website.id)).jobs.filter((j) => j.status !== 'failed');
+      expect(open.map((j) => [j.provider, j.status])).toEqual([['provider-four', 'queued']]);
     });
 
     it("answers 404 for another account's website and an unknown one, even with a bad body, and 400 for a malformed id", async () => {

@@ -40,13 +40,18 @@ const providerUrl = (websiteId: string, provider: string) => `${integrationsUrl(
 
 /** The status GET answers when nothing is connected. */
 const NOTHING_CONNECTED = {
-  'provider-one': { connected: false, connectedAt: null },
-  'provider-two': { connected: false, connectedAt: null },
-  'provider-three': { connected: false, connectedAt: null },
-  'provider-four': { connected: false, connectedAt: null, resync: null, keyExpiresAt: null },
+  'provider-one': { connected: false, connectedAt: null, account: null, history: null },
+  'provider-two': { connected: false, connectedAt: null, account: null, history: null },
+  'provider-three': { connected: false, connectedAt: null, account: null, history: null },
+  'provider-four': { connected: false, connectedAt: null, account: null, history: null, resync: null, keyExpiresAt: null },
   'provider-five': { connected: false, connectedAt: null },
   'provider-six': { connected: false, connectedAt: null },
 };
+
+/** A connected API provider's credential, before the job (off in these suites) has checked it. */
+const VERIFYING = { status: 'verifying', name: null, currency: null, error: null, verifiedAt: null };
+/** The job that connecting queues: the check of the credential and the payment history import. */
+const queuedHistory = (requestedAt: string) => ({ status: 'queued', requestedAt, finishedAt: null, error: null, pages: 0, paymentsImported: 0, attempts: 0 });
 
 /** The hosted service's name of each provider (website-api.md section 7): GET lists each status under both. */
 const HOSTED_NAMES: Record<string, string> = {
@@ -67,8 +72,16 @@ async function storedIntegrations(t: TestApp, websiteId: string) {
   return t.db.selectFrom('integrations').selectAll().where('website_id', '=', websiteId).orderBy('provider').execute();
 }
 
+/** provider-four's jobs, the ones PATCH re-syncs (connecting any API provider queues its own job too). */
 async function storedJobs(t: TestApp, websiteId: string) {
-  return t.db.selectFrom('integration_jobs').selectAll().where('website_id', '=', websiteId).orderBy('requested_at').orderBy('id').execute();
+  return t.db
+    .selectFrom('integration_jobs')
+    .selectAll()
+    .where('website_id', '=', websiteId)
+    .where('provider', '=', 'provider-four')
+    .orderBy('requested_at')
+    .orderBy('id')
+    .execute();
 }
 
 /**
@@ -144,8 +157,15 @@ describeEachEngine('integrations', (engine) => {
         data: [
           fullStatus({
             ...NOTHING_CONNECTED,
-            'provider-one': { connected: true, connectedAt: one.item.connectedAt },
-            'provider-four': { connected: true, connectedAt: four.item.connectedAt, resync: null, keyExpiresAt: null },
+            'provider-one': { connected: true, connectedAt: one.item.connectedAt, account: VERIFYING, history: queuedHistory(one.item.connectedAt) },
+            'provider-four': {
+              connected: true,
+              connectedAt: four.item.connectedAt,
+              account: VERIFYING,
+              history: queuedHistory(four.item.connectedAt),
+              resync: { status: 'queued', requestedAt: four.item.connectedAt, finishedAt: null, error: null },
+              keyExpiresAt: null,
+            },
           }),
         ],
       });
@@ -436,13 +456,23 @@ describeEachEngine('integrations', (engine) => {
           requested_at: requestedAt,
           started_at: null,
           finished_at: null,
+          lease_owner: null,
+          locked_until: null,
+          run_after: null,
+          cursor: null,
+          pages_done: 0,
+          payments_imported: 0,
         },
       ]);
+      // Connecting queued it; the re-sync asked for right after is that job.
+      expect(requestedAt).toBe(item.connectedAt);
       expect(await status(owner.token, website.id)).toEqual({
         ...NOTHING_CONNECTED,
         [RESYNC]: {
           connected: true,
           connectedAt: item.connectedAt,
+          account: VERIFYING,
+          history: queuedHistory(requestedAt),
           resync: { status: 'queued', requestedAt, finishedAt: null, error: null },
           keyExpiresAt: null,
         },
@@ -460,11 +490,12 @@ describeEachEngine('integrations', (engine) => {
     it('answers 400 for a body field and queues nothing', async () => {
       const { owner, website } = await ownerWithWebsite();
       await connect(owner.token, website.id, RESYNC);
+      const before = await storedJobs(t, website.id);
       const value = secret();
       const response = await call('PATCH', providerUrl(website.id, RESYNC), { token: owner.token, body: { providerFourApiKey: value } });
       expectError(response, 400);
       expect(response.body.error.message).toBe('body.providerFourApiKey: is not an allowed field');
-      expect(await storedJobs(t, website.id)).toEqual([]);
+      expect(await storedJobs(t, website.id)).toEqual(before);
     });
 
     it('does not queue a second job while one is queued', async () => {
@@ -513,10 +544,18 @@ describeEachEngine('integrations', (engine) => {
 
       const [job] = await storedJobs(t, website.id);
       expect(job).toMatchObject({ status: 'failed', error: expect.stringMatching(/cancelled/), finished_at: expect.stringMatching(ISO_MS) });
-      expect((await status(owner.token, website.id))[RESYNC]).toEqual({ connected: false, connectedAt: null, resync: null, keyExpiresAt: null });
+      expect((await status(owner.token, website.id))[RESYNC]).toEqual(NOTHING_CONNECTED[RESYNC]);
 
+      // Connecting again queues the new connection's own job, not the cancelled one.
       const { item } = await connect(owner.token, website.id, RESYNC);
-      expect((await status(owner.token, website.id))[RESYNC]).toEqual({ connected: true, connectedAt: item.connectedAt, resync: null, keyExpiresAt: null });
+      expect((await status(owner.token, website.id))[RESYNC]).toEqual({
+        connected: true,
+        connectedAt: item.connectedAt,
+        account: VERIFYING,
+        history: queuedHistory(item.connectedAt),
+        resync: { status: 'queued', requestedAt: item.connectedAt, finishedAt: null, error: null },
+        keyExpiresAt: null,
+      });
 
       // The cancelled job does not block a new one.
       const again = await call('PATCH', providerUrl(website.id, RESYNC), { token: owner.token });

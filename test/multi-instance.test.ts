@@ -21,8 +21,8 @@ import { type SmtpInbox, startSmtpInbox } from './helpers/smtp-inbox.ts';
 // counted once for both (in PostgreSQL, or in Redis with REDIS_URL), every outbox mail is sent
 // once, and an alert's cooldown holds whichever instance took the goal events.
 //
-// Integration jobs are not part of this: no worker in the server runs them yet (the repository's
-// claimNextJob is a conditional update that several workers could share, but nothing calls it).
+// Integration jobs across two instances (one runs a job; the other takes it over after a kill -9)
+// are tested in integration-jobs-processes.test.ts.
 
 const ADMIN = '/api/v1/admin';
 const LIMIT = 20;

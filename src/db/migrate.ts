@@ -24,6 +24,7 @@ import { rollupBacklog } from './migrations/0021-rollup-backlog.ts';
 import { rollupRelocations } from './migrations/0022-rollup-relocations.ts';
 import { derivedBuilds } from './migrations/0023-derived-builds.ts';
 import { buildEventCursor } from './migrations/0024-build-event-cursor.ts';
+import { integrationJobWorker } from './migrations/0025-integration-job-worker.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -51,6 +52,7 @@ function provider(db: Db): MigrationProvider {
     '0022-rollup-relocations': rollupRelocations(),
     '0023-derived-builds': derivedBuilds(),
     '0024-build-event-cursor': buildEventCursor(db.engine),
+    '0025-integration-job-worker': integrationJobWorker(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

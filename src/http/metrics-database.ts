@@ -24,7 +24,7 @@ async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings
     db
       .selectFrom('integration_jobs')
       .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
-      .where('status', 'in', ['queued', 'running'])
+      .where('status', 'in', ['queued', 'running', 'failed'])
       .groupBy('status')
       .execute(),
     db
@@ -49,7 +49,7 @@ async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings
       readings.oldestPendingMailAgeSeconds = Math.max(0, (now - Date.parse(row.oldest)) / 1000);
     }
   }
-  for (const row of jobs) readings.jobs[row.status as 'queued' | 'running'] = Number(row.count);
+  for (const row of jobs) readings.jobs[row.status as 'queued' | 'running' | 'failed'] = Number(row.count);
   return readings;
 }
 

@@ -24,7 +24,9 @@ const DROP_REASONS: Record<DropReason, true> = {
 };
 
 const OUTBOX_STATUSES = ['pending', 'failed'] as const;
-const JOB_STATUSES = ['queued', 'running'] as const;
+const JOB_STATUSES = ['queued', 'running', 'failed'] as const;
+/** The providers whose payment history is imported (integrations/providers.ts API_PROVIDERS). */
+const IMPORT_PROVIDERS = ['provider-one', 'provider-two', 'provider-three', 'provider-four'] as const;
 
 // Most API answers take well under 10 ms; analytics reads and bulk writes take longer.
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -80,6 +82,13 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
+  readonly integrationPaymentsImported = new Counter({
+    name: `${PREFIX}integration_payments_imported_total`,
+    help: "Payments read from a provider's history by this instance's integration jobs and handed to the payment writer (which records each transaction once), by provider.",
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
+
   private readonly databaseUp = new Gauge({
     name: `${PREFIX}database_up`,
     help: 'Whether the database answered the queries of this scrape (1) or not (0).',
@@ -101,7 +110,7 @@ export class AppMetrics {
 
   private readonly integrationJobs = new Gauge({
     name: `${PREFIX}integration_jobs`,
-    help: 'Integration jobs (payment re-syncs) waiting or in progress, by status.',
+    help: 'Integration jobs (checking a credential and importing its payment history, on connect and re-sync): waiting or retrying (queued), in progress (running), given up or cancelled (failed).',
     labelNames: ['status'] as const,
     registers: [this.databaseRegistry],
   });
@@ -139,6 +148,7 @@ export class AppMetrics {
   constructor(db: Db) {
     for (const source of EVENT_SOURCES) this.eventsAccepted.inc({ source }, 0);
     for (const reason of Object.keys(DROP_REASONS)) this.eventsDropped.inc({ reason }, 0);
+    for (const provider of IMPORT_PROVIDERS) this.integrationPaymentsImported.inc({ provider }, 0);
     if (poolStats(db)) this.registerPoolGauges(db);
   }
 

@@ -43,6 +43,9 @@ export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
 export const TEST_CONFIG_OVERRIDES: Partial<Config> = {
   rateLimit: { perCredential: 100_000, perAddress: 100_000, perPublicAddress: 100_000, windowMs: 60_000 },
   secretKey: TEST_SECRET_KEY,
+  // Tests connect made-up credentials: no job may call a real provider's API with them. The
+  // suites of the job worker turn it on with the providers' URLs at local fakes.
+  integrationJobs: { enabled: false, maxAttempts: 3, retryBaseMs: 20, leaseMs: 60_000 },
 };
 
 /**

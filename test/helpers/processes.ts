@@ -31,8 +31,12 @@ const CONFIG_NAMES = [
   'ANALYTICS_READ_CONCURRENCY',
   'SIGNUP',
   'CLICKHOUSE_URL',
+  'PROVIDER_ONE_API_URL',
+  'PROVIDER_TWO_API_URL',
+  'PROVIDER_THREE_API_URL',
+  'PROVIDER_FOUR_API_URL',
 ];
-const CONFIG_PREFIXES = ['LIMIT_', 'RATE_LIMIT_', 'REDIS_', 'SIGN_IN_LIMIT_'];
+const CONFIG_PREFIXES = ['LIMIT_', 'RATE_LIMIT_', 'REDIS_', 'SIGN_IN_LIMIT_', 'INTEGRATION_JOB'];
 
 /** Extra environment for a process; a value of undefined removes the variable. */
 export type EnvValues = Record<string, string | undefined>;

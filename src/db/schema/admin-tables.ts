@@ -138,9 +138,18 @@ export interface IntegrationsTable {
   ciphertext: string;
   connected_at: string;
   updated_at: string;
+  /** What the provider answered when the credential was last checked (0025); all null while it is being checked. */
+  account_name: string | null;
+  account_currency: string | null;
+  verified_at: string | null;
+  /** The provider's refusal (revoked, missing permission), scrubbed of the credential. */
+  verification_error: string | null;
 }
 
-/** Persisted background jobs (provider-four re-sync first); a worker claims queued rows. */
+/**
+ * Persisted background jobs: a provider's payment history import (kind `resync`, on connect and on
+ * a re-sync), run by the integration job worker, which leases a row to one instance at a time.
+ */
 export interface IntegrationJobsTable {
   id: string;
   website_id: string;
@@ -152,4 +161,13 @@ export interface IntegrationJobsTable {
   requested_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** The worker that holds the job while it runs, until `locked_until` (0025). */
+  lease_owner: string | null;
+  locked_until: string | null;
+  /** A failed attempt waits until then before the next one. */
+  run_after: string | null;
+  /** The adapter's opaque cursor of the next page to import; null: from the start. */
+  cursor: string | null;
+  pages_done: number;
+  payments_imported: number;
 }

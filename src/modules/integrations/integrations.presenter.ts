@@ -1,7 +1,8 @@
-import { HOSTED_NAMES, PROVIDERS, RESYNC_PROVIDER } from './providers.ts';
-import type { JobRow } from './integrations.repository.ts';
+import { HOSTED_NAMES, PROVIDERS, RESYNC_PROVIDER, isApiProvider } from './providers.ts';
+import type { JobRow, listIntegrations } from './integrations.repository.ts';
 
-// Connection status only: no credential, and no part of one, ever reaches this shape.
+// Connection status only: no credential, and no part of one, ever reaches this shape. The errors
+// shown are the provider's answers as the adapters word them, scrubbed of the credential.
 
 export interface ResyncView {
   status: 'queued' | 'running' | 'succeeded' | 'failed';
@@ -18,20 +19,55 @@ export function presentResync(job: JobRow | undefined): ResyncView | null {
   return job ? presentJob(job) : null;
 }
 
+/** The credential's check: verifying until the provider has answered. */
+export interface AccountView {
+  status: 'verifying' | 'verified' | 'failed';
+  name: string | null;
+  currency: string | null;
+  error: string | null;
+  verifiedAt: string | null;
+}
+
+/** The payment history import of the current connection, with its progress. */
+export interface HistoryView extends ResyncView {
+  pages: number;
+  paymentsImported: number;
+  attempts: number;
+}
+
+type IntegrationListing = Awaited<ReturnType<typeof listIntegrations>>[number];
+
+function presentAccount(row: IntegrationListing): AccountView {
+  const status = row.verification_error !== null ? 'failed' : row.verified_at !== null ? 'verified' : 'verifying';
+  return { status, name: row.account_name, currency: row.account_currency, error: row.verification_error, verifiedAt: row.verified_at };
+}
+
+function presentHistory(job: JobRow | undefined): HistoryView | null {
+  if (!job) return null;
+  return { ...presentJob(job), pages: job.pages_done, paymentsImported: job.payments_imported, attempts: job.attempts };
+}
+
 interface ProviderStatus {
   connected: boolean;
   connectedAt: string | null;
+  account?: AccountView | null;
+  history?: HistoryView | null;
   resync?: ResyncView | null;
   keyExpiresAt?: null;
 }
 
 /** Each provider under its own name and under the hosted service's name, and the website's currency. */
-export function presentStatus(connectedAt: Map<string, string>, resync: ResyncView | null, currency: string) {
+export function presentStatus(rows: IntegrationListing[], jobs: Map<string, JobRow | undefined>, currency: string) {
+  const byProvider = new Map(rows.map((row) => [row.provider, row]));
   const status: Record<string, ProviderStatus> = {};
   for (const provider of PROVIDERS) {
-    const at = connectedAt.get(provider) ?? null;
-    status[provider] = { connected: at !== null, connectedAt: at };
-    if (provider === RESYNC_PROVIDER) status[provider] = { ...status[provider], resync: at === null ? null : resync, keyExpiresAt: null };
+    const row = byProvider.get(provider);
+    status[provider] = { connected: row !== undefined, connectedAt: row?.connected_at ?? null };
+    if (isApiProvider(provider)) {
+      const job = row ? jobs.get(provider) : undefined;
+      status[provider] = { ...status[provider], account: row ? presentAccount(row) : null, history: presentHistory(job) };
+      if (provider === RESYNC_PROVIDER) status[provider] = { ...status[provider], resync: presentResync(job), keyExpiresAt: null };
+    }
   }
   for (const provider of PROVIDERS) status[HOSTED_NAMES[provider]] = status[provider]!;
   return { ...status, currency };

@@ -5,7 +5,36 @@ export type IntegrationRow = Selectable<IntegrationsTable>;
 export type JobRow = Selectable<IntegrationJobsTable>;
 
 export async function listIntegrations(db: Kysely<Database>, websiteId: string) {
-  return db.selectFrom('integrations').select(['provider', 'connected_at']).where('website_id', '=', websiteId).execute();
+  return db
+    .selectFrom('integrations')
+    .select(['provider', 'connected_at', 'account_name', 'account_currency', 'verified_at', 'verification_error'])
+    .where('website_id', '=', websiteId)
+    .execute();
+}
+
+/** The whole row, sealed credentials included: for the job that talks to the provider only. */
+export async function findIntegrationRow(db: Kysely<Database>, websiteId: string, provider: string): Promise<IntegrationRow | undefined> {
+  return db.selectFrom('integrations').selectAll().where('website_id', '=', websiteId).where('provider', '=', provider).executeTakeFirst();
+}
+
+export type Verification = { accountName: string | null; currency: string | null } | { error: string };
+
+/**
+ * What the provider answered for the credential connected at `connectedAt`: a credential replaced
+ * meanwhile is left for its own check.
+ */
+export async function recordVerification(db: Kysely<Database>, websiteId: string, provider: string, connectedAt: string, outcome: Verification, at: string) {
+  const values =
+    'error' in outcome
+      ? { account_name: null, account_currency: null, verified_at: null, verification_error: outcome.error }
+      : { account_name: outcome.accountName, account_currency: outcome.currency, verified_at: at, verification_error: null };
+  await db
+    .updateTable('integrations')
+    .set(values)
+    .where('website_id', '=', websiteId)
+    .where('provider', '=', provider)
+    .where('connected_at', '=', connectedAt)
+    .execute();
 }
 
 export async function findWebsiteCurrency(db: Kysely<Database>, websiteId: string): Promise<string> {
@@ -42,6 +71,11 @@ export async function upsertIntegration(db: Kysely<Database>, row: IntegrationRo
         ciphertext: row.ciphertext,
         connected_at: row.connected_at,
         updated_at: row.updated_at,
+        // New credentials are checked anew.
+        account_name: null,
+        account_currency: null,
+        verified_at: null,
+        verification_error: null,
       }),
     )
     .execute();
@@ -69,47 +103,23 @@ export async function insertJob(db: Kysely<Database>, row: JobRow): Promise<void
   await db.insertInto('integration_jobs').values(row).execute();
 }
 
-/** Queued or running jobs end when their integration is disconnected. */
-export async function cancelOpenJobs(db: Kysely<Database>, websiteId: string, provider: string, at: string): Promise<void> {
+/** Queued or running jobs end when their integration is disconnected (or, running, when its credentials are replaced). */
+export async function cancelOpenJobs(
+  db: Kysely<Database>,
+  websiteId: string,
+  provider: string,
+  at: string,
+  reason = 'cancelled: the integration was disconnected',
+  statuses: readonly string[] = ['queued', 'running'],
+): Promise<void> {
   await db
     .updateTable('integration_jobs')
-    .set({ status: 'failed', error: 'cancelled: the integration was disconnected', finished_at: at })
+    .set({ status: 'failed', error: reason, finished_at: at, lease_owner: null, locked_until: null })
     .where('website_id', '=', websiteId)
     .where('provider', '=', provider)
-    .where('status', 'in', ['queued', 'running'])
+    .where('status', 'in', [...statuses])
     .execute();
 }
 
-/**
- * Claims the oldest queued job of a kind for a worker: the conditional update makes the claim
- * safe when several workers race, on both engines.
- */
-export async function claimNextJob(db: Kysely<Database>, kind: string, at: string): Promise<JobRow | undefined> {
-  for (;;) {
-    const next = await db
-      .selectFrom('integration_jobs')
-      .selectAll()
-      .where('kind', '=', kind)
-      .where('status', '=', 'queued')
-      .orderBy('requested_at')
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
-    if (!next) return undefined;
-    const claimed = await db
-      .updateTable('integration_jobs')
-      .set({ status: 'running', started_at: at, attempts: next.attempts + 1 })
-      .where('id', '=', next.id)
-      .where('status', '=', 'queued')
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) > 0) return { ...next, status: 'running', started_at: at, attempts: next.attempts + 1 };
-  }
-}
-
-export async function finishJob(db: Kysely<Database>, id: string, outcome: { status: 'succeeded' | 'failed'; error?: string }, at: string) {
-  await db
-    .updateTable('integration_jobs')
-    .set({ status: outcome.status, error: outcome.error ?? null, finished_at: at })
-    .where('id', '=', id)
-    .execute();
-}
+// Claiming, progress and the end of a job: the worker's side of the queue.
+export { claimNextJob, finishJob } from './job-queue.ts';

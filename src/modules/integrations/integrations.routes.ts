@@ -49,8 +49,11 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             body: connectBody(provider),
             response: withErrors({ 200: Envelope(Connected) }),
           },
-          handler: async (request) =>
-            ok([await service.connect(db, app.keyring, websiteOf(request).websiteId, provider, request.body as Record<string, string>)]),
+          handler: async (request) => {
+            const connected = await service.connect(db, app.keyring, websiteOf(request).websiteId, provider, request.body as Record<string, string>);
+            app.integrationJobs?.wake(); // the credential's check and history import, after the answer
+            return ok([connected]);
+          },
         });
       }
       app.delete(url, {
@@ -76,7 +79,11 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             body: EmptyBody,
             response: withErrors({ 200: Envelope(ResyncQueued) }),
           },
-          handler: async (request) => ok([await service.queueResync(db, websiteOf(request).websiteId)]),
+          handler: async (request) => {
+            const queued = await service.queueResync(db, websiteOf(request).websiteId, provider);
+            app.integrationJobs?.wake();
+            return ok([queued]);
+          },
         });
       }
     }

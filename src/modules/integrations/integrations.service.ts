@@ -5,13 +5,14 @@ import type { Database } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { sealCredentials } from './credentials.ts';
-import { presentJob, presentResync, presentStatus } from './integrations.presenter.ts';
+import { presentJob, presentStatus } from './integrations.presenter.ts';
 import * as repo from './integrations.repository.ts';
-import { type Provider, RESYNC_JOB, RESYNC_PROVIDER } from './providers.ts';
+import { API_PROVIDERS, type Provider, RESYNC_JOB, RESYNC_PROVIDER, isApiProvider } from './providers.ts';
 
-async function currentResync(db: Kysely<Database>, websiteId: string, connectedAt: string | undefined) {
+/** The provider's job of the current connection, if any. */
+async function currentJob(db: Kysely<Database>, websiteId: string, provider: Provider, connectedAt: string | undefined) {
   if (!connectedAt) return undefined;
-  const job = await repo.latestJob(db, websiteId, RESYNC_PROVIDER, RESYNC_JOB);
+  const job = await repo.latestJob(db, websiteId, provider, RESYNC_JOB);
   if (!job) return undefined;
   // Disconnecting ends every open job, so an open job belongs to the current connection even
   // when the credentials were replaced after it was queued. A finished job from before the
@@ -23,11 +24,37 @@ async function currentResync(db: Kysely<Database>, websiteId: string, connectedA
 export async function getStatus(db: Kysely<Database>, websiteId: string) {
   const rows = await repo.listIntegrations(db, websiteId);
   const connectedAt = new Map(rows.map((r) => [r.provider, r.connected_at]));
-  const job = await currentResync(db, websiteId, connectedAt.get(RESYNC_PROVIDER));
-  return presentStatus(connectedAt, presentResync(job), await repo.findWebsiteCurrency(db, websiteId));
+  const jobs = new Map<string, repo.JobRow | undefined>();
+  for (const provider of API_PROVIDERS) jobs.set(provider, await currentJob(db, websiteId, provider, connectedAt.get(provider)));
+  return presentStatus(rows, jobs, await repo.findWebsiteCurrency(db, websiteId));
 }
 
-/** Connecting again replaces the stored credentials. */
+function newJob(websiteId: string, provider: Provider, at: string): repo.JobRow {
+  return {
+    id: newId(),
+    website_id: websiteId,
+    provider,
+    kind: RESYNC_JOB,
+    status: 'queued',
+    attempts: 0,
+    error: null,
+    requested_at: at,
+    started_at: null,
+    finished_at: null,
+    lease_owner: null,
+    locked_until: null,
+    run_after: null,
+    cursor: null,
+    pages_done: 0,
+    payments_imported: 0,
+  };
+}
+
+/**
+ * Connecting again replaces the stored credentials. An API provider's credential is then checked
+ * and its payment history imported by a job (integration-job-worker.ts): the answer does not wait
+ * for the provider.
+ */
 export async function connect(
   db: Kysely<Database>,
   keyring: Keyring,
@@ -37,13 +64,27 @@ export async function connect(
 ) {
   const sealed = sealCredentials(keyring, websiteId, provider, fields);
   const now = new Date().toISOString();
-  await repo.upsertIntegration(db, {
-    website_id: websiteId,
-    provider,
-    key_id: sealed.keyId,
-    ciphertext: sealed.ciphertext,
-    connected_at: now,
-    updated_at: now,
+  await db.transaction().execute(async (trx) => {
+    // Serialised with queueResync and disconnect, so one job at a time per connection.
+    await lockWebsite(trx, websiteId);
+    await repo.upsertIntegration(trx, {
+      website_id: websiteId,
+      provider,
+      key_id: sealed.keyId,
+      ciphertext: sealed.ciphertext,
+      connected_at: now,
+      updated_at: now,
+      account_name: null,
+      account_currency: null,
+      verified_at: null,
+      verification_error: null,
+    });
+    if (!isApiProvider(provider)) return;
+    // A queued job reads the credentials when it runs, so it checks the new ones; a running one
+    // holds the old ones and is replaced.
+    await repo.cancelOpenJobs(trx, websiteId, provider, now, 'cancelled: the credentials were replaced', ['running']);
+    const open = await repo.latestJob(trx, websiteId, provider, RESYNC_JOB);
+    if (open?.status !== 'queued') await repo.insertJob(trx, newJob(websiteId, provider, now));
   });
   const currency = await repo.findWebsiteCurrency(db, websiteId);
   return { message: `${provider} connected`, provider, connected: true, connectedAt: now, currency };
@@ -60,29 +101,18 @@ export async function disconnect(db: Kysely<Database>, websiteId: string, provid
   });
 }
 
-/** Queues a re-sync of historical payments; one open job at a time per website. */
-export async function queueResync(db: Kysely<Database>, websiteId: string) {
+/** Queues a re-sync of historical payments; one open job at a time per website and provider. */
+export async function queueResync(db: Kysely<Database>, websiteId: string, provider: Provider = RESYNC_PROVIDER) {
   return db.transaction().execute(async (trx) => {
     // Check-then-insert: one request at a time per website (see db/locks.ts).
     await lockWebsite(trx, websiteId);
-    const integration = await repo.findIntegration(trx, websiteId, RESYNC_PROVIDER);
-    if (!integration) throw badRequest(`${RESYNC_PROVIDER} is not connected; connect it before asking for a re-sync`);
-    const open = await currentResync(trx, websiteId, integration.connected_at);
+    const integration = await repo.findIntegration(trx, websiteId, provider);
+    if (!integration) throw badRequest(`${provider} is not connected; connect it before asking for a re-sync`);
+    const open = await currentJob(trx, websiteId, provider, integration.connected_at);
     if (open && (open.status === 'queued' || open.status === 'running')) {
       return { message: `A re-sync is already ${open.status}`, resync: presentJob(open) };
     }
-    const job: repo.JobRow = {
-      id: newId(),
-      website_id: websiteId,
-      provider: RESYNC_PROVIDER,
-      kind: RESYNC_JOB,
-      status: 'queued',
-      attempts: 0,
-      error: null,
-      requested_at: new Date().toISOString(),
-      started_at: null,
-      finished_at: null,
-    };
+    const job = newJob(websiteId, provider, new Date().toISOString());
     await repo.insertJob(trx, job);
     return { message: 'Re-sync of historical payments queued', resync: presentJob(job) };
   });

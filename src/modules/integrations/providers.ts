@@ -11,8 +11,18 @@ export const CONNECT_FIELDS: Partial<Record<Provider, readonly string[]>> = {
   'provider-four': ['providerFourApiKey'],
 };
 
-/** Providers whose historical payments can be re-synced on request. */
+/** The providers connected with an API credential: checked, and their payment history imported, by a job. */
+export const API_PROVIDERS = ['provider-one', 'provider-two', 'provider-three', 'provider-four'] as const satisfies readonly Provider[];
+export type ApiProvider = (typeof API_PROVIDERS)[number];
+
+export const isApiProvider = (provider: string): provider is ApiProvider => (API_PROVIDERS as readonly string[]).includes(provider);
+
+/** The provider whose re-sync this interface offers on request (PATCH); the others' run on connect. */
 export const RESYNC_PROVIDER: Provider = 'provider-four';
+/**
+ * The one job kind of the API providers: check the credential, then import the payment history
+ * (queued on connect and on a re-sync). Stored as `resync`, the name its rows had before.
+ */
 export const RESYNC_JOB = 'resync';
 
 // The hosted service's names (website-api.md section 7). Each provider's routes answer at its

@@ -1,0 +1,93 @@
+import { type ProviderPayment, WebhookSignatureError, type WebhookOnlyAdapter } from './adapter.ts';
+import { asObject, attributionFrom, headerValue, instant, joinName, majorFromDecimal, pairsToObject, text, upperCurrency, type Json } from './fields.ts';
+import { digestMatches, hmacSha256, requireSecret } from './signatures.ts';
+
+// Shopify (provider-five) connects by webhook alone: the owner adds the webhook URL in the store's
+// notification settings and pastes the signing secret shown there. Signature: X-Shopify-Hmac-Sha256,
+// base64 HMAC-SHA256 of the raw body. It has no timestamp, so a replay is caught by the delivery's
+// id (X-Shopify-Webhook-Id, the same on every retry of one event) and by the transaction id.
+//
+// What is a payment: orders/paid (the order's id is the transaction; amounts are decimal strings
+// in the shop's currency); refunds/create marks that order refunded, whatever part was refunded
+// (Shopify's refund does not say whether it was the whole order). The visitor is in the order's
+// note_attributes, where a theme's cart attributes (attributes[datafast_visitor_id]) arrive.
+
+export function shopifyAdapter(): WebhookOnlyAdapter {
+  return {
+    provider: 'provider-five',
+    connection: 'webhook-only',
+
+    parseWebhook(rawBody, headers, secret) {
+      const signature = headerValue(headers, 'x-shopify-hmac-sha256');
+      if (signature === null) throw new WebhookSignatureError('the X-Shopify-Hmac-Sha256 header is missing');
+      if (!digestMatches(hmacSha256(requireSecret(secret), rawBody), signature, 'base64')) {
+        throw new WebhookSignatureError('the X-Shopify-Hmac-Sha256 signature does not match the body');
+      }
+      const topic = headerValue(headers, 'x-shopify-topic');
+      const eventId = headerValue(headers, 'x-shopify-webhook-id') ?? headerValue(headers, 'x-shopify-event-id');
+      if (eventId === null) throw new WebhookSignatureError('the X-Shopify-Webhook-Id header is missing');
+      let body: Json | null;
+      try {
+        body = asObject(JSON.parse(rawBody.toString('utf8')));
+      } catch {
+        body = null;
+      }
+      if (body === null) return { eventId, payments: [] };
+      const payment = topic === 'orders/paid' ? paymentOfOrder(body) : topic === 'refunds/create' ? refundOf(body) : null;
+      return { eventId, payments: payment ? [payment] : [] };
+    },
+  };
+}
+
+function paymentOfOrder(order: Json): ProviderPayment | null {
+  const transactionId = text(order.id);
+  const currency = upperCurrency(order.currency);
+  if (transactionId === null || currency === null) return null;
+  const amount = majorFromDecimal(order.total_price, currency);
+  const occurredAt = instant(order.processed_at) ?? instant(order.created_at);
+  if (amount === null || occurredAt === null) return null;
+  const customer = asObject(order.customer);
+  const billing = asObject(order.billing_address);
+  return {
+    transactionId,
+    amount,
+    currency,
+    occurredAt,
+    ...attributionFrom(pairsToObject(order.note_attributes, 'name', 'value')),
+    email: text(order.email) ?? text(order.contact_email) ?? text(customer?.email),
+    customerId: text(customer?.id),
+    customerName: joinName(customer?.first_name, customer?.last_name) ?? text(billing?.name),
+    renewal: false,
+    refunded: false,
+    isFreeTrial: false,
+  };
+}
+
+function refundOf(refund: Json): ProviderPayment | null {
+  const transactionId = text(refund.order_id);
+  const transactions = Array.isArray(refund.transactions) ? refund.transactions.map(asObject) : [];
+  const refunds = transactions.filter((entry) => entry !== null && text(entry.kind) === 'refund' && text(entry.status) === 'success') as Json[];
+  const currency = upperCurrency(refunds[0]?.currency);
+  const occurredAt = instant(refund.processed_at) ?? instant(refund.created_at);
+  if (transactionId === null || currency === null || occurredAt === null) return null;
+  let amount = 0;
+  for (const entry of refunds) {
+    const part = majorFromDecimal(entry.amount, currency);
+    if (part === null) return null;
+    amount += part;
+  }
+  return {
+    transactionId,
+    amount: majorFromDecimal(amount.toFixed(6), currency) ?? amount,
+    currency,
+    occurredAt,
+    visitorId: null,
+    sessionId: null,
+    email: null,
+    customerId: null,
+    customerName: null,
+    renewal: false,
+    refunded: true,
+    isFreeTrial: false,
+  };
+}
