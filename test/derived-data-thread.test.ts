@@ -48,7 +48,7 @@ describe('the derived-data thread', () => {
   /** Three events of each visitor `from` to `to` - 1, stored and derived as ingestion does. */
   async function visits(from: number, to: number) {
     const march = Date.parse('2026-03-01T00:00:00.000Z');
-    const events = [];
+    const events: ReturnType<typeof newEvent>[] = [];
     for (let v = from; v < to; v++) {
       for (const n of [0, 1, 2]) {
         const occurredAt = new Date(march + v * 3_600_000 + n * 7 * 3_600_000).toISOString();
