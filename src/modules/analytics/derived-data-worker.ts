@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
+import { WakeLoop } from '../../lib/wake-loop.ts';
 import { vacuumCleared } from './derived-build.ts';
 import { type ChunkRunner, runChunk } from './derived-chunk.ts';
 
@@ -52,10 +53,7 @@ export interface DerivedDataWorkerOptions {
 }
 
 export class DerivedDataWorker {
-  private running: Promise<void> | null = null;
-  private again = false;
-  private poll: NodeJS.Timeout | null = null;
-  private stopped = true;
+  private readonly loop: WakeLoop;
   private failing = false;
   /** Per website, adapted to the chunks' durations. */
   private readonly sizes = new Map<string, ChunkSizes>();
@@ -64,48 +62,37 @@ export class DerivedDataWorker {
     private readonly db: Kysely<Database>,
     private readonly log: FastifyBaseLogger,
     private readonly options: DerivedDataWorkerOptions,
-  ) {}
+  ) {
+    this.loop = new WakeLoop(
+      () =>
+        this.runAll().then(
+          () => this.recovered(),
+          (error: unknown) => this.failed(error),
+        ),
+      POLL_INTERVAL_MS,
+    );
+  }
 
   /** Starts watching (again, after a stop); does nothing while it already watches. */
   start(): void {
-    if (this.poll) return;
-    this.stopped = false;
-    this.poll = setInterval(() => this.wake(), POLL_INTERVAL_MS);
-    this.poll.unref();
-    this.wake();
+    this.loop.start();
   }
 
   /** A build or a move was recorded (or may have been): run it now. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.runAll()
-      .then(() => this.recovered())
-      .catch((error: unknown) => this.failed(error))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.loop.wake();
   }
 
   /** Resolves once no build or move is left (tests and the bench), running them itself if need be. */
   async settle(): Promise<void> {
-    if (this.running) await this.running;
+    await this.loop.idle();
     await this.runAll(true);
   }
 
   /** Stops after the chunk under way; what is left goes on at the next start. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.poll) clearInterval(this.poll);
-    this.poll = null;
-    if (this.running) await this.running;
+    this.loop.halt();
+    await this.loop.idle();
   }
 
   private async runAll(force = false): Promise<void> {
@@ -119,7 +106,7 @@ export class DerivedDataWorker {
       for (const { website_id: websiteId } of rows) {
         let finished = false;
         while (!finished) {
-          if (this.stopped && !force) return;
+          if (this.loop.isStopped && !force) return;
           finished = await this.chunk(websiteId);
           // Between two chunks, whatever waits for the connection or the event loop goes first.
           const pauseMs = force ? 0 : (this.options.pauseMs ?? 0);

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Keyring } from '../../crypto/keyring.ts';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
+import { WakeLoop } from '../../lib/wake-loop.ts';
 import { retryDelay } from '../../mail/outbox-worker.ts';
 import type { ApiAdapter } from './adapters/index.ts';
 import { JobRunError, isPermanent, runHistoryJob } from './history-import.ts';
@@ -51,12 +52,9 @@ export interface IntegrationJobDeps {
 export class IntegrationJobWorker {
   /** This worker's name in the leases it holds. */
   readonly id = randomUUID();
-  private running: Promise<void> | null = null;
-  private again = false;
-  private poll: NodeJS.Timeout | null = null;
+  private readonly loop: WakeLoop;
   /** Wake-ups at the retry times of this worker's failed attempts, sooner than the next poll. */
   private readonly retryTimers = new Set<NodeJS.Timeout>();
-  private stopped = true;
   private failing = false;
   /** The job under way, to hand back when a stop cannot wait for it. */
   private current: JobRow | null = null;
@@ -64,7 +62,16 @@ export class IntegrationJobWorker {
   constructor(
     private readonly deps: IntegrationJobDeps,
     private readonly options: IntegrationJobWorkerOptions,
-  ) {}
+  ) {
+    this.loop = new WakeLoop(
+      () =>
+        this.runAll().then(
+          () => this.recovered(),
+          (error: unknown) => this.failed(error),
+        ),
+      options.pollIntervalMs ?? POLL_INTERVAL_MS,
+    );
+  }
 
   private get lease(): Lease {
     return { owner: this.id, ms: this.options.leaseMs };
@@ -72,35 +79,17 @@ export class IntegrationJobWorker {
 
   /** Starts watching (again, after a stop); does nothing while it already watches. */
   start(): void {
-    if (this.poll) return;
-    this.stopped = false;
-    this.poll = setInterval(() => this.wake(), this.options.pollIntervalMs ?? POLL_INTERVAL_MS);
-    this.poll.unref();
-    this.wake();
+    this.loop.start();
   }
 
   /** A job was queued (or may have been): run it now. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.runAll()
-      .then(() => this.recovered())
-      .catch((error: unknown) => this.failed(error))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.loop.wake();
   }
 
   /** Resolves once the run under way (if any) has ended. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 
   /**
@@ -108,9 +97,7 @@ export class IntegrationJobWorker {
    * start, here or elsewhere. A page whose answer is slow is not waited for past STOP_WAIT_MS.
    */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.poll) clearInterval(this.poll);
-    this.poll = null;
+    this.loop.halt();
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
     let timer: NodeJS.Timeout | undefined;
@@ -125,7 +112,7 @@ export class IntegrationJobWorker {
   }
 
   private async runAll(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.loop.isStopped) {
       const job = await claimNextJob(this.deps.db, RESYNC_JOB, new Date().toISOString(), this.lease);
       if (!job) return;
       this.current = job;
@@ -139,7 +126,7 @@ export class IntegrationJobWorker {
 
   private async run(job: JobRow): Promise<void> {
     const { db, log } = this.deps;
-    const context = { ...this.deps, lease: this.lease, stopping: () => this.stopped };
+    const context = { ...this.deps, lease: this.lease, stopping: () => this.loop.isStopped };
     try {
       const end = await runHistoryJob(context, job);
       if (end === 'stopped') await releaseJob(db, job, this.lease);
