@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { describeFault, isDatabaseUnavailable } from '../db/faults.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
 import type { Keyring } from '../crypto/keyring.ts';
+import { WakeLoop } from '../lib/wake-loop.ts';
 import type { Mailer } from './mailer.ts';
 import { mailTextToSend } from './sealed-text.ts';
 
@@ -57,10 +58,7 @@ function keptText(row: OutboxRow): { text?: string } {
 
 export class OutboxWorker {
   private readonly options: OutboxWorkerOptions;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
+  private readonly loop: WakeLoop;
   /** Set while the database is unreachable, so an outage is logged once, not on every poll. */
   private databaseDown = false;
 
@@ -73,58 +71,43 @@ export class OutboxWorker {
     private readonly keyring: Keyring | null = null,
   ) {
     this.options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
+    this.loop = new WakeLoop(() => this.sendDue(), this.options.pollIntervalMs);
   }
 
   /** Sends what is already due (mail left by an earlier process included), then polls. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.timer = setInterval(() => this.poke(), this.options.pollIntervalMs);
-    this.timer.unref();
-    this.poke();
+    this.loop.start();
   }
 
   /** Look for due mail now (called right after a commit that may have queued some). */
   poke(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.loop().finally(() => {
-      this.running = null;
-    });
+    this.loop.wake();
   }
 
   /** Stops polling and waits for the send in progress; unsent rows stay pending for the next start. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    while (this.running) await this.running;
+    this.loop.halt();
+    await this.loop.idle();
   }
 
-  private async loop(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        await this.drain();
-        if (this.databaseDown) this.log.info('mail outbox: the database answers again');
-        this.databaseDown = false;
-      } catch (error) {
-        if (!isDatabaseUnavailable(error)) {
-          this.log.error({ error: this.mailer.scrub(error) }, 'mail outbox: could not read the queue');
-        } else if (!this.databaseDown) {
-          this.databaseDown = true;
-          this.log.warn({ fault: describeFault(error) }, 'mail outbox: database unavailable; retrying at every poll');
-        }
+  private async sendDue(): Promise<void> {
+    try {
+      await this.drain();
+      if (this.databaseDown) this.log.info('mail outbox: the database answers again');
+      this.databaseDown = false;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) {
+        this.log.error({ error: this.mailer.scrub(error) }, 'mail outbox: could not read the queue');
+      } else if (!this.databaseDown) {
+        this.databaseDown = true;
+        this.log.warn({ fault: describeFault(error) }, 'mail outbox: database unavailable; retrying at every poll');
       }
-    } while (this.again && !this.stopped);
+    }
   }
 
   /** Processes due rows until none is left (or the worker stops). */
   private async drain(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.loop.isStopped) {
       const due = await this.db
         .selectFrom('mail_outbox')
         .selectAll()
@@ -136,7 +119,7 @@ export class OutboxWorker {
         .execute();
       if (due.length === 0) return;
       for (const row of due) {
-        if (this.stopped) return;
+        if (this.loop.isStopped) return;
         if (await this.claim(row)) await this.deliver({ ...row, attempts: row.attempts + 1 });
       }
     }
