@@ -152,16 +152,20 @@ function clickhouseUrl(env: Env, name: string): string | undefined {
   return raw;
 }
 
+/** The URL, or undefined when `raw` is not one. */
+function parsedUrl(raw: string): URL | undefined {
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /** An http(s) URL (a provider's API root), without a trailing slash. */
 function httpUrl(env: Env, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
+  const url = parsedUrl(raw);
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(`${name} must be an http:// or https:// URL, got "${raw}"`);
   return raw.replace(/\/+$/, '');
 }
@@ -184,12 +188,7 @@ function providerApiUrls(env: Env): ProviderApiUrls {
 function redisUrl(env: Env, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
+  const url = parsedUrl(raw);
   if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
     throw new ConfigError(`${name} must be a redis:// or rediss:// URL (redis://[:password@]host[:port][/db])`);
   }
