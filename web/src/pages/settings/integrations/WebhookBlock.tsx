@@ -19,7 +19,6 @@ export interface WebhookBlockProps {
 
 export function WebhookBlock({ provider, webhook, connected, path, editable, onChanged }: WebhookBlockProps): JSX.Element {
   const urlId = useId();
-  const headingId = useId();
   const [secret, setSecret] = useState('');
   const { busy, error, notice, onSubmit } = useSubmit();
   const fields = fieldErrors(error);
@@ -38,9 +37,9 @@ export function WebhookBlock({ provider, webhook, connected, path, editable, onC
   const saveLabel = connects ? (connected ? 'Replace secret' : 'Connect') : webhook.secretSet ? 'Replace secret' : 'Save';
 
   return (
-    <section class="webhook" aria-labelledby={headingId}>
-      <h4 id={headingId} class="webhook-title">
-        Webhook
+    <div class="webhook">
+      <h4 class="webhook-title">
+        Webhook<span class="visually-hidden"> of {provider.name}</span>
       </h4>
       <div class="field">
         <label for={urlId}>Webhook URL</label>
@@ -98,6 +97,6 @@ export function WebhookBlock({ provider, webhook, connected, path, editable, onC
       )}
       <ErrorMessage error={fields.signingSecret ? null : error} />
       <Notice>{notice}</Notice>
-    </section>
+    </div>
   );
 }
