@@ -362,6 +362,443 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-one/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the signing secret of provider-one's webhook (write-only); the provider must be connected first. Also at /integrations/stripe/webhook */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "signingSecret": "whsec_from-the-provider-dashboard"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                        signingSecret: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                provider: string;
+                                /** @enum {boolean} */
+                                connected: true;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                connectedAt: string;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-one/resync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a new check of provider-one's credential and import of its last 365 days of payments; also at /integrations/stripe/resync */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                resync: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/websites/{websiteId}/integrations/provider-two": {
         parameters: {
             query?: never;
@@ -380,6 +817,443 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-two/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the signing secret of provider-two's webhook (write-only); the provider must be connected first. Also at /integrations/lemonsqueezy/webhook */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "signingSecret": "whsec_from-the-provider-dashboard"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                        signingSecret: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                provider: string;
+                                /** @enum {boolean} */
+                                connected: true;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                connectedAt: string;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-two/resync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a new check of provider-two's credential and import of its last 365 days of payments; also at /integrations/lemonsqueezy/resync */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                resync: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/websites/{websiteId}/integrations/provider-three": {
         parameters: {
             query?: never;
@@ -393,6 +1267,443 @@ export interface paths {
         post: operations["connectProviderThree"];
         /** Disconnect provider-three (idempotent); also at /integrations/polar */
         delete: operations["disconnectProviderThree"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-three/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the signing secret of provider-three's webhook (write-only); the provider must be connected first. Also at /integrations/polar/webhook */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "signingSecret": "whsec_from-the-provider-dashboard"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                        signingSecret: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                provider: string;
+                                /** @enum {boolean} */
+                                connected: true;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                connectedAt: string;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-three/resync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a new check of provider-three's credential and import of its last 365 days of payments; also at /integrations/polar/resync */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                resync: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -417,6 +1728,443 @@ export interface paths {
         patch: operations["resyncProviderFour"];
         trace?: never;
     };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-four/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the signing secret of provider-four's webhook (write-only); the provider must be connected first. Also at /integrations/paddle/webhook */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "signingSecret": "whsec_from-the-provider-dashboard"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                        signingSecret: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                provider: string;
+                                /** @enum {boolean} */
+                                connected: true;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                connectedAt: string;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-four/resync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a new check of provider-four's credential and import of its last 365 days of payments; also at /integrations/paddle/resync */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                resync: {
+                                    /** @enum {unknown} */
+                                    status: "queued" | "running" | "succeeded" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO-8601 UTC with milliseconds
+                                     */
+                                    requestedAt: string;
+                                    finishedAt: string | null;
+                                    error: string | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/websites/{websiteId}/integrations/provider-five": {
         parameters: {
             query?: never;
@@ -434,6 +2182,233 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-five/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the signing secret of provider-five's webhook (write-only); this connects provider-five. Also at /integrations/shopify/webhook */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "signingSecret": "whsec_from-the-provider-dashboard"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                        signingSecret: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                provider: string;
+                                /** @enum {boolean} */
+                                connected: true;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                connectedAt: string;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/websites/{websiteId}/integrations/provider-six": {
         parameters: {
             query?: never;
@@ -446,6 +2421,233 @@ export interface paths {
         post?: never;
         /** Disconnect provider-six (idempotent); also at /integrations/woocommerce */
         delete: operations["disconnectProviderSix"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/integrations/provider-six/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the signing secret of provider-six's webhook (write-only); this connects provider-six. Also at /integrations/woocommerce/webhook */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "signingSecret": "whsec_from-the-provider-dashboard"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                        signingSecret: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                message: string;
+                                provider: string;
+                                /** @enum {boolean} */
+                                connected: true;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                connectedAt: string;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No credential, or one that is unknown, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The credential is valid but may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to this credential */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is in a Content-Type this route does not read */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -954,6 +3156,172 @@ export interface paths {
         get: operations["getVisitor"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{provider}/{websiteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a payment provider's webhook: payments, renewals and refunds, verified with the provider's signature scheme
+         * @description Paste this address (GET .../integrations shows it as `webhook.url`) into the provider, and its signing secret into `PUT /api/v1/admin/websites/{websiteId}/integrations/{provider}/webhook`. 400: the signature does not verify with that secret (nothing is stored). 410: the provider is not connected to the website, or has no secret. The same event delivered twice is recorded once. WooCommerce's unsigned ping (`webhook_id=<id>`) answers 200 and stores nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description provider-one to provider-six, or stripe, lemonsqueezy, polar, paddle, shopify, woocommerce */
+                    provider: "provider-one" | "provider-two" | "provider-three" | "provider-four" | "provider-five" | "provider-six" | "stripe" | "lemonsqueezy" | "polar" | "paddle" | "shopify" | "woocommerce";
+                    /**
+                     * @description 24 lowercase hex characters
+                     * @example 65f1c0ffee0ddba11ad0be75
+                     */
+                    websiteId: string;
+                };
+                cookie?: never;
+            };
+            /** @description The provider's event exactly as it sends it (any content type, at most 1 MiB); its signature is checked over these bytes */
+            requestBody: {
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            received: true;
+                            /** @description the same event was received before: nothing was recorded again */
+                            duplicate: boolean;
+                            /** @description payments, renewals and refunds of the event handed to the payment writer, which keeps each transaction once */
+                            payments: number;
+                            /** @description payments of the event the writer refused (an unknown currency) */
+                            skipped: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid; error.details names each field at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Too many requests; Retry-After says when to try again */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            error: {
+                                code: number;
+                                message: string;
+                                details?: {
+                                    path: string;
+                                    message: string;
+                                }[];
+                                requestId?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -8300,6 +10668,18 @@ export interface operations {
                             "provider-one": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                                 account: {
                                     /**
                                      * @description verifying until the provider has answered the check of the credential
@@ -8332,6 +10712,18 @@ export interface operations {
                             "provider-two": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                                 account: {
                                     /**
                                      * @description verifying until the provider has answered the check of the credential
@@ -8364,6 +10756,18 @@ export interface operations {
                             "provider-three": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                                 account: {
                                     /**
                                      * @description verifying until the provider has answered the check of the credential
@@ -8396,6 +10800,18 @@ export interface operations {
                             "provider-four": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                                 account: {
                                     /**
                                      * @description verifying until the provider has answered the check of the credential
@@ -8441,14 +10857,50 @@ export interface operations {
                             "provider-five": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                             };
                             "provider-six": {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                             };
                             stripe: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                                 account: {
                                     /**
                                      * @description verifying until the provider has answered the check of the credential
@@ -8481,6 +10933,18 @@ export interface operations {
                             lemonsqueezy: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                                 account: {
                                     /**
                                      * @description verifying until the provider has answered the check of the credential
@@ -8513,6 +10977,18 @@ export interface operations {
                             polar: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                                 account: {
                                     /**
                                      * @description verifying until the provider has answered the check of the credential
@@ -8545,6 +11021,18 @@ export interface operations {
                             paddle: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                                 account: {
                                     /**
                                      * @description verifying until the provider has answered the check of the credential
@@ -8590,10 +11078,34 @@ export interface operations {
                             shopify: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                             };
                             woocommerce: {
                                 connected: boolean;
                                 connectedAt: string | null;
+                                /** @description the provider's webhook: where it posts, and what arrived */
+                                webhook: {
+                                    /** @description the address to paste into the provider's webhook settings */
+                                    url: string;
+                                    /** @description whether a signing secret is stored (it is never returned) */
+                                    secretSet: boolean;
+                                    secretSetAt: string | null;
+                                    lastEventAt: string | null;
+                                    lastEventType: string | null;
+                                    /** @description verified events received, each once */
+                                    eventsReceived: number;
+                                };
                             };
                             /** @description the website's currency */
                             currency: string;

@@ -117,9 +117,9 @@ describe('sightline team, invitations, integrations and analytics', { timeout: 9
 
       const table = await cli.run(['integrations', 'status', '-w', website.id], { token: owner.token });
       expectExit(table, 0);
-      expect(table.stdout.split('\n')[0]).toMatch(/^PROVIDER +CONNECTED +SINCE +RESYNC$/);
-      expect(table.stdout).toMatch(/^provider-one +yes +\d{4}-\d{2}-\d{2} \d{2}:\d{2} +-$/m);
-      expect(table.stdout).toMatch(/^provider-two +no +- +-$/m);
+      expect(table.stdout.split('\n')[0]).toMatch(/^PROVIDER +CONNECTED +SINCE +RESYNC +WEBHOOK$/);
+      expect(table.stdout).toMatch(/^provider-one +yes +\d{4}-\d{2}-\d{2} \d{2}:\d{2} +- +no secret$/m);
+      expect(table.stdout).toMatch(/^provider-two +no +- +- +no secret$/m);
       expect(table.stdout).not.toContain(secret);
     });
 
@@ -176,13 +176,36 @@ describe('sightline team, invitations, integrations and analytics', { timeout: 9
     it('connect of provider-five is a usage error; the help names the variables', async () => {
       const five = await cli.run(['integrations', 'connect', 'provider-five', '-w', 'example.com'], { token: 'dft_unused' });
       expectExit(five, 2);
-      expect(five.stderr).toMatch(/provider-five and provider-six are connected in the dashboard/);
+      expect(five.stderr).toMatch(/provider-five and provider-six are connected by "webhook-secret"/);
 
       const help = await cli.run(['integrations', '--help']);
       expectExit(help, 0);
       for (const name of ['PROVIDER_ONE_RESTRICTED_KEY', 'PROVIDER_TWO_API_KEY', 'PROVIDER_TWO_STORE_ID', 'PROVIDER_THREE_ACCESS_TOKEN', 'PROVIDER_THREE_ORG_ID', 'PROVIDER_FOUR_API_KEY']) {
         expect(help.stdout).toContain(name);
       }
+    });
+
+    it('webhook-secret connects provider-five from stdin and prints the address to paste; resync takes a provider', async () => {
+      const { owner, website } = await ownerWithWebsite();
+      const secret = `shpss_${randomBytes(10).toString('hex')}`;
+      const stored = await cli.run(['integrations', 'webhook-secret', 'provider-five', '-w', website.id], { token: owner.token, input: `${secret}\n` });
+      expectExit(stored, 0);
+      expect(stored.stdout + stored.stderr).toContain(`/api/webhooks/shopify/${website.id}`);
+      expect(stored.stdout + stored.stderr).not.toContain(secret);
+      const status = await cli.run(['integrations', 'status', '-w', website.id, '--json'], { token: owner.token });
+      expectExit(status, 0);
+      expect(JSON.parse(status.stdout)[0]['provider-five']).toMatchObject({ connected: true, webhook: { secretSet: true } });
+      expect(status.stdout).not.toContain(secret);
+
+      // provider-one needs its credential first: the server's 400 is the CLI's exit 1.
+      const early = await cli.run(['integrations', 'webhook-secret', 'provider-one', '-w', website.id], { token: owner.token, env: { WEBHOOK_SIGNING_SECRET: 'whsec_abc' } });
+      expectExit(early, 1);
+      expect(early.stderr).toMatch(/provider-one is not connected/);
+      const notConnected = await cli.run(['integrations', 'resync', 'provider-one', '-w', website.id], { token: owner.token });
+      expectExit(notConnected, 1);
+      expect(notConnected.stderr).toMatch(/provider-one is not connected/);
+      const five = await cli.run(['integrations', 'resync', 'provider-five', '-w', website.id], { token: owner.token });
+      expectExit(five, 2);
     });
 
     it.skipIf(!HAS_SCRIPT)('on a terminal, connect asks with a hidden prompt and disconnect asks for confirmation', async () => {

@@ -67,6 +67,8 @@ const TOOL_NAMES: Record<string, string> = {
   [`POST ${W}/integrations/provider-three`]: 'integration_connect_provider_three',
   [`POST ${W}/integrations/provider-four`]: 'integration_connect_provider_four',
   [`PATCH ${W}/integrations/provider-four`]: 'integration_resync_provider_four',
+  ...Object.fromEntries(['one', 'two', 'three', 'four', 'five', 'six'].map((n) => [`PUT ${W}/integrations/provider-${n}/webhook`, `integration_webhook_secret_provider_${n}`])),
+  ...Object.fromEntries(['one', 'two', 'three', 'four'].map((n) => [`POST ${W}/integrations/provider-${n}/resync`, `integration_resync_history_provider_${n}`])),
   [`DELETE ${W}/integrations/provider-one`]: 'integration_disconnect_provider_one',
   [`DELETE ${W}/integrations/provider-two`]: 'integration_disconnect_provider_two',
   [`DELETE ${W}/integrations/provider-three`]: 'integration_disconnect_provider_three',

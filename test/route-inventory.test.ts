@@ -67,6 +67,10 @@ const INVENTORY: Record<string, string[]> = {
     'DELETE /websites/{websiteId}/integrations/provider-four',
     'DELETE /websites/{websiteId}/integrations/provider-five',
     'DELETE /websites/{websiteId}/integrations/provider-six',
+    // Not in admin-api.md (issue 34): each provider's webhook signing secret (how providers five
+    // and six connect), and a re-sync of the payment history for every API provider.
+    ...['one', 'two', 'three', 'four', 'five', 'six'].map((n) => `PUT /websites/{websiteId}/integrations/provider-${n}/webhook`),
+    ...['one', 'two', 'three', 'four'].map((n) => `POST /websites/{websiteId}/integrations/provider-${n}/resync`),
   ],
 };
 
@@ -77,6 +81,8 @@ const HOSTED_NAME_ALIASES = [
   ...['stripe', 'lemonsqueezy', 'polar', 'paddle'].map((name) => `POST /websites/{websiteId}/integrations/${name}`),
   ...['stripe', 'lemonsqueezy', 'polar', 'paddle', 'shopify', 'woocommerce'].map((name) => `DELETE /websites/{websiteId}/integrations/${name}`),
   'PATCH /websites/{websiteId}/integrations/paddle',
+  ...['stripe', 'lemonsqueezy', 'polar', 'paddle', 'shopify', 'woocommerce'].map((name) => `PUT /websites/{websiteId}/integrations/${name}/webhook`),
+  ...['stripe', 'lemonsqueezy', 'polar', 'paddle'].map((name) => `POST /websites/{websiteId}/integrations/${name}/resync`),
 ];
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const NOT_OFFERED = ['/websites/{websiteId}/bot-traffic', '/bot-traffic'].flatMap((path) =>

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { deleteWebsite } from '../src/modules/websites/website-deletion.ts';
 import { type TestApp, settleRollups, useTestApp } from './helpers/app.ts';
@@ -31,6 +32,18 @@ async function populate(t: TestApp, owner: TestAccount, websiteId: string, membe
   await ok('PATCH', `${site}/goals/customizations`, { token: owner.token, body: { goalName: 'signup', displayName: 'Sign-up' } });
   await ok('POST', `${site}/integrations/provider-four`, { token: owner.token, body: { providerFourApiKey: 'sk_live_deletion_test' } });
   await ok('PATCH', `${site}/integrations/provider-four`, { token: owner.token });
+  // Shopify connected by its webhook, and one verified delivery remembered.
+  await ok('PUT', `${site}/integrations/provider-five/webhook`, { token: owner.token, body: { signingSecret: 'shpss_deletion_test' } });
+  const order = JSON.stringify({ id: 99, financial_status: 'paid', total_price: '5.00', currency: 'USD', created_at: '2026-01-01T00:00:00Z', note_attributes: [] });
+  await ok('POST', `/api/webhooks/shopify/${websiteId}`, {
+    payload: order,
+    headers: {
+      'content-type': 'application/json',
+      'x-shopify-topic': 'orders/paid',
+      'x-shopify-webhook-id': `delivery-${websiteId}`,
+      'x-shopify-hmac-sha256': createHmac('sha256', 'shpss_deletion_test').update(order).digest('base64'),
+    },
+  });
   // A page view and a goal: the event rows, every rollup, and (through the alert) history and outbox mail.
   await t.app.events.write([
     newEvent(websiteId, 'visitor-1'),

@@ -25,6 +25,7 @@ import { rollupRelocations } from './migrations/0022-rollup-relocations.ts';
 import { derivedBuilds } from './migrations/0023-derived-builds.ts';
 import { buildEventCursor } from './migrations/0024-build-event-cursor.ts';
 import { integrationJobWorker } from './migrations/0025-integration-job-worker.ts';
+import { providerWebhooks } from './migrations/0026-provider-webhooks.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -53,6 +54,7 @@ function provider(db: Db): MigrationProvider {
     '0023-derived-builds': derivedBuilds(),
     '0024-build-event-cursor': buildEventCursor(db.engine),
     '0025-integration-job-worker': integrationJobWorker(db.engine),
+    '0026-provider-webhooks': providerWebhooks(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -89,6 +89,13 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
+  readonly integrationWebhooks = new Counter({
+    name: `${PREFIX}integration_webhooks_total`,
+    help: 'Deliveries to the payment providers\' webhook receiver, by provider and outcome: recorded, duplicate (an event already received), ping, bad_signature (400, nothing stored) or not_connected (410).',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   private readonly databaseUp = new Gauge({
     name: `${PREFIX}database_up`,
     help: 'Whether the database answered the queries of this scrape (1) or not (0).',

@@ -105,6 +105,23 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
     ]),
   ),
   [`PATCH ${W}/integrations/provider-four`]: { tool: 'integration_resync_provider_four', permission: 'settings:write', kind: 'write' },
+  ...Object.fromEntries(
+    PROVIDERS.map((n) => [
+      `PUT ${W}/integrations/provider-${n}/webhook`,
+      {
+        tool: `integration_webhook_secret_provider_${n}`,
+        permission: 'settings:write',
+        kind: 'write',
+        note: 'The secret is stored encrypted and never returned; the status shows the webhook URL to paste into the provider.',
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
+    CONNECTABLE.map((n) => [
+      `POST ${W}/integrations/provider-${n}/resync`,
+      { tool: `integration_resync_history_provider_${n}`, permission: 'settings:write', kind: 'write' },
+    ]),
+  ),
 
   [`GET /api/v1/analytics/timeseries`]: {
     tool: 'analytics_timeseries',

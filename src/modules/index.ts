@@ -16,6 +16,7 @@ import { funnelsRoutes } from './funnels/funnels.routes.ts';
 import { goalsRoutes } from './goals/goals.routes.ts';
 import { identifyRoutes } from './identify/identify.routes.ts';
 import { integrationsRoutes } from './integrations/integrations.routes.ts';
+import { webhooksRoutes } from './integrations/webhooks.routes.ts';
 import { notOfferedRoutes } from './not-offered/not-offered.routes.ts';
 import { notesRoutes } from './notes/notes.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
@@ -38,8 +39,11 @@ export const adminModules: FastifyPluginAsync[] = [
   notesRoutes,
 ];
 
-/** The website API where the admin interface touches it (contract section 5), and the hosted service's routes Sightline answers 501; full paths. */
-export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, timeseriesRoutes, statsRoutes, notOfferedRoutes];
+/**
+ * The website API where the admin interface touches it (contract section 5), the hosted service's
+ * routes Sightline answers 501, and the payment providers' webhook receiver; full paths.
+ */
+export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, timeseriesRoutes, statsRoutes, notOfferedRoutes, webhooksRoutes];
 
 /** The dashboard's own routes (sign-in, sessions, password reset, website deletion), under /api/v1/dashboard. */
 export const dashboardModules: FastifyPluginAsync[] = [sessionsRoutes, passwordResetRoutes, invitationLinksRoutes, websiteDeletionRoutes];

@@ -121,6 +121,7 @@ describe('Polar adapter: webhooks', () => {
     const paid = JSON.stringify({ type: 'order.paid', timestamp: now.toISOString(), data: order('o9', '2026-06-01T11:59:00Z') });
     expect(adapter.parseWebhook(Buffer.from(paid), signed(paid, SECRET, 'msg_1', ts), SECRET, now)).toEqual({
       eventId: 'msg_1',
+      eventType: 'order.paid',
       payments: [
         {
           transactionId: 'o9',
@@ -148,7 +149,7 @@ describe('Polar adapter: webhooks', () => {
     const body = JSON.stringify({ type: 'checkout.created', data: {} });
     const headers = signed(body, SECRET, 'msg_4', ts);
     headers['webhook-signature'] = `v1,bm90LXRoaXMtb25l ${headers['webhook-signature']}`;
-    expect(adapter.parseWebhook(Buffer.from(body), headers, SECRET, now)).toEqual({ eventId: 'msg_4', payments: [] });
+    expect(adapter.parseWebhook(Buffer.from(body), headers, SECRET, now)).toEqual({ eventId: 'msg_4', eventType: 'checkout.created', payments: [] });
   });
 
   it('rejects a forged signature, missing headers and an old timestamp', () => {

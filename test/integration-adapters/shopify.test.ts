@@ -9,7 +9,7 @@ import { shopifyAdapter } from '../../src/modules/integrations/adapters/shopify.
 
 const SECRET = 'shpss_secret_0123456789abcdef';
 
-function headers(body: string, topic: string, id: string, secret = SECRET) {
+function headers(body: string, topic: string, id: string, secret = SECRET): Record<string, string> {
   return {
     'x-shopify-topic': topic,
     'x-shopify-webhook-id': id,
@@ -46,6 +46,7 @@ describe('Shopify adapter', () => {
     const body = JSON.stringify(order);
     expect(adapter.parseWebhook(Buffer.from(body), headers(body, 'orders/paid', 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043'), SECRET)).toEqual({
       eventId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
+      eventType: 'orders/paid',
       payments: [
         {
           transactionId: '5678901234567',
@@ -85,7 +86,16 @@ describe('Shopify adapter', () => {
 
   it('ignores other topics', () => {
     const body = JSON.stringify({ id: 1 });
-    expect(adapter.parseWebhook(Buffer.from(body), headers(body, 'products/update', 'w-3'), SECRET)).toEqual({ eventId: 'w-3', payments: [] });
+    expect(adapter.parseWebhook(Buffer.from(body), headers(body, 'products/update', 'w-3'), SECRET)).toEqual({ eventId: 'w-3', eventType: 'products/update', payments: [] });
+  });
+
+  it("names the event by X-Shopify-Event-Id, which a redelivery keeps, else by the delivery's webhook id", () => {
+    const body = JSON.stringify(order);
+    const first = { ...headers(body, 'orders/paid', 'delivery-1'), 'x-shopify-event-id': 'event-1' };
+    const again = { ...headers(body, 'orders/paid', 'delivery-2'), 'x-shopify-event-id': 'event-1' };
+    expect(adapter.parseWebhook(Buffer.from(body), first, SECRET).eventId).toBe('event-1');
+    expect(adapter.parseWebhook(Buffer.from(body), again, SECRET).eventId).toBe('event-1');
+    expect(adapter.parseWebhook(Buffer.from(body), headers(body, 'orders/paid', 'delivery-3'), SECRET).eventId).toBe('delivery-3');
   });
 
   it('rejects a forged, a missing and a tampered signature', () => {

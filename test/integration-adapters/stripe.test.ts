@@ -12,6 +12,7 @@ const GOOD = 'rk_test_51GoodKeyAbcdefghijklmnop';
 const REVOKED = 'rk_test_51RevokedKeyAbcdefghijkl';
 const NARROW = 'rk_test_51NarrowKeyAbcdefghijklm';
 const SECRET = 'whsec_test_secret_value';
+const NO_ACCOUNT_READ = 'rk_test_sessions_and_invoices_only';
 
 const keyOf = (request: RecordedRequest) => request.authorization?.replace(/^Bearer /, '') ?? '';
 const list = (data: unknown[], hasMore: boolean, url: string) => ({ status: 200, body: { object: 'list', data, has_more: hasMore, url } });
@@ -58,6 +59,12 @@ function route(request: RecordedRequest) {
     // Stripe quotes the key back; the adapter must not pass it on.
     return { status: 401, body: { error: { message: `Invalid API Key provided: ${key}`, type: 'invalid_request_error' } } };
   }
+  if (request.path === '/v1/account' && key === NO_ACCOUNT_READ) {
+    return {
+      status: 403,
+      body: { error: { message: `The provided key '${key}' does not have the required permissions for this endpoint on account 'acct_1'.`, type: 'invalid_request_error' } },
+    };
+  }
   if (request.path === '/v1/account') {
     return { status: 200, body: { id: 'acct_1', object: 'account', default_currency: 'eur', settings: { dashboard: { display_name: 'Acme Studio' } }, business_profile: { name: 'Acme' } } };
   }
@@ -91,6 +98,13 @@ describe('Stripe adapter: verifying a key', () => {
     await expect(adapter.verifyCredential({ providerOneRestrictedKey: GOOD })).resolves.toEqual({ accountName: 'Acme Studio', currency: 'EUR' });
     expect(fake.requests.map((r) => r.path)).toEqual(['/v1/account', '/v1/checkout/sessions', '/v1/invoices']);
     expect(fake.requests[0]?.authorization).toBe(`Bearer ${GOOD}`);
+  });
+
+  it('still verifies a restricted key that may not read the account, with no name or currency', async () => {
+    fake = await startFakeProvider(route);
+    const adapter = stripeAdapter({ baseUrl: fake.baseUrl });
+    await expect(adapter.verifyCredential({ providerOneRestrictedKey: NO_ACCOUNT_READ })).resolves.toEqual({ accountName: null, currency: null });
+    expect(fake.requests.map((r) => r.path)).toEqual(['/v1/account', '/v1/checkout/sessions', '/v1/invoices']);
   });
 
   it('calls a rejected key revoked, with what Stripe said and without the key', async () => {
@@ -196,7 +210,7 @@ describe('Stripe adapter: webhooks', () => {
 
   it('ignores an event type that is no payment', () => {
     const body = JSON.stringify({ id: 'evt_4', type: 'customer.created', data: { object: { id: 'cus_1' } } });
-    expect(adapter.parseWebhook(Buffer.from(body), signed(body, SECRET, ts), SECRET, now)).toEqual({ eventId: 'evt_4', payments: [] });
+    expect(adapter.parseWebhook(Buffer.from(body), signed(body, SECRET, ts), SECRET, now)).toEqual({ eventId: 'evt_4', eventType: 'customer.created', payments: [] });
   });
 
   it('rejects a forged signature, a missing one and a replay of an old delivery', () => {

@@ -42,6 +42,7 @@ describe('WooCommerce adapter', () => {
     const body = JSON.stringify(order('processing'));
     expect(adapter.parseWebhook(Buffer.from(body), headers(body, 'd-1'), SECRET)).toEqual({
       eventId: 'd-1',
+      eventType: 'order.updated',
       payments: [
         {
           transactionId: '727',
@@ -72,7 +73,15 @@ describe('WooCommerce adapter', () => {
 
   it("answers the new webhook's test delivery (a form body) with no payment", () => {
     const body = 'webhook_id=12';
-    expect(adapter.parseWebhook(Buffer.from(body), headers(body, 'd-5'), SECRET)).toEqual({ eventId: 'd-5', payments: [] });
+    expect(adapter.parseWebhook(Buffer.from(body), headers(body, 'd-5'), SECRET)).toEqual({ eventId: 'd-5', eventType: 'order.updated', payments: [] });
+  });
+
+  it('tells the unsigned ping WooCommerce sends when a webhook is saved (WC_Webhook::deliver_ping) from an event', () => {
+    expect(adapter.isPing?.(Buffer.from('webhook_id=12'), {})).toBe(true);
+    // Signed, it is an event like any other; anything else unsigned is no ping.
+    expect(adapter.isPing?.(Buffer.from('webhook_id=12'), headers('webhook_id=12', 'd-6'))).toBe(false);
+    expect(adapter.isPing?.(Buffer.from('{"id":12}'), {})).toBe(false);
+    expect(adapter.isPing?.(Buffer.from('webhook_id=12&status=paid'), {})).toBe(false);
   });
 
   it('rejects a forged, a missing and a tampered signature', () => {

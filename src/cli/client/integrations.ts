@@ -34,7 +34,7 @@ function providerArgument(value: string): Provider {
 function connectProviderArgument(value: string): ConnectProvider {
   if (value in CONNECT_FIELDS) return value as ConnectProvider;
   throw new InvalidArgumentError(
-    `expected one of ${Object.keys(CONNECT_FIELDS).join(', ')} (provider-five and provider-six are connected in the dashboard)`,
+    `expected one of ${Object.keys(CONNECT_FIELDS).join(', ')} (provider-five and provider-six are connected by "webhook-secret")`,
   );
 }
 
@@ -138,6 +138,57 @@ async function deleteConnection(connection: Connection, websiteId: string, provi
   }
 }
 
+/** The webhook's signing secret: WEBHOOK_SIGNING_SECRET, else stdin (one line), else a hidden prompt. */
+async function readSigningSecret(provider: Provider): Promise<string> {
+  const fromEnv = process.env.WEBHOOK_SIGNING_SECRET?.trim();
+  if (fromEnv) return fromEnv;
+  const text = stdinIsTerminal() ? await promptHidden(`webhook signing secret of ${provider} (input hidden): `) : (await readStdin()).trim();
+  if (!text) usage('missing the signing secret: set WEBHOOK_SIGNING_SECRET, or pipe it to stdin');
+  if (text.includes('\n')) usage('stdin must hold the signing secret alone, on one line');
+  return text;
+}
+
+async function putWebhookSecret(connection: Connection, websiteId: string, provider: Provider, signingSecret: string) {
+  const { client, settings } = connection;
+  const init = { params: { path: { websiteId } }, body: { signingSecret } };
+  switch (provider) {
+    case 'provider-one':
+      return call(client.PUT('/api/v1/admin/websites/{websiteId}/integrations/provider-one/webhook', init), settings.baseUrl);
+    case 'provider-two':
+      return call(client.PUT('/api/v1/admin/websites/{websiteId}/integrations/provider-two/webhook', init), settings.baseUrl);
+    case 'provider-three':
+      return call(client.PUT('/api/v1/admin/websites/{websiteId}/integrations/provider-three/webhook', init), settings.baseUrl);
+    case 'provider-four':
+      return call(client.PUT('/api/v1/admin/websites/{websiteId}/integrations/provider-four/webhook', init), settings.baseUrl);
+    case 'provider-five':
+      return call(client.PUT('/api/v1/admin/websites/{websiteId}/integrations/provider-five/webhook', init), settings.baseUrl);
+    case 'provider-six':
+      return call(client.PUT('/api/v1/admin/websites/{websiteId}/integrations/provider-six/webhook', init), settings.baseUrl);
+  }
+}
+
+async function postResync(connection: Connection, websiteId: string, provider: ConnectProvider) {
+  const { client, settings } = connection;
+  const init = { params: { path: { websiteId } }, body: {} };
+  switch (provider) {
+    case 'provider-one':
+      return call(client.POST('/api/v1/admin/websites/{websiteId}/integrations/provider-one/resync', init), settings.baseUrl);
+    case 'provider-two':
+      return call(client.POST('/api/v1/admin/websites/{websiteId}/integrations/provider-two/resync', init), settings.baseUrl);
+    case 'provider-three':
+      return call(client.POST('/api/v1/admin/websites/{websiteId}/integrations/provider-three/resync', init), settings.baseUrl);
+    case 'provider-four':
+      return call(client.POST('/api/v1/admin/websites/{websiteId}/integrations/provider-four/resync', init), settings.baseUrl);
+  }
+}
+
+function webhookText(status: Status[Provider]): string {
+  const { webhook } = status;
+  if (!webhook.secretSet) return 'no secret';
+  if (!webhook.lastEventAt) return 'no event yet';
+  return `${webhook.lastEventType} ${shortTime(webhook.lastEventAt)} (${webhook.eventsReceived})`;
+}
+
 function resyncText(status: Status[Provider]): string {
   if (!('resync' in status) || !status.resync) return '-';
   const { status: state, requestedAt, error } = status.resync;
@@ -151,7 +202,7 @@ const CREDENTIAL_HELP = Object.entries(CONNECT_FIELDS)
 export function registerIntegrationCommands(program: Command): void {
   const integrations = program
     .command('integrations')
-    .description('payment-provider integrations: status, connect, disconnect, resync')
+    .description('payment-provider integrations: status, connect, disconnect, resync, webhook-secret')
     .addHelpText(
       'after',
       `
@@ -165,7 +216,8 @@ Examples:
   $ sightline integrations status -w example.com
   $ PROVIDER_ONE_RESTRICTED_KEY=rk_live_... sightline integrations connect provider-one -w example.com
   $ pass show provider-two.json | sightline integrations connect provider-two -w example.com
-  $ sightline integrations resync -w example.com
+  $ sightline integrations resync provider-one -w example.com
+  $ WEBHOOK_SIGNING_SECRET=whsec_... sightline integrations webhook-secret provider-one -w example.com
   $ sightline integrations disconnect provider-one -w example.com --yes`,
     );
 
@@ -186,6 +238,7 @@ Examples:
             { header: 'connected', value: (provider) => status[provider].connected },
             { header: 'since', value: (provider) => status[provider].connectedAt },
             { header: 'resync', value: (provider) => resyncText(status[provider]) },
+            { header: 'webhook', value: (provider) => webhookText(status[provider]) },
           ],
           'No providers.',
         );
@@ -233,22 +286,37 @@ Examples:
 
   withJson(
     withWebsite(
-      integrations.command('resync').description('queue a re-sync of historical payments from provider-four (it must be connected)'),
+      integrations
+        .command('resync')
+        .description('check the credential again and re-import 365 days of payments (the provider must be connected)')
+        .argument('[provider]', `one of ${Object.keys(CONNECT_FIELDS).join(', ')}`, connectProviderArgument, 'provider-four'),
     ),
     'the result',
   ).action(
-    action(async (options: WebsiteOption & JsonOption) => {
+    action(async (provider: ConnectProvider, options: WebsiteOption & JsonOption) => {
       const connection = connect();
       const websiteId = await websiteIdOf(connection, options.website);
-      const body = await call(
-        connection.client.PATCH('/api/v1/admin/websites/{websiteId}/integrations/provider-four', {
-          params: { path: { websiteId } },
-          body: {},
-        }),
-        connection.settings.baseUrl,
-      );
+      const body = await postResync(connection, websiteId, provider);
       done(options, body, body.data[0]?.message ?? 'Re-sync queued.');
     }),
   );
 
+  withJson(
+    withWebsite(
+      integrations
+        .command('webhook-secret')
+        .description("store the signing secret of the provider's webhook (provider-five and provider-six are connected by it)")
+        .argument('<provider>', `one of ${PROVIDERS.join(', ')}`, providerArgument),
+    ),
+    'the result',
+  ).action(
+    action(async (provider: Provider, options: WebsiteOption & JsonOption) => {
+      const connection = connect();
+      const signingSecret = await readSigningSecret(provider);
+      const websiteId = await websiteIdOf(connection, options.website);
+      const body = await putWebhookSecret(connection, websiteId, provider, signingSecret);
+      const result = body.data[0]!;
+      done(options, body, `${result.message}. Paste this address into ${provider}'s webhook settings: ${result.webhook.url}`);
+    }),
+  );
 }

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Bool, JsonText } from './values.ts';
 
 // What the administration API manages: accounts, tokens, websites and what each website owns.
@@ -144,6 +145,25 @@ export interface IntegrationsTable {
   verified_at: string | null;
   /** The provider's refusal (revoked, missing permission), scrubbed of the credential. */
   verification_error: string | null;
+  /** The webhook signing secret the owner pasted, sealed like the credentials (0026); null until set. */
+  webhook_key_id: string | null;
+  webhook_ciphertext: string | null;
+  webhook_secret_set_at: string | null;
+  /** The last verified delivery, and how many were received (each event once). */
+  last_webhook_at: string | null;
+  last_webhook_type: string | null;
+  webhooks_received: Generated<number>;
+}
+
+/** Verified webhook deliveries by the provider's event id (0026): a redelivery is recognised and records nothing. */
+export interface IntegrationWebhookEventsTable {
+  website_id: string;
+  provider: string;
+  event_id: string;
+  event_type: string;
+  /** Payments, renewals and refunds the event carried. */
+  payments: number;
+  received_at: string;
 }
 
 /**

@@ -231,6 +231,8 @@ export interface VisitorProfilesTable {
   /** JSON object of string properties, or null. */
   metadata: JsonText | null;
   identified_at: string;
+  /** The address the profile names (user_id or metadata.email), lower case, for attributing payments by e-mail (0026). */
+  email: string | null;
 }
 
 /** Annotations on a website's charts. */

@@ -23,6 +23,22 @@ export type NewPaymentRow = Insertable<PaymentsTable>;
  * Inserts the payment unless the website already has its transaction id; true when inserted. In
  * a transaction holding the website's row lock (the breakdowns' revenue moves with it).
  */
+/**
+ * The visitor a payment with no visitor id belongs to, by its customer's e-mail: the identified
+ * profile naming that address (visitor_profiles_email_idx), the latest identified when several do.
+ */
+export async function findVisitorByEmail(db: Kysely<Database>, websiteId: string, email: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('visitor_profiles')
+    .select('visitor_id')
+    .where('website_id', '=', websiteId)
+    .where('email', '=', email)
+    .orderBy('identified_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.visitor_id ?? null;
+}
+
 export async function insertPaymentOnce(db: Kysely<Database>, row: NewPaymentRow): Promise<boolean> {
   const inserted = await db
     .insertInto('payments')

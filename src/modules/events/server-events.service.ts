@@ -151,7 +151,7 @@ export async function recordPayment(db: Kysely<Database>, websiteId: string, inp
     transaction_id: input.transaction_id,
     amount_minor: amountMinor,
     currency,
-    visitor_id: input.datafast_visitor_id ?? null,
+    visitor_id: input.datafast_visitor_id ?? (email === null ? null : await repo.findVisitorByEmail(db, websiteId, email)),
     email,
     customer_id: input.customer_id ?? null,
     customer_name: customerName,

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { profileEmailOf } from '../../lib/profile-email.ts';
 
 export interface VisitorProfile {
   userId: string;
@@ -34,7 +35,7 @@ export interface ProfileRow {
 
 /** Creates the visitor's profile or replaces it whole: a profile is what the latest identify said. */
 export async function upsertProfile(db: Kysely<Database>, row: ProfileRow): Promise<void> {
-  const values = { ...row, metadata: row.metadata ? JSON.stringify(row.metadata) : null };
+  const values = { ...row, metadata: row.metadata ? JSON.stringify(row.metadata) : null, email: profileEmailOf(row.user_id, row.metadata) };
   const { website_id, visitor_id, ...changes } = values; // eslint-disable-line @typescript-eslint/no-unused-vars
   await db
     .insertInto('visitor_profiles')

@@ -1,4 +1,4 @@
-import { HOSTED_NAMES, PROVIDERS, RESYNC_PROVIDER, isApiProvider } from './providers.ts';
+import { HOSTED_NAMES, PROVIDERS, type Provider, RESYNC_PROVIDER, isApiProvider } from './providers.ts';
 import type { JobRow, listIntegrations } from './integrations.repository.ts';
 
 // Connection status only: no credential, and no part of one, ever reaches this shape. The errors
@@ -47,9 +47,31 @@ function presentHistory(job: JobRow | undefined): HistoryView | null {
   return { ...presentJob(job), pages: job.pages_done, paymentsImported: job.payments_imported, attempts: job.attempts };
 }
 
-interface ProviderStatus {
+/** Where the provider posts its events, and what arrived; the secret itself never. */
+export interface WebhookView {
+  url: string;
+  secretSet: boolean;
+  secretSetAt: string | null;
+  lastEventAt: string | null;
+  lastEventType: string | null;
+  eventsReceived: number;
+}
+
+function presentWebhook(row: IntegrationListing | undefined, url: string): WebhookView {
+  return {
+    url,
+    secretSet: row?.webhook_secret_set_at != null,
+    secretSetAt: row?.webhook_secret_set_at ?? null,
+    lastEventAt: row?.last_webhook_at ?? null,
+    lastEventType: row?.last_webhook_type ?? null,
+    eventsReceived: Number(row?.webhooks_received ?? 0),
+  };
+}
+
+export interface ProviderStatus {
   connected: boolean;
   connectedAt: string | null;
+  webhook: WebhookView;
   account?: AccountView | null;
   history?: HistoryView | null;
   resync?: ResyncView | null;
@@ -57,12 +79,12 @@ interface ProviderStatus {
 }
 
 /** Each provider under its own name and under the hosted service's name, and the website's currency. */
-export function presentStatus(rows: IntegrationListing[], jobs: Map<string, JobRow | undefined>, currency: string) {
+export function presentStatus(rows: IntegrationListing[], jobs: Map<string, JobRow | undefined>, currency: string, webhookUrlOf: (provider: Provider) => string) {
   const byProvider = new Map(rows.map((row) => [row.provider, row]));
   const status: Record<string, ProviderStatus> = {};
   for (const provider of PROVIDERS) {
     const row = byProvider.get(provider);
-    status[provider] = { connected: row !== undefined, connectedAt: row?.connected_at ?? null };
+    status[provider] = { connected: row !== undefined, connectedAt: row?.connected_at ?? null, webhook: presentWebhook(row, webhookUrlOf(provider)) };
     if (isApiProvider(provider)) {
       const job = row ? jobs.get(provider) : undefined;
       status[provider] = { ...status[provider], account: row ? presentAccount(row) : null, history: presentHistory(job) };
@@ -70,5 +92,5 @@ export function presentStatus(rows: IntegrationListing[], jobs: Map<string, JobR
     }
   }
   for (const provider of PROVIDERS) status[HOSTED_NAMES[provider]] = status[provider]!;
-  return { ...status, currency };
+  return { ...status, currency } as Record<Provider, ProviderStatus> & { currency: string };
 }

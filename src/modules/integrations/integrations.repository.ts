@@ -1,13 +1,26 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, IntegrationJobsTable, IntegrationsTable } from '../../db/schema.ts';
 
 export type IntegrationRow = Selectable<IntegrationsTable>;
+/** A connection as connect writes it: the webhook's secret and counters are left as they are. */
+export type NewIntegration = Omit<Insertable<IntegrationsTable>, `webhook${string}` | `last_webhook_${string}`>;
 export type JobRow = Selectable<IntegrationJobsTable>;
 
 export async function listIntegrations(db: Kysely<Database>, websiteId: string) {
   return db
     .selectFrom('integrations')
-    .select(['provider', 'connected_at', 'account_name', 'account_currency', 'verified_at', 'verification_error'])
+    .select([
+      'provider',
+      'connected_at',
+      'account_name',
+      'account_currency',
+      'verified_at',
+      'verification_error',
+      'webhook_secret_set_at',
+      'last_webhook_at',
+      'last_webhook_type',
+      'webhooks_received',
+    ])
     .where('website_id', '=', websiteId)
     .execute();
 }
@@ -61,7 +74,17 @@ export async function sampleCiphertextPerKey(db: Kysely<Database>): Promise<Inte
   return rows;
 }
 
-export async function upsertIntegration(db: Kysely<Database>, row: IntegrationRow): Promise<void> {
+/** The same for the webhook signing secrets, sealed under their own key ids. */
+export async function sampleWebhookSecretPerKey(db: Kysely<Database>): Promise<IntegrationRow[]> {
+  const keyIds = await db.selectFrom('integrations').select('webhook_key_id').where('webhook_key_id', 'is not', null).distinct().execute();
+  const rows: IntegrationRow[] = [];
+  for (const { webhook_key_id } of keyIds) {
+    rows.push(await db.selectFrom('integrations').selectAll().where('webhook_key_id', '=', webhook_key_id).limit(1).executeTakeFirstOrThrow());
+  }
+  return rows;
+}
+
+export async function upsertIntegration(db: Kysely<Database>, row: NewIntegration): Promise<void> {
   await db
     .insertInto('integrations')
     .values(row)

@@ -4,7 +4,9 @@ import { websiteOf } from '../../http/request-context.ts';
 import { Connected, Disconnected, IntegrationStatus, ResyncQueued, connectBody } from './integrations.schemas.ts';
 import * as service from './integrations.service.ts';
 import { acceptHostedFieldNames } from './credential-names.ts';
-import { CONNECT_FIELDS, HOSTED_NAMES, PROVIDERS, RESYNC_PROVIDER, hostedFieldName } from './providers.ts';
+import { CONNECT_FIELDS, HOSTED_NAMES, PROVIDERS, RESYNC_PROVIDER, hostedFieldName, isApiProvider } from './providers.ts';
+import { SigningSecretBody, WebhookSecretSet } from './webhooks.schemas.ts';
+import { setWebhookSecret } from './webhooks.service.ts';
 
 const tags = ['Integrations'];
 const read = { scope: 'website', permission: 'settings:read', action: 'read', apiKey: true } as const;
@@ -13,6 +15,7 @@ const base = '/websites/:websiteId/integrations';
 
 export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db.kysely;
+  const { publicUrl } = app.config;
 
   app.get(base, {
     config: { access: read },
@@ -22,7 +25,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: WebsiteParams,
       response: withErrors({ 200: Envelope(IntegrationStatus) }),
     },
-    handler: async (request) => ok([await service.getStatus(db, websiteOf(request).websiteId)]),
+    handler: async (request) => ok([await service.getStatus(db, websiteOf(request).websiteId, publicUrl)]),
   });
 
   // Each provider's routes, at its own path and at the hosted service's name for it (stripe, ...):
@@ -68,6 +71,47 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
         handler: async (request) => ok([await service.disconnect(db, websiteOf(request).websiteId, provider)]),
       });
+      // Not in admin-api.md (issue 34): the webhook's signing secret, which is how Shopify and
+      // WooCommerce connect, and a re-sync for every API provider (the dashboard's button).
+      app.put(`${url}/webhook`, {
+        config: { access: write },
+        schema: {
+          ...alias,
+          tags,
+          summary:
+            `Store the signing secret of ${provider}'s webhook (write-only)` +
+            (isApiProvider(provider) ? '; the provider must be connected first' : `; this connects ${provider}`) +
+            `. Also at /integrations/${hostedName}/webhook`,
+          params: WebsiteParams,
+          body: SigningSecretBody,
+          response: withErrors({ 200: Envelope(WebhookSecretSet) }),
+        },
+        handler: async (request) => {
+          const { websiteId } = websiteOf(request);
+          const { created } = await setWebhookSecret(db, app.keyring, websiteId, provider, request.body.signingSecret);
+          const status = (await service.getStatus(db, websiteId, publicUrl))[provider];
+          const message = created ? `${provider} connected by its webhook` : `${provider} webhook signing secret stored`;
+          return ok([{ message, provider, connected: true as const, connectedAt: status.connectedAt!, webhook: status.webhook }]);
+        },
+      });
+      if (isApiProvider(provider)) {
+        app.post(`${url}/resync`, {
+          config: { access: write },
+          schema: {
+            ...alias,
+            tags,
+            summary: `Queue a new check of ${provider}'s credential and import of its last 365 days of payments; also at /integrations/${hostedName}/resync`,
+            params: WebsiteParams,
+            body: EmptyBody,
+            response: withErrors({ 200: Envelope(ResyncQueued) }),
+          },
+          handler: async (request) => {
+            const queued = await service.queueResync(db, websiteOf(request).websiteId, provider);
+            app.integrationJobs?.wake();
+            return ok([queued]);
+          },
+        });
+      }
       if (provider === RESYNC_PROVIDER) {
         app.patch(url, {
           config: { access: write },

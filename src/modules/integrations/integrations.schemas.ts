@@ -1,5 +1,6 @@
 import { type TObject, Type } from 'typebox';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { WebhookStatus } from './webhooks.schemas.ts';
 import { CONNECT_FIELDS, HOSTED_NAMES, PROVIDERS, type Provider, RESYNC_PROVIDER, hostedFieldName, isApiProvider } from './providers.ts';
 
 /** A credential: a non-empty string of at most 512 characters without white space. */
@@ -49,7 +50,7 @@ const History = Type.Object(
   { description: "the import of the last 365 days of the provider's payments, on connect and on a re-sync" },
 );
 
-const ProviderStatus = Type.Object({ connected: Type.Boolean(), connectedAt: Nullable(Timestamp) });
+const ProviderStatus = Type.Object({ connected: Type.Boolean(), connectedAt: Nullable(Timestamp), webhook: WebhookStatus });
 /** Providers with an API credential: the check of the credential and the history import, null while not connected. */
 const ApiProviderStatus = Type.Object({ ...ProviderStatus.properties, account: Nullable(Account), history: Nullable(History) });
 const ResyncProviderStatus = Type.Object({

@@ -8,6 +8,7 @@ import { sealCredentials } from './credentials.ts';
 import { presentJob, presentStatus } from './integrations.presenter.ts';
 import * as repo from './integrations.repository.ts';
 import { API_PROVIDERS, type Provider, RESYNC_JOB, RESYNC_PROVIDER, isApiProvider } from './providers.ts';
+import { webhookUrl } from './webhooks.service.ts';
 
 /** The provider's job of the current connection, if any. */
 async function currentJob(db: Kysely<Database>, websiteId: string, provider: Provider, connectedAt: string | undefined) {
@@ -21,12 +22,13 @@ async function currentJob(db: Kysely<Database>, websiteId: string, provider: Pro
   return job.requested_at >= connectedAt ? job : undefined;
 }
 
-export async function getStatus(db: Kysely<Database>, websiteId: string) {
+/** Each provider's connection, check, history import and webhook; `publicUrl` is where providers reach this server. */
+export async function getStatus(db: Kysely<Database>, websiteId: string, publicUrl: string) {
   const rows = await repo.listIntegrations(db, websiteId);
   const connectedAt = new Map(rows.map((r) => [r.provider, r.connected_at]));
   const jobs = new Map<string, repo.JobRow | undefined>();
   for (const provider of API_PROVIDERS) jobs.set(provider, await currentJob(db, websiteId, provider, connectedAt.get(provider)));
-  return presentStatus(rows, jobs, await repo.findWebsiteCurrency(db, websiteId));
+  return presentStatus(rows, jobs, await repo.findWebsiteCurrency(db, websiteId), (provider) => webhookUrl(publicUrl, websiteId, provider));
 }
 
 function newJob(websiteId: string, provider: Provider, at: string): repo.JobRow {

@@ -41,6 +41,8 @@ export interface PaymentPage {
 export interface ParsedWebhook {
   /** The provider's id of the delivery or event, for recording each event once. */
   eventId: string;
+  /** The provider's name for the event (checkout.session.completed, orders/paid); "unknown" when it names none. */
+  eventType: string;
   /** Empty for an event type that carries no payment. */
   payments: ProviderPayment[];
 }
@@ -52,6 +54,12 @@ interface WebhookCapable {
   readonly provider: Provider;
   /** Throws WebhookSignatureError when the signature is missing, wrong or too old. */
   parseWebhook(rawBody: Buffer, headers: WebhookHeaders, secret: string, now?: Date): ParsedWebhook;
+  /**
+   * Whether the delivery is the provider's unsigned check that the URL answers (WooCommerce posts
+   * `webhook_id=<id>` when a webhook is saved and keeps it pending until it gets a 200). Nothing in
+   * it is trusted or stored.
+   */
+  isPing?(rawBody: Buffer, headers: WebhookHeaders): boolean;
 }
 
 /** A provider connected with an API credential: it can be verified and its history read. */

@@ -74,10 +74,11 @@ export function lemonSqueezyAdapter(options: AdapterOptions = {}): ApiAdapter {
       const body = parseJson(rawBody);
       const meta = asObject(body?.meta);
       const data = asObject(body?.data);
-      if (!meta || !data) return { eventId, payments: [] };
+      const eventType = text(meta?.event_name) ?? 'unknown';
+      if (!meta || !data) return { eventId, eventType, payments: [] };
       const customData = asObject(meta.custom_data) ?? {};
-      const payment = paymentOfEvent(text(meta.event_name) ?? '', data, customData);
-      return { eventId, payments: payment ? [payment] : [] };
+      const payment = paymentOfEvent(eventType, data, customData);
+      return { eventId, eventType, payments: payment ? [payment] : [] };
     },
   };
 }

@@ -11,7 +11,9 @@ import { assertFresh, digestMatches, hmacSha256, requireSecret } from './signatu
 // Webhooks are verified here rather than with the SDK's webhooks.unmarshal: that call is
 // async (parseWebhook is not), reads the clock itself (no `now` to test replays with) and compares
 // signatures with ===. The scheme is the documented one: Paddle-Signature "ts=<s>;h1=<hex>" with
-// h1 = HMAC-SHA256(secret, "<ts>:<raw body>"), and the SDK's 5 s window for ts.
+// h1 = HMAC-SHA256(secret, "<ts>:<raw body>"). The SDK allows ts 5 s of age; here it is 300 s, as
+// Stripe's and Standard Webhooks' windows: a server clock a few seconds off would refuse every
+// event, and a replay inside the window records nothing (event ids and transaction ids are kept).
 //
 // What is a payment: transaction.completed (origin subscription_recurring is a renewal; a total
 // of 0 from a checkout starts a free trial), keyed by the transaction id; adjustment.created or
@@ -25,7 +27,7 @@ import { assertFresh, digestMatches, hmacSha256, requireSecret } from './signatu
 
 const DEFAULT_BASE_URL = 'https://api.paddle.com';
 const PAGE_SIZE = 100;
-const SIGNATURE_TOLERANCE_SECONDS = 5;
+const SIGNATURE_TOLERANCE_SECONDS = 300;
 const REVOKED_CODES = new Set(['invalid_token', 'authentication_malformed', 'authentication_missing', 'invalid_access_token']);
 
 export function paddleAdapter(options: AdapterOptions = {}): ApiAdapter {
@@ -81,16 +83,17 @@ export function paddleAdapter(options: AdapterOptions = {}): ApiAdapter {
       const eventId = text(body?.event_id) ?? `ts:${ts}`;
       const data = asObject(body?.data);
       const type = text(body?.event_type);
-      if (data === null) return { eventId, payments: [] };
+      const eventType = type ?? 'unknown';
+      if (data === null) return { eventId, eventType, payments: [] };
       if (type === 'transaction.completed') {
         const payment = fromWebhookTransaction(data);
-        return { eventId, payments: payment ? [payment] : [] };
+        return { eventId, eventType, payments: payment ? [payment] : [] };
       }
       if (type === 'adjustment.created' || type === 'adjustment.updated') {
         const refund = refundOfAdjustment(data);
-        return { eventId, payments: refund ? [refund] : [] };
+        return { eventId, eventType, payments: refund ? [refund] : [] };
       }
-      return { eventId, payments: [] };
+      return { eventId, eventType, payments: [] };
     },
   };
 }

@@ -64,14 +64,15 @@ export function polarAdapter(options: AdapterOptions = {}): ApiAdapter {
       try {
         body = asObject(JSON.parse(rawBody.toString('utf8')));
       } catch {
-        return { eventId, payments: [] };
+        return { eventId, eventType: 'unknown', payments: [] };
       }
       const type = text(body?.type);
+      const eventType = type ?? 'unknown';
       const order = asObject(body?.data);
-      if (order === null || (type !== 'order.paid' && type !== 'order.refunded')) return { eventId, payments: [] };
+      if (order === null || (type !== 'order.paid' && type !== 'order.refunded')) return { eventId, eventType, payments: [] };
       const payment = paymentOfOrder(order);
-      if (payment === null || (type === 'order.refunded') !== payment.refunded) return { eventId, payments: [] };
-      return { eventId, payments: [payment] };
+      if (payment === null || (type === 'order.refunded') !== payment.refunded) return { eventId, eventType, payments: [] };
+      return { eventId, eventType, payments: [payment] };
     },
   };
 }

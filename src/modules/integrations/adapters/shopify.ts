@@ -24,17 +24,20 @@ export function shopifyAdapter(): WebhookOnlyAdapter {
         throw new WebhookSignatureError('the X-Shopify-Hmac-Sha256 signature does not match the body');
       }
       const topic = headerValue(headers, 'x-shopify-topic');
-      const eventId = headerValue(headers, 'x-shopify-webhook-id') ?? headerValue(headers, 'x-shopify-event-id');
-      if (eventId === null) throw new WebhookSignatureError('the X-Shopify-Webhook-Id header is missing');
+      // Shopify's guide to duplicates: a redelivered event keeps its X-Shopify-Event-Id; the
+      // webhook id names one delivery (older shops send only that).
+      const eventId = headerValue(headers, 'x-shopify-event-id') ?? headerValue(headers, 'x-shopify-webhook-id');
+      if (eventId === null) throw new WebhookSignatureError('the X-Shopify-Event-Id and X-Shopify-Webhook-Id headers are missing');
       let body: Json | null;
       try {
         body = asObject(JSON.parse(rawBody.toString('utf8')));
       } catch {
         body = null;
       }
-      if (body === null) return { eventId, payments: [] };
+      const eventType = topic ?? 'unknown';
+      if (body === null) return { eventId, eventType, payments: [] };
       const payment = topic === 'orders/paid' ? paymentOfOrder(body) : topic === 'refunds/create' ? refundOf(body) : null;
-      return { eventId, payments: payment ? [payment] : [] };
+      return { eventId, eventType, payments: payment ? [payment] : [] };
     },
   };
 }

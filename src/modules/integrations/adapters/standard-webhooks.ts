@@ -8,11 +8,12 @@ import { assertFresh, digestMatches, hmacSha256, requireSecret } from './signatu
 const TOLERANCE_SECONDS = 300; // the scheme's reference libraries' window
 
 /**
- * The HMAC key of a secret: "whsec_<base64>" is the scheme's own form; any other string (Polar's
- * dashboard secrets) is used as its UTF-8 bytes, as Polar's SDK does before verifying.
+ * The HMAC key of a secret: its UTF-8 bytes, whole, as Polar's SDK does (validateEvent encodes the
+ * secret to base64 before handing it to the Standard Webhooks library, which decodes it back), so
+ * a secret an owner chose that happens to start with "whsec_" verifies as Polar signs it too.
  */
 function keyOf(secret: string): Buffer {
-  return secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');
+  return Buffer.from(secret, 'utf8');
 }
 
 /** Verifies and returns the webhook-id; throws WebhookSignatureError otherwise. */

@@ -46,11 +46,12 @@ export function stripeAdapter(options: AdapterOptions = {}): ApiAdapter {
     async verifyCredential(credentials) {
       const stripe = client(keyOf(credentials));
       return callStripe(credentials, base, async () => {
-        const account = await stripe.accounts.retrieveCurrent();
+        const account = await currentAccount(stripe);
         // The history import reads these: a key that cannot fails now, with Stripe's words for
         // the missing permission, rather than at the first re-sync.
         await stripe.checkout.sessions.list({ limit: 1 });
         await stripe.invoices.list({ limit: 1 });
+        if (account === null) return { accountName: null, currency: null };
         const name = account.settings?.dashboard?.display_name ?? account.business_profile?.name ?? account.email ?? account.id;
         return { accountName: name, currency: upperCurrency(account.default_currency) };
       });
@@ -87,7 +88,7 @@ export function stripeAdapter(options: AdapterOptions = {}): ApiAdapter {
         throw new WebhookSignatureError(`the Stripe signature does not verify: ${error instanceof Error ? error.message : String(error)}`);
       }
       const object = asObject(event.data?.object) ?? {};
-      return { eventId: event.id, payments: paymentsOfEvent(event.type, object) };
+      return { eventId: event.id, eventType: event.type, payments: paymentsOfEvent(event.type, object) };
     },
   };
 }
@@ -104,6 +105,20 @@ function readCursor(cursor: string | null): Position {
 const after = (id: string | null) => (id === null ? {} : { starting_after: id });
 
 /** Runs SDK calls, turning Stripe's errors into ProviderErrors. */
+/**
+ * The key's account, for its name and currency; null when the restricted key may not read it
+ * (GET /v1/account needs a permission the import does not, so it is not asked of owners). A
+ * revoked key still fails here, as 401.
+ */
+async function currentAccount(stripe: Stripe): Promise<Stripe.Account | null> {
+  try {
+    return await stripe.accounts.retrieveCurrent();
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripePermissionError) return null;
+    throw error;
+  }
+}
+
 async function callStripe<T>(credentials: Record<string, string>, base: URL, run: () => Promise<T>): Promise<T> {
   try {
     return await run();

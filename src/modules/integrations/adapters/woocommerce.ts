@@ -14,11 +14,17 @@ import { digestMatches, hmacSha256, requireSecret } from './signatures.ts';
 // WordPress's spelling for meta hidden from the order screen).
 
 const PAID = new Set(['processing', 'completed']);
+/** The check WooCommerce posts, unsigned, when a webhook is saved (WC_Webhook::deliver_ping). */
+const PING = /^webhook_id=\d{1,20}$/;
 
 export function wooCommerceAdapter(): WebhookOnlyAdapter {
   return {
     provider: 'provider-six',
     connection: 'webhook-only',
+
+    isPing(rawBody, headers) {
+      return headerValue(headers, 'x-wc-webhook-signature') === null && rawBody.length <= 40 && PING.test(rawBody.toString('latin1'));
+    },
 
     parseWebhook(rawBody, headers, secret) {
       const signature = headerValue(headers, 'x-wc-webhook-signature');
@@ -36,9 +42,10 @@ export function wooCommerceAdapter(): WebhookOnlyAdapter {
       } catch {
         body = null;
       }
-      if (body === null || !topic.startsWith('order.')) return { eventId, payments: [] };
+      const eventType = topic || 'unknown';
+      if (body === null || !topic.startsWith('order.')) return { eventId, eventType, payments: [] };
       const payment = paymentOfOrder(body);
-      return { eventId, payments: payment ? [payment] : [] };
+      return { eventId, eventType, payments: payment ? [payment] : [] };
     },
   };
 }
