@@ -95,9 +95,9 @@ export const PROVIDERS: ProviderInfo[] = [
       },
     ],
     webhook: {
-      where: 'In Stripe, Developers → Webhooks: add an endpoint with this URL for the events',
+      where: 'In Stripe Workbench, Webhooks → Create new destination (snapshot payloads), with this URL, for the events',
       events: ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'invoice.paid', 'charge.refunded'],
-      secret: "Then paste the endpoint's signing secret (whsec_...).",
+      secret: "Then paste the destination's signing secret (whsec_..., Reveal secret).",
     },
   },
   {
@@ -109,9 +109,9 @@ export const PROVIDERS: ProviderInfo[] = [
       { name: 'providerTwoStoreId', label: 'Store id', secret: false },
     ],
     webhook: {
-      where: 'In Lemon Squeezy, Settings → Webhooks: add a webhook with this URL for the events',
+      where: 'In Lemon Squeezy, Settings → Webhooks: add a webhook with this URL, a signing secret you choose (6 to 40 characters), for the events',
       events: ['order_created', 'order_refunded', 'subscription_payment_success', 'subscription_payment_refunded'],
-      secret: 'Then paste the signing secret you gave it.',
+      secret: 'Then paste the same secret here.',
     },
   },
   {
@@ -123,9 +123,9 @@ export const PROVIDERS: ProviderInfo[] = [
       { name: 'providerThreeOrgId', label: 'Organization id', secret: false },
     ],
     webhook: {
-      where: 'In Polar, Settings → Webhooks: add an endpoint with this URL (format Raw) for the events',
+      where: "In Polar, the organization's settings, Webhooks → Add Endpoint: this URL, format Raw, for the events",
       events: ['order.paid', 'order.refunded'],
-      secret: "Then paste the endpoint's secret.",
+      secret: 'Then paste its secret exactly as Polar shows it.',
     },
   },
   {
@@ -134,9 +134,9 @@ export const PROVIDERS: ProviderInfo[] = [
     about: API_ABOUT,
     fields: [{ name: 'providerFourApiKey', label: 'API key', secret: true }],
     webhook: {
-      where: 'In Paddle, Developer tools → Notifications: add a destination with this URL for the events',
+      where: 'In Paddle, Developer tools → Notifications → New destination: type webhook, this URL, for the events',
       events: ['transaction.completed', 'adjustment.created', 'adjustment.updated'],
-      secret: "Then paste the destination's secret key.",
+      secret: "Then paste the destination's secret key (pdl_ntfset_..., under Edit destination).",
     },
   },
   {
@@ -145,9 +145,9 @@ export const PROVIDERS: ProviderInfo[] = [
     about: 'Payments arrive by webhook only: saving the signing secret connects the store.',
     fields: [],
     webhook: {
-      where: 'In Shopify, Settings → Notifications → Webhooks: add webhooks (format JSON) with this URL for the events',
+      where: 'In the Shopify admin, Settings → Notifications → Webhooks: create a webhook (format JSON, this URL) for each of the topics',
       events: ['orders/paid', 'refunds/create'],
-      secret: 'Then paste the secret Shopify says the webhooks are signed with.',
+      secret: 'Then paste the key that section says the webhooks are signed with.',
     },
   },
   {
@@ -156,9 +156,9 @@ export const PROVIDERS: ProviderInfo[] = [
     about: 'Payments arrive by webhook only: saving the signing secret connects the shop.',
     fields: [],
     webhook: {
-      where: 'In WooCommerce, Settings → Advanced → Webhooks: add webhooks (API v3) with this URL for the topics',
+      where: 'In WordPress, WooCommerce → Settings → Advanced → Webhooks: add two active webhooks, with this URL, the secret saved here and the API version left at its default, for the topics',
       events: ['Order created', 'Order updated'],
-      secret: 'Give them a secret of your choosing, and paste the same secret here.',
+      secret: 'Save a secret of letters and digits of your choosing here first: that connects the shop, so their first deliveries are accepted.',
     },
   },
 ];
