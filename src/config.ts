@@ -42,7 +42,7 @@ export interface Config {
   alertCooldownSeconds: number;
   /**
    * The request header (name in lower case) that a trusted proxy or CDN fills with the visitor's
-   * ISO-3166 country code; null reads no country.
+   * ISO-3166 country code; null reads no country. Unset: cf-ipcountry with TRUST_PROXY, else none.
    */
   countryHeader: string | null;
   /** An MMDB file for region and city ('none' turns lookups off); unset: the bundled DB-IP city lite. */
@@ -124,7 +124,7 @@ function boolean(env: Env, name: string): boolean {
 }
 
 /** A header name, lower-cased; "none" reads no header. */
-function headerName(env: Env, name: string, fallback: string): string | null {
+function headerName(env: Env, name: string, fallback: string | null): string | null {
   const raw = (env[name] ?? '').trim().toLowerCase();
   if (raw === 'none') return null;
   if (raw === '') return fallback;
@@ -218,7 +218,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'Sightline <sightline@localhost>',
     alertCooldownSeconds: integer(env, 'ALERT_COOLDOWN_SECONDS', 60),
-    countryHeader: headerName(env, 'COUNTRY_HEADER', 'cf-ipcountry'),
+    // A country header is only as trustworthy as the proxy that sets it: without one, any visitor
+    // would choose their own country (and slip past excludedCountries). Cloudflare's by default
+    // only behind a proxy (TRUST_PROXY), any other header when named.
+    countryHeader: headerName(env, 'COUNTRY_HEADER', boolean(env, 'TRUST_PROXY') ? 'cf-ipcountry' : null),
     geoipDatabase: env.GEOIP_DATABASE || undefined,
     limits: {
       tokensPerAccount: integer(env, 'LIMIT_TOKENS_PER_ACCOUNT', 20, 1),

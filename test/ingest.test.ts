@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { loadConfig } from '../src/config.ts';
 import { describe, expect, it } from 'vitest';
 import { generateCredential } from '../src/auth/tokens.ts';
 import { describeRequestWithoutAddress } from '../src/http/logging.ts';
@@ -251,15 +252,10 @@ describeEachEventEngine('browser ingestion', (engine) => {
       expectDropped(await send(t, pageview(website), { ip: '192.0.2.1', headers: { 'x-forwarded-for': '203.0.113.5' } }), 'excluded-ip');
     });
 
-    it('drops excluded countries read from the cf-ipcountry header, and stores the others', async () => {
+    it('reads no country header without a proxy: a visitor cannot choose a country to slip past excludedCountries', async () => {
       const { website } = await newWebsite(t, { excludedCountries: ['DE'] });
-      expectDropped(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'DE' } }), 'excluded-country');
-      expectDropped(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'de' } }), 'excluded-country');
-      expect(await t.storedEvents(website.id)).toHaveLength(0);
-      expectStored(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'fr' } }));
-      expectStored(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'XX' } }));
-      expectStored(await send(t, pageview(website)));
-      expect((await t.storedEvents(website.id)).map((r) => r.country)).toEqual(['FR', null, null]);
+      expectStored(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'DE' } }));
+      expect((await t.storedEvents(website.id)).map((r) => r.country)).toEqual([null]);
     });
 
     it('accepts only the domain, its www. form and the allowed host names', async () => {
@@ -408,6 +404,30 @@ describeEachEventEngine('browser ingestion', (engine) => {
     });
   });
 }, { withPostgres: true });
+
+describe('the country header of the configuration', () => {
+  it('is cf-ipcountry behind a proxy, none without one, and whatever COUNTRY_HEADER names', () => {
+    expect(loadConfig({}).countryHeader).toBeNull();
+    expect(loadConfig({ TRUST_PROXY: '1' }).countryHeader).toBe('cf-ipcountry');
+    expect(loadConfig({ TRUST_PROXY: '1', COUNTRY_HEADER: 'none' }).countryHeader).toBeNull();
+    expect(loadConfig({ COUNTRY_HEADER: 'X-Country' }).countryHeader).toBe('x-country');
+  });
+});
+
+describeEachEventEngine('browser ingestion behind Cloudflare', (engine) => {
+  const t = useTestApp(engine, { trustProxy: true, countryHeader: loadConfig({ TRUST_PROXY: '1' }).countryHeader });
+
+  it('drops excluded countries read from the cf-ipcountry header, and stores the others', async () => {
+    const { website } = await newWebsite(t, { excludedCountries: ['DE'] });
+    expectDropped(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'DE' } }), 'excluded-country');
+    expectDropped(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'de' } }), 'excluded-country');
+    expect(await t.storedEvents(website.id)).toHaveLength(0);
+    expectStored(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'fr' } }));
+    expectStored(await send(t, pageview(website), { headers: { 'cf-ipcountry': 'XX' } }));
+    expectStored(await send(t, pageview(website)));
+    expect((await t.storedEvents(website.id)).map((r) => r.country)).toEqual(['FR', null, null]);
+  });
+});
 
 describeEachEventEngine('browser ingestion behind a proxy', (engine) => {
   const t = useTestApp(engine, { trustProxy: true, countryHeader: 'x-country' });
