@@ -1,31 +1,50 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
-async function copy(text: string): Promise<boolean> {
+/** Copies the text of `field`, selected (the browser's older copy command); leaves it selected. */
+function copySelected(field: HTMLInputElement | HTMLTextAreaElement): boolean {
+  field.select();
+  try {
+    return document.execCommand('copy');
+  } catch {
+    return false;
+  }
+}
+
+async function copy(text: string, fieldId?: string): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(text);
     return true;
   } catch {
-    // Without the async clipboard (an http:// origin that is not localhost): a hidden text area.
+    // Without the async clipboard (an http:// origin that is not localhost): the field's own text,
+    // selected (and left selected, to copy by hand if even this fails), or a hidden text area.
+    const field = fieldId ? document.getElementById(fieldId) : null;
+    if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) {
+      field.focus(); // a visible field: the selection shows, ready to copy by hand
+      return copySelected(field);
+    }
     const area = document.createElement('textarea');
     area.value = text;
     area.setAttribute('readonly', '');
     area.className = 'visually-hidden';
     document.body.append(area);
-    area.select();
-    let done = false;
-    try {
-      done = document.execCommand('copy');
-    } catch {
-      done = false;
-    }
+    const done = copySelected(area);
     area.remove();
     return done;
   }
 }
 
+export interface CopyButtonProps {
+  text: string;
+  label?: string;
+  /** What is copied, said to screen readers after the label ("Copy" + " the webhook URL"). */
+  about?: string;
+  /** The id of a field showing `text`: where the clipboard is unavailable, its text is selected. */
+  fieldId?: string;
+}
+
 /** A button that copies `text` to the clipboard and says so for two seconds. */
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }): JSX.Element {
+export function CopyButton({ text, label = 'Copy', about, fieldId }: CopyButtonProps): JSX.Element {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return undefined;
@@ -34,11 +53,12 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   }, [state]);
   return (
     <>
-      <button type="button" class="button small" onClick={async () => setState((await copy(text)) ? 'copied' : 'failed')}>
+      <button type="button" class="button small" onClick={async () => setState((await copy(text, fieldId)) ? 'copied' : 'failed')}>
         {state === 'copied' ? 'Copied' : label}
+        {about && <span class="visually-hidden"> {about}</span>}
       </button>
       <span class="visually-hidden" role="status">
-        {state === 'copied' ? 'Copied to the clipboard' : state === 'failed' ? 'Could not copy: select the text and copy it' : ''}
+        {state === 'copied' ? 'Copied to the clipboard' : state === 'failed' ? (fieldId ? 'Could not copy: the text is selected, copy it from there' : 'Could not copy: select the text and copy it') : ''}
       </span>
     </>
   );
