@@ -28,6 +28,7 @@ import { freePort } from './helpers/processes.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 const PHONE = { width: 390, height: 844 };
+const SCREENSHOTS = process.env.SIGHTLINE_SCREENSHOTS || null;
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const random = () => randomBytes(4).toString('hex');
@@ -223,6 +224,7 @@ describe.skipIf(!haveChromium)('the Integrations panel in Chromium', () => {
     expect(await stripe.getByLabel('Webhook URL').inputValue()).toBe(`${base}/api/webhooks/stripe/${websiteId}`);
     await stripe.getByText('checkout.session.completed', { exact: true }).waitFor();
     expect(await axeViolations(page), 'axe-core at 1280 px').toEqual([]);
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'integrations-desktop.png'), fullPage: true });
 
     // On a phone: no sideways scrolling, and Shopify's buttons within the screen's width.
     const phone = await signedInPage(owner.cookie, PHONE, true);
@@ -238,6 +240,7 @@ describe.skipIf(!haveChromium)('the Integrations panel in Chromium', () => {
     expect(urlBox!.x + urlBox!.width).toBeLessThanOrEqual(PHONE.width);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     expect(await axeViolations(phone), 'axe-core at 390 px').toEqual([]);
+    if (SCREENSHOTS) await phone.screenshot({ path: join(SCREENSHOTS, 'integrations-phone.png'), fullPage: true });
 
     // A viewer reads the status, with no form and no button in the providers' cards.
     const viewerEmail = `viewer-${random()}@example.test`;
