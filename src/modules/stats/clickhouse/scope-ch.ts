@@ -119,10 +119,18 @@ export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder
   return sql`(${sql.join(tests, sql` or `)})`;
 }
 
-/** The events of the sessions (overlapping the range) whose first event passes `test`. */
+/**
+ * The events of the sessions (overlapping the range) whose first event passes `test`. An event
+ * without a session (a goal recorded through the API) belongs to its visitor's sessions: it passes
+ * when its visitor has a session in the range that passes, and a negated filter keeps it when
+ * none does, as on the relational engines (scope-sql.ts).
+ */
 function sessionCondition(test: RawBuilder<unknown>, columns: SessionColumn[], filter: Filter, scope: StatsScope): RawBuilder<unknown> {
   const inSessions = sql`session_id in (select session_id from ${sessionsTable(scope.websiteId, scope.range, 'overlapping', columns)} where ${test})`;
-  return isNegated(filter) ? sql`(isNull(session_id) or not ${inSessions})` : inSessions;
+  const withVisitor: SessionColumn[] = columns.includes('visitor_id') ? columns : [...columns, 'visitor_id'];
+  const visitorPasses = sql`visitor_id in (select visitor_id from ${sessionsTable(scope.websiteId, scope.range, 'overlapping', withVisitor)} where ${test})`;
+  if (isNegated(filter)) return sql`if(isNull(session_id), not ${visitorPasses}, not ${inSessions})`;
+  return sql`(${inSessions} or (isNull(session_id) and ${visitorPasses}))`;
 }
 
 function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown> {

@@ -29,14 +29,22 @@ export function rangeCondition(scope: StatsScope, column: RawBuilder<unknown> = 
 }
 
 /**
- * The events of the sessions that pass `test`. The subquery names the website by value, never by
+ * The events of the sessions that pass `test`. The subqueries name the website by value, never by
  * `e.website_id`: a correlated subquery is run again for every event (minutes over a million),
- * while this one is computed once, and only over the sessions that overlap the range.
+ * while these are computed once, and only over the sessions that overlap the range.
+ *
+ * An event without a session (a goal recorded through the API) belongs to its visitor's sessions:
+ * it passes when its visitor has a session in the range that passes, and a negated filter keeps
+ * it when none does (issue 35 item 2; the ClickHouse scope says the same).
  */
 function sessionCondition(test: RawBuilder<unknown>, filter: Filter, scope: StatsScope): RawBuilder<unknown> {
   const overlapping = scope.range ? sql` and s.started_at < ${scope.range.to} and s.ended_at >= ${scope.range.from}` : sql``;
-  const inSessions = sql`e.session_id in (select s.session_id from sessions s where s.website_id = ${scope.websiteId}${overlapping} and ${test})`;
-  return isNegated(filter) ? sql`(e.session_id is null or not ${inSessions})` : inSessions;
+  const passing = (column: 'session_id' | 'visitor_id') =>
+    sql`(select ${sql.ref(`s.${column}`)} from sessions s where s.website_id = ${scope.websiteId}${overlapping} and ${test})`;
+  const inSessions = sql`e.session_id in ${passing('session_id')}`;
+  const visitorPasses = sql`e.visitor_id in ${passing('visitor_id')}`;
+  if (isNegated(filter)) return sql`(case when e.session_id is null then not ${visitorPasses} else not ${inSessions} end)`;
+  return sql`(${inSessions} or (e.session_id is null and ${visitorPasses}))`;
 }
 
 function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown> {
