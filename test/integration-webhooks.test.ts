@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { UNKNOWN_ID, createApiKey, expectError } from './helpers/factories.ts';
-import { FORGER_SECRET, PROVIDER_DELIVERIES, type ProviderDeliveries } from './helpers/provider-webhooks.ts';
+import { FORGER_SECRET, PROVIDER_DELIVERIES, type ProviderDeliveries, wooCommerceSignature } from './helpers/provider-webhooks.ts';
 import { API_PROVIDERS, DUPLICATE, ISO_MS, expectNoSecretLeaked, nextId, receiverUrl, received, webhookHarness } from './helpers/webhook-harness.ts';
 
 // The receiver, POST /api/webhooks/{provider}/{websiteId}, end to end: each provider's signed
@@ -47,7 +47,8 @@ describeEachEngine('provider webhooks: the receiver', (engine) => {
       const paid = await h.deliver(urls[0]!, checkout);
       expect(paid.status, paid.raw).toBe(200);
       expect(paid.body).toEqual(received(1));
-      const first = payment({ visitor_id: visitorId, amount_minor: 4900, renewal: false, refunded: false, email: d.sendsEmail ? email : null });
+      // The customer's name is not ASCII: the signature is over the bytes sent.
+      const first = payment({ visitor_id: visitorId, amount_minor: 4900, renewal: false, refunded: false, email: d.sendsEmail ? email : null, customer_name: d.sendsEmail ? 'Zoë Bùyer' : null });
       expect(await h.payments(website.id)).toEqual([first]);
       expect(await h.overview(owner.token, website.id)).toEqual({ revenue: 49, payments: 1 });
       expect(await h.googleRevenue(owner.token, website.id)).toBe(49);
@@ -147,6 +148,13 @@ describeEachEngine('provider webhooks: the receiver', (engine) => {
       for (const name of ['provider-seven', 'gumroad', 'Stripe']) expectError(await h.deliver(receiverUrl(name, website.id), delivery), 400, /^path\.provider: /);
       for (const id of ['not-an-id', UNKNOWN_ID.slice(1), `${UNKNOWN_ID}0`]) expectError(await h.deliver(receiverUrl('stripe', id), delivery), 400, /^path\.websiteId: /);
     });
+
+    it('answers 413 for a body over 1 MiB, storing nothing', async () => {
+      const { website } = await h.connected('provider-five');
+      const response = await h.deliver(receiverUrl('shopify', website.id), { payload: `{"pad":"${'x'.repeat(1024 * 1024)}"}`, headers: { 'content-type': 'application/json' } });
+      expectError(response, 413);
+      expect((await h.stored(website.id)).events).toEqual([]);
+    });
   });
 
   describe("WooCommerce's unsigned ping", () => {
@@ -162,6 +170,14 @@ describeEachEngine('provider webhooks: the receiver', (engine) => {
       expect((await h.deliver(receiverUrl('woocommerce', website.id), ping)).body).toEqual(received(0));
       expect(await h.stored(website.id)).toEqual(before);
       expect((await h.webhookStatus(owner.token, website.id, 'provider-six', 'woocommerce')).webhook).toMatchObject({ eventsReceived: 0, lastEventType: null });
+    });
+
+    it('signed, it is an event with no payment, counted once', async () => {
+      const { owner, website, secret } = await h.connected('provider-six');
+      const test = { payload: ping.payload, headers: { ...ping.headers, 'x-wc-webhook-topic': 'order.updated', 'x-wc-webhook-delivery-id': 'd-test', 'x-wc-webhook-signature': wooCommerceSignature(ping.payload, secret) } };
+      for (const expected of [received(0), DUPLICATE]) expect((await h.deliver(receiverUrl('woocommerce', website.id), test)).body).toEqual(expected);
+      expect((await h.webhookStatus(owner.token, website.id, 'provider-six', 'woocommerce')).webhook).toMatchObject({ eventsReceived: 1, lastEventType: 'order.updated' });
+      expect((await h.stored(website.id)).payments).toEqual([]);
     });
 
     it('is no ping to another provider, nor with anything more in it', async () => {
@@ -206,6 +222,18 @@ describeEachEngine('provider webhooks: the receiver', (engine) => {
       // The unattributed payment still counts in the website's revenue; the referrer breakdown has the attributed ones.
       expect(await h.overview(owner.token, website.id)).toEqual({ revenue: 60, payments: 3 });
       expect(await h.googleRevenue(owner.token, website.id)).toBe(30);
+    });
+  });
+
+  describe('payments the writer refuses', () => {
+    it.each(EACH)('%s: a payment in a currency Sightline does not know is skipped, the event still remembered', async (provider, d) => {
+      const { owner, website, secret } = await h.connected(provider);
+      const id = nextId();
+      const response = await h.deliver(receiverUrl(provider, website.id), d.checkout({ secret, id, eventId: `evt_${id}`, visitorId: randomUUID(), currency: 'XYZ' }));
+      expect(response.body, response.raw).toEqual({ received: true, duplicate: false, payments: 0, skipped: 1 });
+      const { payments, events } = await h.stored(website.id);
+      expect([payments, events.map((e) => Number(e.payments))]).toEqual([[], [0]]);
+      expect((await h.webhookStatus(owner.token, website.id, provider, d.hostedName)).webhook.eventsReceived).toBe(1);
     });
   });
 

@@ -27,8 +27,10 @@ export interface DeliveryOptions {
   /** Carried as datafast_visitor_id where the provider has checkout metadata; none when null or left out. */
   visitorId?: string | null;
   email?: string | null;
-  /** In major units of USD: 49 for a checkout, 19 for a renewal unless given. */
+  /** In major units: 49 for a checkout, 19 for a renewal unless given. */
   amount?: number;
+  /** ISO-4217, upper case; USD unless given. */
+  currency?: string;
   /** When it happened, and when it was signed. */
   at?: Date;
 }
@@ -96,7 +98,8 @@ const decimal = (amount: number) => amount.toFixed(2);
 
 function resolve(options: DeliveryOptions, defaultAmount: number) {
   const at = options.at ?? new Date();
-  return { ...options, at, amount: options.amount ?? defaultAmount, visitorId: options.visitorId ?? null, email: options.email ?? null };
+  const currency = options.currency ?? 'USD';
+  return { ...options, at, currency, lower: currency.toLowerCase(), amount: options.amount ?? defaultAmount, visitorId: options.visitorId ?? null, email: options.email ?? null };
 }
 
 const withForged = (deliveries: Omit<ProviderDeliveries, 'forged'>): ProviderDeliveries => ({
@@ -124,12 +127,12 @@ const stripe = (() => {
           status: 'complete',
           payment_status: 'paid',
           amount_total: minor(o.amount),
-          currency: 'usd',
+          currency: o.lower,
           created: epochSeconds(o.at),
           payment_intent: `pi_${o.id}`,
           invoice: null,
           customer: `cus_${o.id}`,
-          customer_details: { email: o.email, name: 'Casey Buyer' },
+          customer_details: { email: o.email, name: 'Zoë Bùyer' },
           customer_email: o.email,
           metadata: o.visitorId ? { datafast_visitor_id: o.visitorId } : {},
         }),
@@ -145,12 +148,12 @@ const stripe = (() => {
           status: 'paid',
           billing_reason: 'subscription_cycle',
           amount_paid: minor(o.amount),
-          currency: 'usd',
+          currency: o.lower,
           created: epochSeconds(o.at),
           status_transitions: { paid_at: epochSeconds(o.at) },
           customer: `cus_${o.id}`,
           customer_email: o.email,
-          customer_name: 'Casey Buyer',
+          customer_name: 'Zoë Bùyer',
           parent: { type: 'subscription_details', subscription_details: { subscription: `sub_${o.id}`, metadata: o.visitorId ? { datafast_visitor_id: o.visitorId } : {} } },
         }),
         o,
@@ -166,11 +169,11 @@ const stripe = (() => {
           amount,
           amount_refunded: amount,
           refunded: true,
-          currency: 'usd',
+          currency: o.lower,
           created: epochSeconds(o.at),
           payment_intent: `pi_${o.id}`,
           customer: `cus_${o.id}`,
-          billing_details: { email: o.email, name: 'Casey Buyer' },
+          billing_details: { email: o.email, name: 'Zoë Bùyer' },
           metadata: {},
         }),
         o,
@@ -201,9 +204,9 @@ const lemonSqueezy = (() => {
       customer_id: 7000 + o.id,
       identifier: `order-uuid-${o.id}`,
       order_number: o.id,
-      user_name: 'Casey Buyer',
+      user_name: 'Zoë Bùyer',
       user_email: o.email,
-      currency: 'USD',
+      currency: o.currency,
       subtotal: minor(o.amount),
       tax: 0,
       total: minor(o.amount),
@@ -230,10 +233,10 @@ const lemonSqueezy = (() => {
           store_id: 42,
           subscription_id: 900 + o.id,
           customer_id: 7000 + o.id,
-          user_name: 'Casey Buyer',
+          user_name: 'Zoë Bùyer',
           user_email: o.email,
           billing_reason: 'renewal',
-          currency: 'USD',
+          currency: o.currency,
           status: 'paid',
           total: minor(o.amount),
           created_at: o.at.toISOString(),
@@ -266,15 +269,15 @@ const polar = (() => {
     tax_amount: 0,
     total_amount: minor(o.amount),
     refunded_amount: status === 'refunded' ? minor(o.amount) : 0,
-    currency: 'usd',
+    currency: o.lower,
     billing_reason: billingReason,
-    billing_name: 'Casey Buyer',
+    billing_name: 'Zoë Bùyer',
     customer_id: `cust_${o.id}`,
     product_id: 'prod_1',
     subscription_id: billingReason === 'purchase' ? null : `sub_${o.id}`,
     checkout_id: `chk_${o.id}`,
     metadata: o.visitorId ? { datafast_visitor_id: o.visitorId } : {},
-    customer: { id: `cust_${o.id}`, email: o.email, name: 'Casey Buyer' },
+    customer: { id: `cust_${o.id}`, email: o.email, name: 'Zoë Bùyer' },
   });
   const event = (type: string, o: ReturnType<typeof resolve>, data: object) => ({ type, timestamp: o.at.toISOString(), data });
   return withForged({
@@ -318,11 +321,11 @@ const paddle = (() => {
       address_id: `add_${o.id}`,
       business_id: null,
       custom_data: o.visitorId ? { datafast_visitor_id: o.visitorId } : null,
-      currency_code: 'USD',
+      currency_code: o.currency,
       origin,
       subscription_id: origin === 'web' ? null : `sub_${o.id}`,
       collection_mode: 'automatic',
-      details: { tax_rates_used: [], totals: { subtotal: total, tax: '0', discount: '0', total, grand_total: total, fee: null, credit: '0', balance: '0', earnings: null, currency_code: 'USD' }, line_items: [] },
+      details: { tax_rates_used: [], totals: { subtotal: total, tax: '0', discount: '0', total, grand_total: total, fee: null, credit: '0', balance: '0', earnings: null, currency_code: o.currency }, line_items: [] },
       payments: [],
       created_at: o.at.toISOString(),
       updated_at: o.at.toISOString(),
@@ -352,8 +355,8 @@ const paddle = (() => {
         customer_id: `ctm_${o.id}`,
         reason: 'requested by the customer',
         status: 'approved',
-        currency_code: 'USD',
-        totals: { subtotal: total, tax: '0', total, fee: '0', earnings: '0', currency_code: 'USD' },
+        currency_code: o.currency,
+        totals: { subtotal: total, tax: '0', total, fee: '0', earnings: '0', currency_code: o.currency },
         created_at: o.at.toISOString(),
         updated_at: o.at.toISOString(),
       };
@@ -393,11 +396,11 @@ const shopify = (() => {
         email: o.email,
         created_at: o.at.toISOString(),
         processed_at: o.at.toISOString(),
-        currency: 'USD',
+        currency: o.currency,
         total_price: decimal(o.amount),
         financial_status: 'paid',
         note_attributes: o.visitorId ? [{ name: 'datafast_visitor_id', value: o.visitorId }] : [],
-        customer: { id: 115310627314723950 + o.id, email: o.email, first_name: 'Casey', last_name: 'Buyer' },
+        customer: { id: 115310627314723950 + o.id, email: o.email, first_name: 'Zoë', last_name: 'Bùyer' },
       };
       return sign(order, 'orders/paid', o);
     },
@@ -409,7 +412,7 @@ const shopify = (() => {
         order_id: o.id,
         created_at: o.at.toISOString(),
         processed_at: o.at.toISOString(),
-        transactions: [{ id: 1, kind: 'refund', status: 'success', amount: decimal(o.amount), currency: 'USD' }],
+        transactions: [{ id: 1, kind: 'refund', status: 'success', amount: decimal(o.amount), currency: o.currency }],
       };
       return sign(refund, 'refunds/create', o);
     },
@@ -437,12 +440,12 @@ const wooCommerce = (() => {
   const order = (o: ReturnType<typeof resolve>, status: string, meta: { key: string; value: string }[] = []) => ({
     id: o.id,
     status,
-    currency: 'USD',
+    currency: o.currency,
     total: decimal(o.amount),
     customer_id: 0,
     date_created_gmt: gmt(o.at),
     date_paid_gmt: gmt(o.at),
-    billing: { first_name: 'Casey', last_name: 'Buyer', email: o.email ?? '' },
+    billing: { first_name: 'Zoë', last_name: 'Bùyer', email: o.email ?? '' },
     meta_data: [...(o.visitorId ? [{ key: '_datafast_visitor_id', value: o.visitorId }] : []), ...meta].map((entry, i) => ({ id: i + 1, ...entry })),
   });
   return withForged({
