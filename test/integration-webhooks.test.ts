@@ -235,6 +235,16 @@ describeEachEngine('provider webhooks: the receiver', (engine) => {
       expect([payments, events.map((e) => Number(e.payments))]).toEqual([[], [0]]);
       expect((await h.webhookStatus(owner.token, website.id, provider, d.hostedName)).webhook.eventsReceived).toBe(1);
     });
+
+    it.each(WITH_EMAIL)('%s: a customer e-mail the writer would refuse is left out, not the payment', async (provider, d) => {
+      const { website, secret } = await h.connected(provider);
+      const visitorId = randomUUID();
+      const id = nextId();
+      // An internationalised address (RFC 6531): the providers take it, Sightline's e-mail rule does not.
+      const response = await h.deliver(receiverUrl(provider, website.id), d.checkout({ secret, id, eventId: `evt_${id}`, visitorId, email: `zoë-${id}@example.com` }));
+      expect(response.body, response.raw).toEqual(received(1));
+      expect(await h.payments(website.id)).toEqual([payment({ visitor_id: visitorId, amount_minor: 4900, email: null })]);
+    });
   });
 
   describe('redelivery and crashes', () => {
