@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
-import { UNKNOWN_ID, createApiKey, expectError } from './helpers/factories.ts';
+import { UNKNOWN_ID, createApiKey, createWebsite, expectError } from './helpers/factories.ts';
 import { FORGER_SECRET, PROVIDER_DELIVERIES, type ProviderDeliveries, wooCommerceSignature } from './helpers/provider-webhooks.ts';
 import { API_PROVIDERS, DUPLICATE, ISO_MS, expectNoSecretLeaked, nextId, receiverUrl, received, webhookHarness } from './helpers/webhook-harness.ts';
 
@@ -219,8 +219,17 @@ describeEachEngine('provider webhooks: the receiver', (engine) => {
         [2000, byField, mailB],
         [3000, null, `nobody-${id}@example.com`],
       ]);
-      // The unattributed payment still counts in the website's revenue; the referrer breakdown has the attributed ones.
-      expect(await h.overview(owner.token, website.id)).toEqual({ revenue: 60, payments: 3 });
+      // The e-mail matches a profile of another website only: that is no match here.
+      const elsewhere = await createWebsite(t, owner.token);
+      const stranger = randomUUID();
+      await h.visit(elsewhere as typeof website, stranger);
+      const elsewhereKey = (await createApiKey(t, owner.token, elsewhere.id)).key;
+      expect((await h.call('POST', '/api/v1/identify', { token: elsewhereKey, body: { datafast_visitor_id: stranger, user_id: `nobody-${id}@example.com` } })).status).toBe(200);
+      const orderId = nextId();
+      expect((await h.deliver(receiverUrl(provider, website.id), d.checkout({ secret, id: orderId, eventId: `evt_${orderId}`, email: `nobody-${id}@example.com`, amount: 40 }))).body).toEqual(received(1));
+      expect((await h.payments(website.id)).map((r) => r.visitor_id)).toEqual([byUserId, byField, null, null]);
+      // The unattributed payments still count in the website's revenue; the referrer breakdown has the attributed ones.
+      expect(await h.overview(owner.token, website.id)).toEqual({ revenue: 100, payments: 4 });
       expect(await h.googleRevenue(owner.token, website.id)).toBe(30);
     });
   });
