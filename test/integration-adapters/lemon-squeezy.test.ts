@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookSignatureError } from '../../src/modules/integrations/adapters/adapter.ts';
 import { lemonSqueezyAdapter } from '../../src/modules/integrations/adapters/lemon-squeezy.ts';
+import { lemonSqueezySignature } from '../helpers/provider-webhooks.ts';
 import { type FakeProvider, type RecordedRequest, deadBaseUrl, expectProviderError, startFakeProvider } from './fake-provider.ts';
 
 // Lemon Squeezy's JSON:API as documented: GET /v1/stores/:id and /v1/orders?filter[store_id]=
@@ -106,7 +106,7 @@ describe('Lemon Squeezy adapter: history', () => {
   });
 });
 
-const sign = (body: string, secret = SECRET) => ({ 'x-signature': createHmac('sha256', secret).update(body).digest('hex'), 'x-event-name': 'order_created' });
+const sign = (body: string, secret = SECRET) => ({ 'x-signature': lemonSqueezySignature(body, secret), 'x-event-name': 'order_created' });
 
 describe('Lemon Squeezy adapter: webhooks', () => {
   const adapter = lemonSqueezyAdapter();

@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookSignatureError } from '../../src/modules/integrations/adapters/adapter.ts';
 import { paddleAdapter } from '../../src/modules/integrations/adapters/paddle.ts';
+import { paddleSignature } from '../helpers/provider-webhooks.ts';
 import { type FakeProvider, type RecordedRequest, deadBaseUrl, expectProviderError, startFakeProvider } from './fake-provider.ts';
 
 // Paddle Billing's API as documented: GET /transactions with status, created_at[GTE], include,
@@ -144,7 +144,7 @@ describe('Paddle adapter: history', () => {
 });
 
 function signed(body: string, secret: string, ts: number) {
-  return { 'paddle-signature': `ts=${ts};h1=${createHmac('sha256', secret).update(`${ts}:${body}`).digest('hex')}` };
+  return { 'paddle-signature': paddleSignature(body, secret, ts) };
 }
 
 describe('Paddle adapter: webhooks', () => {

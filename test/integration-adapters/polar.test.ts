@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookSignatureError } from '../../src/modules/integrations/adapters/adapter.ts';
 import { polarAdapter } from '../../src/modules/integrations/adapters/polar.ts';
+import { standardWebhookHeaders as signed } from '../helpers/provider-webhooks.ts';
 import { type FakeProvider, type RecordedRequest, deadBaseUrl, expectProviderError, startFakeProvider } from './fake-provider.ts';
 
 // Polar's API as documented: GET /v1/organizations/:id and /v1/orders/?organization_id=&page=
@@ -106,11 +106,6 @@ describe('Polar adapter: history', () => {
     expect(fake.requests[0]?.query.get('organization_id')).toBe(ORG);
   });
 });
-
-function signed(body: string, secret: string, id: string, timestamp: number) {
-  const signature = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
-}
 
 describe('Polar adapter: webhooks', () => {
   const adapter = polarAdapter();

@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { WebhookSignatureError } from '../../src/modules/integrations/adapters/adapter.ts';
 import { shopifyAdapter } from '../../src/modules/integrations/adapters/shopify.ts';
+import { shopifySignature } from '../helpers/provider-webhooks.ts';
 
 // Shopify's webhooks as documented: X-Shopify-Topic, X-Shopify-Webhook-Id and
 // X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body with the app's or store's secret);
@@ -14,7 +14,7 @@ function headers(body: string, topic: string, id: string, secret = SECRET): Reco
     'x-shopify-topic': topic,
     'x-shopify-webhook-id': id,
     'x-shopify-shop-domain': 'example.myshopify.com',
-    'x-shopify-hmac-sha256': createHmac('sha256', secret).update(body, 'utf8').digest('base64'),
+    'x-shopify-hmac-sha256': shopifySignature(body, secret),
   };
 }
 

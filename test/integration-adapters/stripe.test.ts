@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookSignatureError, toPaymentInput } from '../../src/modules/integrations/adapters/adapter.ts';
 import { stripeAdapter } from '../../src/modules/integrations/adapters/stripe.ts';
+import { stripeSignatureHeaders as signed } from '../helpers/provider-webhooks.ts';
 import { type FakeProvider, type RecordedRequest, deadBaseUrl, expectProviderError, startFakeProvider } from './fake-provider.ts';
 
 // Stripe's API as its reference documents it: GET /v1/account, /v1/checkout/sessions and
@@ -169,11 +169,6 @@ describe('Stripe adapter: history', () => {
     ]);
   });
 });
-
-function signed(body: string, secret: string, timestamp: number) {
-  const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
-  return { 'stripe-signature': `t=${timestamp},v1=${signature}` };
-}
 
 describe('Stripe adapter: webhooks', () => {
   const adapter = stripeAdapter();

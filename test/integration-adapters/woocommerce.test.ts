@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { WebhookSignatureError } from '../../src/modules/integrations/adapters/adapter.ts';
 import { wooCommerceAdapter } from '../../src/modules/integrations/adapters/woocommerce.ts';
+import { wooCommerceSignature } from '../helpers/provider-webhooks.ts';
 
 // WooCommerce's webhooks as documented: X-WC-Webhook-Topic, X-WC-Webhook-Delivery-ID and
 // X-WC-Webhook-Signature (base64 HMAC-SHA256 of the raw body with the webhook's secret); the
@@ -17,7 +17,7 @@ function headers(body: string, delivery: string, secret = SECRET) {
     'x-wc-webhook-event': 'updated',
     'x-wc-webhook-id': '12',
     'x-wc-webhook-delivery-id': delivery,
-    'x-wc-webhook-signature': createHmac('sha256', secret).update(body).digest('base64'),
+    'x-wc-webhook-signature': wooCommerceSignature(body, secret),
   };
 }
 

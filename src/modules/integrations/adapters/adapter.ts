@@ -1,3 +1,4 @@
+import { normaliseEmail } from '../../../lib/formats.ts';
 import type { PaymentInput } from '../../events/server-events.schemas.ts';
 import type { Provider } from '../providers.ts';
 
@@ -109,7 +110,10 @@ export function toPaymentInput(payment: ProviderPayment): PaymentInput {
     currency: payment.currency,
     transaction_id: payment.transactionId,
     datafast_visitor_id: payment.visitorId,
-    email: payment.email,
+    // The e-mail only serves attribution: one the payment writer would refuse (its rule is the
+    // API's; a provider accepts more, internationalised addresses among them) is left out, not
+    // the payment with it.
+    email: payment.email !== null && normaliseEmail(payment.email) !== null ? payment.email : null,
     customer_id: payment.customerId,
     customer_name: payment.customerName,
     renewal: payment.renewal,
