@@ -371,217 +371,7 @@ export interface paths {
         };
         get?: never;
         /** Store the signing secret of provider-one's webhook (write-only); the provider must be connected first. Also at /integrations/stripe/webhook */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "signingSecret": "whsec_from-the-provider-dashboard"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
-                        signingSecret: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                /** @enum {boolean} */
-                                connected: true;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                                /** @description the provider's webhook: where it posts, and what arrived */
-                                webhook: {
-                                    /** @description the address to paste into the provider's webhook settings */
-                                    url: string;
-                                    /** @description whether a signing secret is stored (it is never returned) */
-                                    secretSet: boolean;
-                                    secretSetAt: string | null;
-                                    lastEventAt: string | null;
-                                    lastEventType: string | null;
-                                    /** @description verified events received, each once */
-                                    eventsReceived: number;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["setProviderOneWebhookSecret"];
         post?: never;
         delete?: never;
         options?: never;
@@ -599,200 +389,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Queue a new check of provider-one's credential and import of its last 365 days of payments; also at /integrations/stripe/resync */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                resync: {
-                                    /** @enum {unknown} */
-                                    status: "queued" | "running" | "succeeded" | "failed";
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO-8601 UTC with milliseconds
-                                     */
-                                    requestedAt: string;
-                                    finishedAt: string | null;
-                                    error: string | null;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["resyncProviderOneHistory"];
         delete?: never;
         options?: never;
         head?: never;
@@ -826,217 +423,7 @@ export interface paths {
         };
         get?: never;
         /** Store the signing secret of provider-two's webhook (write-only); the provider must be connected first. Also at /integrations/lemonsqueezy/webhook */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "signingSecret": "whsec_from-the-provider-dashboard"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
-                        signingSecret: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                /** @enum {boolean} */
-                                connected: true;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                                /** @description the provider's webhook: where it posts, and what arrived */
-                                webhook: {
-                                    /** @description the address to paste into the provider's webhook settings */
-                                    url: string;
-                                    /** @description whether a signing secret is stored (it is never returned) */
-                                    secretSet: boolean;
-                                    secretSetAt: string | null;
-                                    lastEventAt: string | null;
-                                    lastEventType: string | null;
-                                    /** @description verified events received, each once */
-                                    eventsReceived: number;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["setProviderTwoWebhookSecret"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1054,200 +441,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Queue a new check of provider-two's credential and import of its last 365 days of payments; also at /integrations/lemonsqueezy/resync */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                resync: {
-                                    /** @enum {unknown} */
-                                    status: "queued" | "running" | "succeeded" | "failed";
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO-8601 UTC with milliseconds
-                                     */
-                                    requestedAt: string;
-                                    finishedAt: string | null;
-                                    error: string | null;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["resyncProviderTwoHistory"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1281,217 +475,7 @@ export interface paths {
         };
         get?: never;
         /** Store the signing secret of provider-three's webhook (write-only); the provider must be connected first. Also at /integrations/polar/webhook */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "signingSecret": "whsec_from-the-provider-dashboard"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
-                        signingSecret: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                /** @enum {boolean} */
-                                connected: true;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                                /** @description the provider's webhook: where it posts, and what arrived */
-                                webhook: {
-                                    /** @description the address to paste into the provider's webhook settings */
-                                    url: string;
-                                    /** @description whether a signing secret is stored (it is never returned) */
-                                    secretSet: boolean;
-                                    secretSetAt: string | null;
-                                    lastEventAt: string | null;
-                                    lastEventType: string | null;
-                                    /** @description verified events received, each once */
-                                    eventsReceived: number;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["setProviderThreeWebhookSecret"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1509,200 +493,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Queue a new check of provider-three's credential and import of its last 365 days of payments; also at /integrations/polar/resync */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                resync: {
-                                    /** @enum {unknown} */
-                                    status: "queued" | "running" | "succeeded" | "failed";
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO-8601 UTC with milliseconds
-                                     */
-                                    requestedAt: string;
-                                    finishedAt: string | null;
-                                    error: string | null;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["resyncProviderThreeHistory"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1737,217 +528,7 @@ export interface paths {
         };
         get?: never;
         /** Store the signing secret of provider-four's webhook (write-only); the provider must be connected first. Also at /integrations/paddle/webhook */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "signingSecret": "whsec_from-the-provider-dashboard"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
-                        signingSecret: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                /** @enum {boolean} */
-                                connected: true;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                                /** @description the provider's webhook: where it posts, and what arrived */
-                                webhook: {
-                                    /** @description the address to paste into the provider's webhook settings */
-                                    url: string;
-                                    /** @description whether a signing secret is stored (it is never returned) */
-                                    secretSet: boolean;
-                                    secretSetAt: string | null;
-                                    lastEventAt: string | null;
-                                    lastEventType: string | null;
-                                    /** @description verified events received, each once */
-                                    eventsReceived: number;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["setProviderFourWebhookSecret"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1965,200 +546,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Queue a new check of provider-four's credential and import of its last 365 days of payments; also at /integrations/paddle/resync */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                resync: {
-                                    /** @enum {unknown} */
-                                    status: "queued" | "running" | "succeeded" | "failed";
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO-8601 UTC with milliseconds
-                                     */
-                                    requestedAt: string;
-                                    finishedAt: string | null;
-                                    error: string | null;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["resyncProviderFourHistory"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2191,217 +579,7 @@ export interface paths {
         };
         get?: never;
         /** Store the signing secret of provider-five's webhook (write-only); this connects provider-five. Also at /integrations/shopify/webhook */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "signingSecret": "whsec_from-the-provider-dashboard"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
-                        signingSecret: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                /** @enum {boolean} */
-                                connected: true;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                                /** @description the provider's webhook: where it posts, and what arrived */
-                                webhook: {
-                                    /** @description the address to paste into the provider's webhook settings */
-                                    url: string;
-                                    /** @description whether a signing secret is stored (it is never returned) */
-                                    secretSet: boolean;
-                                    secretSetAt: string | null;
-                                    lastEventAt: string | null;
-                                    lastEventType: string | null;
-                                    /** @description verified events received, each once */
-                                    eventsReceived: number;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["setProviderFiveWebhookSecret"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2435,219 +613,44 @@ export interface paths {
         };
         get?: never;
         /** Store the signing secret of provider-six's webhook (write-only); this connects provider-six. Also at /integrations/woocommerce/webhook */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "signingSecret": "whsec_from-the-provider-dashboard"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
-                        signingSecret: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                message: string;
-                                provider: string;
-                                /** @enum {boolean} */
-                                connected: true;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO-8601 UTC with milliseconds
-                                 */
-                                connectedAt: string;
-                                /** @description the provider's webhook: where it posts, and what arrived */
-                                webhook: {
-                                    /** @description the address to paste into the provider's webhook settings */
-                                    url: string;
-                                    /** @description whether a signing secret is stored (it is never returned) */
-                                    secretSet: boolean;
-                                    secretSetAt: string | null;
-                                    lastEventAt: string | null;
-                                    lastEventType: string | null;
-                                    /** @description verified events received, each once */
-                                    eventsReceived: number;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description No credential, or one that is unknown, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The credential is valid but may not do this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or not visible to this credential */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is in a Content-Type this route does not read */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["setProviderSixWebhookSecret"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/currency-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The exchange rates into the website's currency, and the currencies of payments that have none (they count nowhere) */
+        get: operations["listCurrencyRates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/currency-rates/{currency}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the rate of a currency: its payments count in every report, past ones included, at `rate` units of the website's currency each */
+        put: operations["setCurrencyRate"];
+        post?: never;
+        /** Delete the rate of a currency (idempotent): its payments count nowhere again */
+        delete: operations["deleteCurrencyRate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3175,153 +1178,7 @@ export interface paths {
          * Receive a payment provider's webhook: payments, renewals and refunds, verified with the provider's signature scheme
          * @description Paste this address (GET .../integrations shows it as `webhook.url`) into the provider, and its signing secret into `PUT /api/v1/admin/websites/{websiteId}/integrations/{provider}/webhook`. 400: the signature does not verify with that secret (nothing is stored). 410: the provider is not connected to the website, or has no secret. The same event delivered twice is recorded once. WooCommerce's unsigned ping (`webhook_id=<id>`) answers 200 and stores nothing.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description provider-one to provider-six, or stripe, lemonsqueezy, polar, paddle, shopify, woocommerce */
-                    provider: "provider-one" | "provider-two" | "provider-three" | "provider-four" | "provider-five" | "provider-six" | "stripe" | "lemonsqueezy" | "polar" | "paddle" | "shopify" | "woocommerce";
-                    /**
-                     * @description 24 lowercase hex characters
-                     * @example 65f1c0ffee0ddba11ad0be75
-                     */
-                    websiteId: string;
-                };
-                cookie?: never;
-            };
-            /** @description The provider's event exactly as it sends it (any content type, at most 1 MiB); its signature is checked over these bytes */
-            requestBody: {
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            received: true;
-                            /** @description the same event was received before: nothing was recorded again */
-                            duplicate: boolean;
-                            /** @description payments, renewals and refunds of the event handed to the payment writer, which keeps each transaction once */
-                            payments: number;
-                            /** @description payments of the event the writer refused (an unknown currency) */
-                            skipped: number;
-                        };
-                    };
-                };
-                /** @description The request is invalid; error.details names each field at fault */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests; Retry-After says when to try again */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "error";
-                            error: {
-                                code: number;
-                                message: string;
-                                details?: {
-                                    path: string;
-                                    message: string;
-                                }[];
-                                requestId?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["recordProviderWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11646,6 +9503,411 @@ export interface operations {
             };
         };
     };
+    setProviderOneWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signingSecret": "whsec_from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                    signingSecret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-one's webhook signing secret is stored encrypted; the answer shows the webhook URL to paste */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            /** @enum {boolean} */
+                            connected: true;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                            /** @description the provider's webhook: where it posts, and what arrived */
+                            webhook: {
+                                /** @description the address to paste into the provider's webhook settings */
+                                url: string;
+                                /** @description whether a signing secret is stored (it is never returned) */
+                                secretSet: boolean;
+                                secretSetAt: string | null;
+                                lastEventAt: string | null;
+                                lastEventType: string | null;
+                                /** @description verified events received, each once */
+                                eventsReceived: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resyncProviderOneHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The check of provider-one's credential and its history import are queued; their progress shows in getIntegrationStatus */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            resync: {
+                                /** @enum {unknown} */
+                                status: "queued" | "running" | "succeeded" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                requestedAt: string;
+                                finishedAt: string | null;
+                                error: string | null;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     connectProviderTwo: {
         parameters: {
             query?: never;
@@ -12033,6 +10295,411 @@ export interface operations {
             };
         };
     };
+    setProviderTwoWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signingSecret": "whsec_from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                    signingSecret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-two's webhook signing secret is stored encrypted; the answer shows the webhook URL to paste */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            /** @enum {boolean} */
+                            connected: true;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                            /** @description the provider's webhook: where it posts, and what arrived */
+                            webhook: {
+                                /** @description the address to paste into the provider's webhook settings */
+                                url: string;
+                                /** @description whether a signing secret is stored (it is never returned) */
+                                secretSet: boolean;
+                                secretSetAt: string | null;
+                                lastEventAt: string | null;
+                                lastEventType: string | null;
+                                /** @description verified events received, each once */
+                                eventsReceived: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resyncProviderTwoHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The check of provider-two's credential and its history import are queued; their progress shows in getIntegrationStatus */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            resync: {
+                                /** @enum {unknown} */
+                                status: "queued" | "running" | "succeeded" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                requestedAt: string;
+                                finishedAt: string | null;
+                                error: string | null;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     connectProviderThree: {
         parameters: {
             query?: never;
@@ -12267,6 +10934,411 @@ export interface operations {
                         data: {
                             message: string;
                             disconnected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setProviderThreeWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signingSecret": "whsec_from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                    signingSecret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-three's webhook signing secret is stored encrypted; the answer shows the webhook URL to paste */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            /** @enum {boolean} */
+                            connected: true;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                            /** @description the provider's webhook: where it posts, and what arrived */
+                            webhook: {
+                                /** @description the address to paste into the provider's webhook settings */
+                                url: string;
+                                /** @description whether a signing secret is stored (it is never returned) */
+                                secretSet: boolean;
+                                secretSetAt: string | null;
+                                lastEventAt: string | null;
+                                lastEventType: string | null;
+                                /** @description verified events received, each once */
+                                eventsReceived: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resyncProviderThreeHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The check of provider-three's credential and its history import are queued; their progress shows in getIntegrationStatus */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            resync: {
+                                /** @enum {unknown} */
+                                status: "queued" | "running" | "succeeded" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                requestedAt: string;
+                                finishedAt: string | null;
+                                error: string | null;
+                            };
                         }[];
                     };
                 };
@@ -12998,6 +12070,411 @@ export interface operations {
             };
         };
     };
+    setProviderFourWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signingSecret": "whsec_from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                    signingSecret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-four's webhook signing secret is stored encrypted; the answer shows the webhook URL to paste */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            /** @enum {boolean} */
+                            connected: true;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                            /** @description the provider's webhook: where it posts, and what arrived */
+                            webhook: {
+                                /** @description the address to paste into the provider's webhook settings */
+                                url: string;
+                                /** @description whether a signing secret is stored (it is never returned) */
+                                secretSet: boolean;
+                                secretSetAt: string | null;
+                                lastEventAt: string | null;
+                                lastEventType: string | null;
+                                /** @description verified events received, each once */
+                                eventsReceived: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resyncProviderFourHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The check of provider-four's credential and its history import are queued; their progress shows in getIntegrationStatus */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            resync: {
+                                /** @enum {unknown} */
+                                status: "queued" | "running" | "succeeded" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                requestedAt: string;
+                                finishedAt: string | null;
+                                error: string | null;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     disconnectProviderFive: {
         parameters: {
             query?: never;
@@ -13182,6 +12659,217 @@ export interface operations {
             };
         };
     };
+    setProviderFiveWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signingSecret": "whsec_from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                    signingSecret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-five's webhook signing secret is stored encrypted; the answer shows the webhook URL to paste */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            /** @enum {boolean} */
+                            connected: true;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                            /** @description the provider's webhook: where it posts, and what arrived */
+                            webhook: {
+                                /** @description the address to paste into the provider's webhook settings */
+                                url: string;
+                                /** @description whether a signing secret is stored (it is never returned) */
+                                secretSet: boolean;
+                                secretSetAt: string | null;
+                                lastEventAt: string | null;
+                                lastEventType: string | null;
+                                /** @description verified events received, each once */
+                                eventsReceived: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     disconnectProviderSix: {
         parameters: {
             query?: never;
@@ -13213,6 +12901,802 @@ export interface operations {
                         data: {
                             message: string;
                             disconnected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setProviderSixWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signingSecret": "whsec_from-the-provider-dashboard"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the webhook signing secret the provider shows or the owner chose; stored encrypted, never returned */
+                    signingSecret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description provider-six's webhook signing secret is stored encrypted; the answer shows the webhook URL to paste */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            provider: string;
+                            /** @enum {boolean} */
+                            connected: true;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            connectedAt: string;
+                            /** @description the provider's webhook: where it posts, and what arrived */
+                            webhook: {
+                                /** @description the address to paste into the provider's webhook settings */
+                                url: string;
+                                /** @description whether a signing secret is stored (it is never returned) */
+                                secretSet: boolean;
+                                secretSetAt: string | null;
+                                lastEventAt: string | null;
+                                lastEventType: string | null;
+                                /** @description verified events received, each once */
+                                eventsReceived: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listCurrencyRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rates into the website's currency, with the currencies of payments that have none */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            currency: string;
+                            rate: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description the website's currency */
+                        currency: string;
+                        unconverted: {
+                            currency: string;
+                            /** @description payments in it, not refunded */
+                            payments: number;
+                            /** @description their sum, in that currency */
+                            amount: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setCurrencyRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description an ISO-4217 code such as EUR (any case)
+                 * @example EUR
+                 */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rate": 1.08
+                 *     }
+                 */
+                "application/json": {
+                    /** @description units of the website's currency one unit of this currency is worth (1.08 for EUR on a USD website) */
+                    rate: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The rate is set; revenue in every report counts the currency at it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            currency: string;
+                            rate: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteCurrencyRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description an ISO-4217 code such as EUR (any case)
+                 * @example EUR
+                 */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The rate is deleted (deleted is false when none was set) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                            deleted: boolean;
                         }[];
                     };
                 };
@@ -21854,6 +22338,153 @@ export interface operations {
             };
             /** @description Too many requests; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    recordProviderWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description provider-one to provider-six, or stripe, lemonsqueezy, polar, paddle, shopify, woocommerce */
+                provider: "provider-one" | "provider-two" | "provider-three" | "provider-four" | "provider-five" | "provider-six" | "stripe" | "lemonsqueezy" | "polar" | "paddle" | "shopify" | "woocommerce";
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The provider's event exactly as it sends it (any content type, at most 1 MiB); its signature is checked over these bytes */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The provider's event is received: its payments recorded, or nothing when it was received before (duplicate) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                        /** @description the same event was received before: nothing was recorded again */
+                        duplicate: boolean;
+                        /** @description payments, renewals and refunds of the event handed to the payment writer, which keeps each transaction once */
+                        payments: number;
+                        /** @description payments of the event the writer refused (an unknown currency) */
+                        skipped: number;
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Gone: the provider is not connected to this website, or has no signing secret; it should stop sending */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency (the database) is unavailable; try again later */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

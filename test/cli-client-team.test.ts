@@ -208,6 +208,23 @@ describe('sightline team, invitations, integrations and analytics', { timeout: 9
       expectExit(five, 2);
     });
 
+    it('rates set, list and delete a currency rate, and list what counts nowhere', async () => {
+      const { owner, website } = await ownerWithWebsite();
+      const set = await cli.run(['rates', 'set', 'eur', '1.08', '-w', website.id], { token: owner.token });
+      expectExit(set, 0);
+      expect(set.stdout + set.stderr).toContain('EUR counts at 1.08.');
+      const bad = await cli.run(['rates', 'set', 'EUR', '-2', '-w', website.id], { token: owner.token });
+      expectExit(bad, 2);
+      const listed = await cli.run(['rates', 'list', '-w', website.id, '--json'], { token: owner.token });
+      expectExit(listed, 0);
+      expect(JSON.parse(listed.stdout)).toEqual({ data: [{ currency: 'EUR', rate: 1.08, updatedAt: expect.any(String) }], currency: 'USD', unconverted: [] });
+      const unconfirmed = await cli.run(['rates', 'delete', 'EUR', '-w', website.id], { token: owner.token });
+      expectExit(unconfirmed, 2);
+      const deleted = await cli.run(['rates', 'delete', 'EUR', '-w', website.id, '--yes'], { token: owner.token });
+      expectExit(deleted, 0);
+      expect(await t.db.selectFrom('currency_rates').selectAll().where('website_id', '=', website.id).execute()).toEqual([]);
+    });
+
     it.skipIf(!HAS_SCRIPT)('on a terminal, connect asks with a hidden prompt and disconnect asks for confirmation', async () => {
       const { owner, website } = await ownerWithWebsite();
       const secret = `rk_${randomBytes(10).toString('hex')}`;

@@ -69,6 +69,9 @@ const TOOL_NAMES: Record<string, string> = {
   [`PATCH ${W}/integrations/provider-four`]: 'integration_resync_provider_four',
   ...Object.fromEntries(['one', 'two', 'three', 'four', 'five', 'six'].map((n) => [`PUT ${W}/integrations/provider-${n}/webhook`, `integration_webhook_secret_provider_${n}`])),
   ...Object.fromEntries(['one', 'two', 'three', 'four'].map((n) => [`POST ${W}/integrations/provider-${n}/resync`, `integration_resync_history_provider_${n}`])),
+  [`GET ${W}/currency-rates`]: 'currency_rates_list',
+  [`PUT ${W}/currency-rates/{currency}`]: 'currency_rate_set',
+  [`DELETE ${W}/currency-rates/{currency}`]: 'currency_rate_delete',
   [`DELETE ${W}/integrations/provider-one`]: 'integration_disconnect_provider_one',
   [`DELETE ${W}/integrations/provider-two`]: 'integration_disconnect_provider_two',
   [`DELETE ${W}/integrations/provider-three`]: 'integration_disconnect_provider_three',
@@ -106,6 +109,7 @@ const TOOL_NAMES: Record<string, string> = {
 
 /** Tools that destroy something or issue a credential: they need confirm: true. */
 const GATED = [
+  'currency_rate_delete',
   'token_create',
   'token_revoke',
   'website_delete',
@@ -232,6 +236,7 @@ const SNAPSHOT_TABLES = [
   'integrations',
   'integration_jobs',
   'notes',
+  'currency_rates',
 ] as const;
 
 /** Every administration row (but the lastUsedAt stamps reads may write), for "nothing changed". */
@@ -294,6 +299,7 @@ describeEachEngine('MCP tools in process', (engine) => {
       integration_disconnect_provider_four: { args: { websiteId: website.id }, says: /provider-four is not connected/ },
       integration_disconnect_provider_five: { args: { websiteId: website.id }, says: /provider-five is not connected/ },
       integration_disconnect_provider_six: { args: { websiteId: website.id }, says: /provider-six is not connected/ },
+      currency_rate_delete: { args: { websiteId: website.id, currency: 'eur' }, says: /Would delete the rate of EUR \(1\.08, set \d{4}-.*count in no report/ },
     };
     expect(Object.keys(cases).sort()).toEqual(GATED);
 
@@ -376,6 +382,7 @@ async function createFixtures(t: TestApp, token: string, websiteId: string) {
   await ok('POST', `${base}/team`, { email: 'guest@example.com', role: 'member' });
   await ok('POST', `${base}/integrations/provider-one`, { providerOneRestrictedKey: 'rk_test_abc' });
   const note = await ok('POST', `${base}/notes`, { text: 'Launched pricing' });
+  await ok('PUT', `${base}/currency-rates/EUR`, { rate: 1.08 });
   return { noteId: note.id as string, tokenId: spare.id as string, apiKeyId: apiKey.id as string, apiKey: apiKey.key as string, funnelId: funnel.id as string, alertId: alert.id as string };
 }
 

@@ -72,6 +72,8 @@ const INVENTORY: Record<string, string[]> = {
     ...['one', 'two', 'three', 'four', 'five', 'six'].map((n) => `PUT /websites/{websiteId}/integrations/provider-${n}/webhook`),
     ...['one', 'two', 'three', 'four'].map((n) => `POST /websites/{websiteId}/integrations/provider-${n}/resync`),
   ],
+  // Not in admin-api.md (issue 35 item 3): the owner's exchange rates into the website's currency.
+  'Currency rates': ['GET /websites/{websiteId}/currency-rates', 'PUT /websites/{websiteId}/currency-rates/{currency}', 'DELETE /websites/{websiteId}/currency-rates/{currency}'],
 };
 
 // Routes under /api/v1/admin that the document leaves out on purpose: the integrations under the

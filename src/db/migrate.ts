@@ -26,6 +26,7 @@ import { derivedBuilds } from './migrations/0023-derived-builds.ts';
 import { buildEventCursor } from './migrations/0024-build-event-cursor.ts';
 import { integrationJobWorker } from './migrations/0025-integration-job-worker.ts';
 import { providerWebhooks } from './migrations/0026-provider-webhooks.ts';
+import { currencyRates } from './migrations/0027-currency-rates.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ function provider(db: Db): MigrationProvider {
     '0024-build-event-cursor': buildEventCursor(db.engine),
     '0025-integration-job-worker': integrationJobWorker(db.engine),
     '0026-provider-webhooks': providerWebhooks(db.engine),
+    '0027-currency-rates': currencyRates(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -27,10 +27,20 @@ function providerOperations(): Record<string, OperationDoc> {
       { operationId: `connectProvider${PROVIDER_NAMES[n]}`, ok: `provider-${n} is connected; its credentials are stored encrypted and never returned` },
     ]);
   }
+  for (const n of CONNECTABLE) {
+    entries.push([
+      `POST ${W}/integrations/provider-${n}/resync`,
+      { operationId: `resyncProvider${PROVIDER_NAMES[n]}History`, ok: `The check of provider-${n}'s credential and its history import are queued; their progress shows in getIntegrationStatus` },
+    ]);
+  }
   for (const n of Object.keys(PROVIDER_NAMES) as ProviderNumber[]) {
     entries.push([
       `DELETE ${W}/integrations/provider-${n}`,
       { operationId: `disconnectProvider${PROVIDER_NAMES[n]}`, ok: `provider-${n} is disconnected (disconnected is false when it was not connected)` },
+    ]);
+    entries.push([
+      `PUT ${W}/integrations/provider-${n}/webhook`,
+      { operationId: `setProvider${PROVIDER_NAMES[n]}WebhookSecret`, ok: `provider-${n}'s webhook signing secret is stored encrypted; the answer shows the webhook URL to paste` },
     ]);
   }
   return Object.fromEntries(entries);
@@ -93,10 +103,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   [`GET ${W}/integrations`]: { operationId: 'getIntegrationStatus', ok: 'Whether each provider is connected, and since when' },
   ...providerOperations(),
   [`PATCH ${W}/integrations/provider-four`]: { operationId: 'resyncProviderFour', ok: 'The re-sync is queued; its progress shows in getIntegrationStatus' },
+  [`GET ${W}/currency-rates`]: { operationId: 'listCurrencyRates', ok: "The rates into the website's currency, with the currencies of payments that have none" },
+  [`PUT ${W}/currency-rates/{currency}`]: { operationId: 'setCurrencyRate', ok: 'The rate is set; revenue in every report counts the currency at it' },
+  [`DELETE ${W}/currency-rates/{currency}`]: { operationId: 'deleteCurrencyRate', ok: 'The rate is deleted (deleted is false when none was set)' },
 
   'POST /api/events': {
     operationId: 'recordEvent',
     ok: 'The event is stored (eventId, visitorId), or dropped by the website settings with the reason in `dropped`',
+  },
+  'POST /api/webhooks/{provider}/{websiteId}': {
+    operationId: 'recordProviderWebhook',
+    ok: "The provider's event is received: its payments recorded, or nothing when it was received before (duplicate)",
   },
   'POST /api/v1/goals': { operationId: 'recordGoal', ok: 'The goal completion is stored' },
   'DELETE /api/v1/goals': { operationId: 'deleteServerGoals', ok: 'The matching server-recorded goal completions are deleted (`deleted` counts them)' },

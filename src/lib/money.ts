@@ -42,5 +42,13 @@ export function toMinorUnits(amount: number, currency: string): MinorUnitsResult
 /** Minor units back to major units, for display (2999 USD -> 29.99). */
 export function fromMinorUnits(minor: number, currency: string): number {
   const digits = currencyDigits(currency);
-  return digits === 0 ? minor : Number((minor / 10 ** digits).toFixed(digits));
+  return digits === 0 ? Math.round(minor) : Number((minor / 10 ** digits).toFixed(digits));
+}
+
+/**
+ * What one minor unit of `from` is worth in minor units of `to` at `rate` (units of `to` per unit
+ * of `from`): 1.1 USD per EUR is 1.1 cent per cent; 0.0067 USD per JPY is 0.67 cent per yen.
+ */
+export function minorUnitFactor(rate: number, from: string, to: string): number {
+  return rate * 10 ** (currencyDigits(to) - currencyDigits(from));
 }

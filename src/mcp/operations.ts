@@ -123,6 +123,10 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
     ]),
   ),
 
+  [`GET ${W}/currency-rates`]: { tool: 'currency_rates_list', permission: 'settings:read', kind: 'read' },
+  [`PUT ${W}/currency-rates/{currency}`]: { tool: 'currency_rate_set', permission: 'settings:write', kind: 'write' },
+  [`DELETE ${W}/currency-rates/{currency}`]: { tool: 'currency_rate_delete', permission: 'settings:write', kind: 'destroy' },
+
   [`GET /api/v1/analytics/timeseries`]: {
     tool: 'analytics_timeseries',
     permission: 'analytics:read',

@@ -122,6 +122,14 @@ const previews: Record<string, Preview> = {
       return `Would remove ${who} from ${websiteLabel(args)} (the team could not be read: ${(error as Error).message}).`;
     }
   },
+
+  async currency_rate_delete(args, api) {
+    const currency = String(args.currency).toUpperCase();
+    const { item, problem } = await lookUp(api, `${WEBSITE}/currency-rates`, { websiteId: args.websiteId }, (rate) => rate.currency === currency);
+    if (problem) return `Would delete the rate of ${currency} on ${websiteLabel(args)} (${problem}).`;
+    if (!item) return `${currency} has no rate on ${websiteLabel(args)}: the call would change nothing.`;
+    return `Would delete the rate of ${currency} (${item.rate}, set ${item.updatedAt}) on ${websiteLabel(args)}: its payments would count in no report until a rate is set again.`;
+  },
 };
 
 async function disconnectPreview(args: Args, api: Api, tool: ToolDefinition): Promise<string> {

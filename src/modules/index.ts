@@ -17,6 +17,7 @@ import { goalsRoutes } from './goals/goals.routes.ts';
 import { identifyRoutes } from './identify/identify.routes.ts';
 import { integrationsRoutes } from './integrations/integrations.routes.ts';
 import { webhooksRoutes } from './integrations/webhooks.routes.ts';
+import { currencyRatesRoutes } from './currency-rates/currency-rates.routes.ts';
 import { notOfferedRoutes } from './not-offered/not-offered.routes.ts';
 import { notesRoutes } from './notes/notes.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
@@ -36,6 +37,7 @@ export const adminModules: FastifyPluginAsync[] = [
   teamRoutes,
   invitationsRoutes,
   integrationsRoutes,
+  currencyRatesRoutes,
   notesRoutes,
 ];
 

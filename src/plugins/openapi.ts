@@ -25,6 +25,7 @@ const TAGS = [
   { name: 'Invitations', description: "Invitations addressed to the caller's e-mail." },
   { name: 'Notes', description: "Annotations on a website's charts (a launch, an outage), with who wrote them." },
   { name: 'Integrations', description: 'Payment providers connected to a website; credentials are never returned.' },
+  { name: 'Currency rates', description: "The owner's exchange rates: payments in another currency count in the website's currency at these rates." },
   { name: 'Analytics', description: 'Visitors, pageviews, revenue and conversion: over time, overall, broken down, live, and through funnels.' },
   { name: 'Visitors', description: 'Who visited: one visitor with their place, device, pages, goals and profile, or the list of them.' },
   { name: 'Website API', description: 'Goals and payments sent by a backend, with a df_ key or an account token.' },
@@ -42,7 +43,9 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   409: 'Conflicts with what exists (a duplicate name or domain, say)',
   413: 'The body is larger than this route accepts',
   415: 'The body is in a Content-Type this route does not read',
+  410: 'Gone: the provider is not connected to this website, or has no signing secret; it should stop sending',
   429: 'Too many requests; Retry-After says when to try again',
+  503: 'A dependency (the database) is unavailable; try again later',
 };
 
 function describeResponses(response: Record<string, object>, ok: string | undefined): Record<string, object> {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerAlertCommands } from './alerts.ts';
+import { registerCurrencyRateCommands } from './currency-rates.ts';
 import { registerAnalyticsCommands } from './analytics.ts';
 import { registerApiKeyCommands } from './apikeys.ts';
 import { registerFunnelCommands } from './funnels.ts';
@@ -25,6 +26,7 @@ export function registerClientCommands(program: Command): void {
   registerTeamCommands(program);
   registerInvitationCommands(program);
   registerIntegrationCommands(program);
+  registerCurrencyRateCommands(program);
   registerNoteCommands(program);
   registerAnalyticsCommands(program);
   registerVisitorCommands(program);

@@ -289,14 +289,20 @@ Examples:
       integrations
         .command('resync')
         .description('check the credential again and re-import 365 days of payments (the provider must be connected)')
-        .argument('[provider]', `one of ${Object.keys(CONNECT_FIELDS).join(', ')}`, connectProviderArgument, 'provider-four'),
+        .argument('[provider]', `one of ${Object.keys(CONNECT_FIELDS).join(', ')}; provider-four when left out`, connectProviderArgument),
     ),
     'the result',
   ).action(
-    action(async (provider: ConnectProvider, options: WebsiteOption & JsonOption) => {
+    action(async (provider: ConnectProvider | undefined, options: WebsiteOption & JsonOption) => {
       const connection = connect();
       const websiteId = await websiteIdOf(connection, options.website);
-      const body = await postResync(connection, websiteId, provider);
+      // No provider: provider-four's re-sync at the route admin-api.md names (the same job).
+      const body = provider
+        ? await postResync(connection, websiteId, provider)
+        : await call(
+            connection.client.PATCH('/api/v1/admin/websites/{websiteId}/integrations/provider-four', { params: { path: { websiteId } }, body: {} }),
+            connection.settings.baseUrl,
+          );
       done(options, body, body.data[0]?.message ?? 'Re-sync queued.');
     }),
   );

@@ -191,3 +191,12 @@ export interface IntegrationJobsTable {
   pages_done: number;
   payments_imported: number;
 }
+
+/** An owner's exchange rate (0027): one `currency` counts `rate` of `to_currency` (the website's currency when set). */
+export interface CurrencyRatesTable {
+  website_id: string;
+  currency: string;
+  to_currency: string;
+  rate: number;
+  updated_at: string;
+}

@@ -11,6 +11,16 @@ import type { Breakdown } from '../analytics/breakdowns.ts';
 export interface MoneyRules {
   currency: string;
   includeRenewals: boolean;
+  /**
+   * Other currencies that count, each at the owner's rate (money-rules.ts): `factor` turns its
+   * minor units into the website currency's. A payment in a currency without one counts nothing.
+   */
+  rates?: readonly CurrencyFactor[];
+}
+
+export interface CurrencyFactor {
+  currency: string;
+  factor: number;
 }
 
 export interface OverviewCounts {

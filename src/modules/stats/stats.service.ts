@@ -18,6 +18,7 @@ import { type CommonParam, type ParsedParams, parseCommonParams, parseFieldNames
 import { findVisitorProfile } from '../identify/identify.repository.ts';
 import { type StatsWebsite, findWebsiteForStats } from './stats.repository.ts';
 import { VISITOR_LIST_PARAMS, parseVisitorListQuery } from './visitor-list.params.ts';
+import { moneyRulesOf } from './money-rules.ts';
 
 // The website API's reads (website-api.md section 3): parse the common parameters, ask the
 // event store, shape the answer. Every read names the parameters it did not use.
@@ -43,8 +44,8 @@ async function websiteOf(deps: StatsDeps, websiteId: string): Promise<StatsWebsi
   return website;
 }
 
-function moneyOf(website: StatsWebsite): MoneyRules {
-  return { currency: website.currency, includeRenewals: Boolean(website.include_renewal_revenue) };
+function moneyOf(deps: StatsDeps, website: StatsWebsite): Promise<MoneyRules> {
+  return moneyRulesOf(deps.db, website.id, website);
 }
 
 async function prepare(deps: StatsDeps, websiteId: string, query: Query, uses: CommonParam[], extra: string[] = []) {
@@ -62,14 +63,14 @@ function pickFields<T extends Record<string, unknown>>(item: T, raw: unknown, al
 
 export async function overview(deps: StatsDeps, websiteId: string, query: Query) {
   const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'fields']);
-  const counts = await deps.store.overview(params.scope, moneyOf(website));
+  const counts = await deps.store.overview(params.scope, await moneyOf(deps, website));
   const item = presentOverview(counts, website.currency);
   return { body: { status: 'success' as const, data: [pickFields(item, query.fields, Object.keys(item))] }, ignored: params.ignored, rebuilding: params.rebuilding };
 }
 
 export async function breakdown(deps: StatsDeps, kind: Breakdown, websiteId: string, query: Query) {
   const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'page']);
-  const found = await deps.store.breakdown(kind, params.scope, params.page, moneyOf(website));
+  const found = await deps.store.breakdown(kind, params.scope, params.page, await moneyOf(deps, website));
   return {
     body: {
       status: 'success' as const,
@@ -131,7 +132,7 @@ export async function funnelReport(deps: StatsDeps, websiteId: string, funnelId:
   const scope = params.scope.range
     ? params.scope
     : { ...params.scope, range: { from: minutesAgo(deps, FUNNEL_DEFAULT_DAYS * 24 * 60), to: minutesAgo(deps, -1) } };
-  const counts = await deps.store.funnel(scope, funnel.steps, moneyOf(website));
+  const counts = await deps.store.funnel(scope, funnel.steps, await moneyOf(deps, website));
   return { body: { status: 'success' as const, data: [presentFunnelReport(funnel, counts, website.currency)] }, ignored: params.ignored };
 }
 

@@ -10,6 +10,7 @@ import * as repo from './timeseries.repository.ts';
 import type { TrafficCounts } from './sql/series-sql.ts';
 import { METRICS, type Metric, type TimeseriesQueryInput, type TimeseriesView } from './timeseries.schemas.ts';
 import { type Bucket, type Interval, type ZonedRange, bucketCountBound, buckets, startOfLocalDay } from '../analytics/zoned-time.ts';
+import { moneyRulesOf } from './money-rules.ts';
 
 // GET /api/v1/analytics/timeseries. Day, week and month series of the website's own time zone
 // read the day rollups (daily_totals for a day's counts, visitor_recency for distinct visitors
@@ -140,7 +141,7 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
   }
   if (wants(['revenue', 'payments'])) {
     const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));
-    const rules = { currency: website.currency, includeRenewals: Boolean(website.include_renewal_revenue) };
+    const rules = await moneyRulesOf(deps.db, websiteId, website);
     counts.money = await store.spanPayments(scope, spans, rules);
   }
   const page = { limit: query.limit === undefined ? list.length : Math.min(query.limit, MAX_PAGE), offset: query.offset ?? 0 };

@@ -12,6 +12,7 @@ import { rollupReadable, rollupStates } from './event-rollups-ch.ts';
 import { sessionsInScope } from './overview-ch.ts';
 import { sessionRollupsReadable, sessionStates } from './session-rollups-ch.ts';
 import { type SessionColumn, num, scopeCondition } from './scope-ch.ts';
+import { paidMinor } from '../sql/money-sql.ts';
 
 // Breakdowns, as ../sql/breakdowns-sql.ts: rows of distinct visitors per key, sorted by visitors.
 // Event breakdowns group the events in scope; session breakdowns (entry and exit pages,
@@ -129,7 +130,7 @@ function rowOf(spec: BreakdownSpec, names: string[], row: Record<string, unknown
  */
 async function revenueByKey(ch: ClickHouse, db: Kysely<Database>, spec: BreakdownSpec, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
   const paying = await sql<{ visitor_id: string; minor: unknown }>`
-    select p.visitor_id, sum(p.amount_minor) as minor from payments p
+    select p.visitor_id, sum(${paidMinor(money)}) as minor from payments p
     where ${paymentScope({ ...scope, filters: [] }, money)} and p.visitor_id is not null
     group by p.visitor_id`.execute(db);
   const byKey = new Map<string, number>();

@@ -6,6 +6,7 @@ import { pathOf } from '../stats.filters.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { paymentScope } from '../sql/overview-sql.ts';
 import { matches, num, scopeCondition } from './scope-ch.ts';
+import { paidMinor } from '../sql/money-sql.ts';
 
 // A funnel report, as ../sql/funnel-sql.ts: step n's visitors are those with a matching event at
 // or after the time they reached step n-1, all within the scope; each step keeps the first such
@@ -70,7 +71,7 @@ export async function funnel(ch: ClickHouse, db: Kysely<Database>, scope: StatsS
 /** What the paying visitors of the range paid, by the number of steps they reached. */
 async function revenueByDepth(ch: ClickHouse, db: Kysely<Database>, scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<Map<number, number>> {
   const paying = await sql<{ visitor_id: string; minor: unknown }>`
-    select p.visitor_id, sum(p.amount_minor) as minor from payments p
+    select p.visitor_id, sum(${paidMinor(money)}) as minor from payments p
     where ${paymentScope({ ...scope, filters: [] }, money)} and p.visitor_id is not null
     group by p.visitor_id`.execute(db);
   const paid = new Map(paying.rows.map((row) => [row.visitor_id, num(row.minor)]));

@@ -7,6 +7,7 @@ import { rollupReadable, rollupStates } from './event-rollups-ch.ts';
 import { paymentCondition } from './payments-ch.ts';
 import { sessionRollupsReadable, sessionStates } from './session-rollups-ch.ts';
 import { BOUNCE, type SessionColumn, num, scopeCondition, sessionsTable } from './scope-ch.ts';
+import { paidMinor } from '../sql/money-sql.ts';
 
 // Overview counts, as ../sql/overview-sql.ts: visitors, pageviews and converted visitors from the
 // events in scope; sessions, bounces and duration from the sessions that started in the range
@@ -30,7 +31,7 @@ export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: Stat
     trafficCounts(ch, scope),
     sessionCounts(ch, scope),
     paymentCondition(ch, db, scope, money).then((where) =>
-      sql<Record<string, unknown>>`select sum(p.amount_minor) as minor, count(*) as payments from payments p where ${where}`.execute(db),
+      sql<Record<string, unknown>>`select sum(${paidMinor(money)}) as minor, count(*) as payments from payments p where ${where}`.execute(db),
     ),
   ]);
   const p = payments.rows[0] ?? {};

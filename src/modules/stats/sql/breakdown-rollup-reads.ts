@@ -8,6 +8,7 @@ import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { type KeyedRow, keyNames, keyOf, storedKeyOrder } from './breakdown-keys-sql.ts';
 import { paymentScope } from './overview-sql.ts';
 import { num, pageTotal } from './scope-sql.ts';
+import { convertedMinor, countedCurrency, paidMinor } from './money-sql.ts';
 
 // An all-time breakdown without filters, read from its rollup (breakdown_totals and
 // breakdown_visitors, kept by src/modules/analytics/breakdown-rollups.ts): the rows the raw
@@ -57,8 +58,8 @@ export async function summedRevenue(
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const renewals = money.includeRenewals ? sql`` : sql`and r.renewal = ${false}`;
   const { rows: found } = await sql<{ key: string; minor: unknown }>`
-    select r.key, sum(r.minor) as minor from ${sql.table(table)} r
-    where r.website_id = ${scope.websiteId} and r.breakdown = ${kind} and r.currency = ${money.currency} ${renewals} and ${rows}
+    select r.key, sum(${convertedMinor(money, sql.ref('r.minor'), sql.ref('r.currency'))}) as minor from ${sql.table(table)} r
+    where r.website_id = ${scope.websiteId} and r.breakdown = ${kind} and ${countedCurrency(money, sql.ref('r.currency'))} ${renewals} and ${rows}
     group by r.key`.execute(db);
   return new Map(found.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
 }
@@ -108,7 +109,7 @@ export async function dayRolledUpRows(db: Kysely<Database>, kind: Breakdown, sco
 export async function dayRolledUpRevenue(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, first: string, money: MoneyRules): Promise<Map<string, number>> {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const { rows } = await sql<{ key: string; minor: unknown }>`
-    select t.key, sum(p.amount_minor) as minor
+    select t.key, sum(${paidMinor(money)}) as minor
     from payments p cross join breakdown_visitors t
     where ${paymentScope(scope, money)} and t.website_id = p.website_id and t.visitor_id = p.visitor_id and t.breakdown = ${kind}
       and t.last_day >= ${first}

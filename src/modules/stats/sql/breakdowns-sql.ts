@@ -13,6 +13,7 @@ import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
 import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 import { variedVisitors } from './steady-split-sql.ts';
+import { paidMinor } from './money-sql.ts';
 
 // Breakdowns: rows of distinct visitors per key, sorted by visitors. Event breakdowns group the
 // events in scope; session breakdowns (entry and exit pages, referrers, campaigns) group the
@@ -128,7 +129,7 @@ async function revenueByKey(db: Kysely<Database>, spec: BreakdownSpec, scope: St
   const visitor = sql.raw(spec.from === 'events' ? 'e.visitor_id' : 's.visitor_id');
   const { rows } = await sql<Record<string, unknown>>`
     select ${outer}, sum(x.amount_minor) as minor from (
-      select distinct ${selected}, p.id, p.amount_minor
+      select distinct ${selected}, p.id, ${paidMinor(money)} as amount_minor
       from payments p cross join ${table}
       where ${paymentScope({ ...scope, filters: [] }, money)} and ${visitors ? sql`p.visitor_id in (${visitors})` : sql`true`}
         and ${visitor} = p.visitor_id and ${whereOf(spec, scope, !isPostgres(db), visitors)}

@@ -8,6 +8,7 @@ import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { paymentScope } from './overview-sql.ts';
 import { matches, num, scopeCondition } from './scope-sql.ts';
 import { steadyPassingVisitors, variedVisitors } from './steady-split-sql.ts';
+import { paidMinor } from './money-sql.ts';
 
 // A funnel report in one statement: step n's visitors are those with a matching event at or
 // after the time they reached step n-1, all within the scope; each step keeps the first such time.
@@ -41,7 +42,7 @@ async function funnelOf(db: Kysely<Database>, scope: StatsScope, steps: FunnelSt
   const payments = paymentScope({ ...scope, filters: [] }, money);
   const selects = steps.map((_, i) => {
     const name = sql.raw(`s${i + 1}`);
-    return sql`select ${i} as i, (select count(*) from ${name}) as visitors, (select sum(p.amount_minor) from payments p where ${payments} and p.visitor_id in (select visitor_id from ${name})) as minor`;
+    return sql`select ${i} as i, (select count(*) from ${name}) as visitors, (select sum(${paidMinor(money)}) from payments p where ${payments} and p.visitor_id in (select visitor_id from ${name})) as minor`;
   });
   const { rows } = await sql<{ i: unknown; visitors: unknown; minor: unknown }>`
     with ${sql.join(ctes)} ${sql.join(selects, sql` union all `)}`.execute(db);

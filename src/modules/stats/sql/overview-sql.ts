@@ -9,6 +9,7 @@ import { dailyTotals, distinctVisitors } from './series-sql.ts';
 import { engineOf } from '../../../db/engine.ts';
 import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { profileFilters, steadyAndPassing, variedVisitors } from './steady-split-sql.ts';
+import { countedCurrency, paidMinor } from './money-sql.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
 // bounces and duration from the sessions that started in the range (and, when filtered, hold an
@@ -34,7 +35,7 @@ export function sessionScope(scope: StatsScope, options: { byVisitor?: boolean; 
 export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<unknown> {
   const renewals = money.includeRenewals ? sql`` : sql`and p.renewal = ${false}`;
   const visitors = scope.filters.length === 0 ? sql`` : sql`and p.visitor_id in (select e.visitor_id from events e where ${scopeCondition(scope)})`;
-  return sql`p.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('p.occurred_at'))} and p.currency = ${money.currency} and p.refunded = ${false} ${renewals} ${visitors}`;
+  return sql`p.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('p.occurred_at'))} and ${countedCurrency(money, sql.ref('p.currency'))} and p.refunded = ${false} ${renewals} ${visitors}`;
 }
 
 type Row = Record<string, unknown>;
@@ -77,7 +78,7 @@ export async function overview(db: Kysely<Database>, scope: StatsScope, money: M
     days ? rollupTraffic(db, scope.websiteId, days) : eventTraffic(db, scope),
     sessionTotals(db, scope, days !== null),
     sql<Row>`
-      select sum(p.amount_minor) as minor, count(*) as payments from payments p where ${paymentScope(scope, money)}`.execute(db),
+      select sum(${paidMinor(money)}) as minor, count(*) as payments from payments p where ${paymentScope(scope, money)}`.execute(db),
   ]);
   const p = payments.rows[0] ?? {};
   return {
@@ -109,10 +110,10 @@ async function profiledOverview(db: Kysely<Database>, scope: StatsScope, money: 
       where p.website_id = ${scope.websiteId} and ${profileFilters(engine, scope, sql.ref('p.profile'))}`.execute(db),
     eventTraffic(db, scope, variedVisitors(scope.websiteId)),
     sessionTotals(db, scope, false, variedVisitors(scope.websiteId)),
-    sql<Row>`select sum(p.amount_minor) as minor, count(*) as payments
+    sql<Row>`select sum(${paidMinor(money)}) as minor, count(*) as payments
       from payments p cross join visitor_totals v
       where ${unfiltered} and v.website_id = p.website_id and v.visitor_id = p.visitor_id and ${steadyAndPassing(scope, 'v')}`.execute(db),
-    sql<Row>`select sum(p.amount_minor) as minor, count(*) as payments
+    sql<Row>`select sum(${paidMinor(money)}) as minor, count(*) as payments
       from payments p
       where ${unfiltered} and ${varied('p.visitor_id')}
         and p.visitor_id in (select e.visitor_id from events e where ${scopeCondition(scope)} and ${varied('e.visitor_id')})`.execute(db),

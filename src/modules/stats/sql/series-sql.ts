@@ -1,6 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
 import { isPostgres } from '../../../db/engine.ts';
+import { countedCurrency, paidMinor } from './money-sql.ts';
+import type { MoneyRules } from '../event-store.ts';
 
 // The time series' reads, behind the SQL event store's span methods. A series asks for many spans
 // (its buckets, plus the whole range for the totals) in one statement: the spans travel as one parameter (a JSON array on SQLite, arrays
@@ -105,10 +107,7 @@ export async function distinctVisitors(
   return byId(rows.map((row) => ({ ...row, ...numbers(row, ['visitors', 'converted']) })));
 }
 
-export interface PaymentRules {
-  currency: string;
-  includeRenewals: boolean;
-}
+export type PaymentRules = MoneyRules;
 
 /**
  * Payments per span [from, to) in the currency: revenue and count not refunded (renewals only
@@ -124,17 +123,18 @@ export async function paymentTotals(
 ): Promise<Map<number, MoneyCounts>> {
   const counted = rules.includeRenewals ? sql`p.refunded = ${false}` : sql`p.refunded = ${false} and p.renewal = ${false}`;
   const ofVisitors = visitors ? sql`and p.visitor_id in (${visitors})` : sql``;
+  const paid = paidMinor(rules);
   type Row = Record<'minor' | 'payments' | 'new_minor' | 'renewal_minor' | 'refund_minor', unknown> & { i: number };
   const { rows } = await sql<Row>`
     with b(i, s, e) as (${spansTable(db, spans, 'instant')})
     select b.i as i,
-      sum(case when ${counted} then p.amount_minor else 0 end) as minor,
+      sum(case when ${counted} then ${paid} else 0 end) as minor,
       sum(case when ${counted} then 1 else 0 end) as payments,
-      sum(case when p.refunded = ${false} and p.renewal = ${false} then p.amount_minor else 0 end) as new_minor,
-      sum(case when p.refunded = ${false} and p.renewal = ${true} then p.amount_minor else 0 end) as renewal_minor,
-      sum(case when p.refunded = ${true} then p.amount_minor else 0 end) as refund_minor
+      sum(case when p.refunded = ${false} and p.renewal = ${false} then ${paid} else 0 end) as new_minor,
+      sum(case when p.refunded = ${false} and p.renewal = ${true} then ${paid} else 0 end) as renewal_minor,
+      sum(case when p.refunded = ${true} then ${paid} else 0 end) as refund_minor
     from b cross join payments p
-    where p.website_id = ${websiteId} and p.occurred_at >= b.s and p.occurred_at < b.e and p.currency = ${rules.currency} ${ofVisitors}
+    where p.website_id = ${websiteId} and p.occurred_at >= b.s and p.occurred_at < b.e and ${countedCurrency(rules, sql.ref('p.currency'))} ${ofVisitors}
     group by b.i`.execute(db);
   return byId(
     rows.map((row) => {
