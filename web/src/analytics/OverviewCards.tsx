@@ -2,7 +2,7 @@
 // metrics the time series has are buttons: the selected one is charted (as Plausible does).
 import { api, list } from '../api.ts';
 import { formatDuration, formatExact, formatMoney, formatNumber, formatPercent } from './format.ts';
-import { Swatch, goalTitle, useGoals } from './goal-display.tsx';
+import { goalTitle, useGoals } from './goal-display.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
 import { useFetch } from './use-fetch.ts';
 import type { ChartMetric, Filter } from './view-state.ts';
@@ -162,24 +162,22 @@ function KpiTile(props: { websiteId: string; resolved: ResolvedRange; filters: F
       <div class={`an-tile an-kpi an-kpi-${scheme}`} title={goalTitle(kpi, look)}>
         <span class="an-tile-label">
           <span class="an-kpi-badge">KPI</span>
-          <Swatch color={look?.color} />
           <span>{name}</span>
         </span>
         {error ? (
           <span class="an-muted">Could not load the KPI: {error.message}</span>
         ) : (
-          <span class="an-kpi-figures">
+          <>
             <span class="an-kpi-figure">
               <span class="an-tile-value" title={completions !== undefined ? formatExact(completions) : undefined}>
                 {completions === undefined ? '–' : formatNumber(completions)}
               </span>
               <span class="an-kpi-unit">completion{completions === 1 ? '' : 's'}</span>
             </span>
-            <span class="an-kpi-figure">
-              <span class="an-tile-value">{conversion === undefined ? '–' : formatPercent(conversion)}</span>
-              <span class="an-kpi-unit">conversion rate</span>
+            <span class="an-kpi-rate" title={`Conversion rate: visitors who completed ${name} / visitors`}>
+              <strong>{conversion === undefined ? '–' : formatPercent(conversion)}</strong> conversion
             </span>
-          </span>
+          </>
         )}
         <ChangeLine change={change} hasPrevious={!!resolved.previous} />
       </div>
