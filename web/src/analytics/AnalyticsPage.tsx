@@ -8,6 +8,7 @@ import { Breakdowns } from './Breakdowns.tsx';
 import { DateRangePicker } from './DateRangePicker.tsx';
 import { FilterBar } from './FilterBar.tsx';
 import { Funnels } from './Funnels.tsx';
+import { GoalsProvider, useGoalCustomizations } from './goal-display.tsx';
 import { OverviewCards } from './OverviewCards.tsx';
 import { Realtime } from './Realtime.tsx';
 import { TimeSeriesChart } from './TimeSeriesChart.tsx';
@@ -20,6 +21,9 @@ interface Metadata {
   name: string;
   timezone: string;
   currency: string;
+  /** The goal shown as the key metric, and its card's colour scheme (red, orange, ... indigo). */
+  kpi?: string | null;
+  kpiColorScheme?: string | null;
 }
 
 /** How far back "All time" looks for the first month with visitors. */
@@ -37,6 +41,8 @@ export function AnalyticsPage(props: { websiteId: string }) {
   const { websiteId } = props;
   const [view, update] = useViewState();
   const site = useFetch(() => api.get<Metadata>('/api/v1/analytics/metadata', { websiteId }), websiteId);
+  // Goal display names, colours and descriptions: one read for every report of the page.
+  const goals = useGoalCustomizations(websiteId);
   const timeZone = site.data?.timezone || browserZone();
   const today = todayIn(timeZone);
   // "All time" charts from the first month with visitors: one monthly series over the years
@@ -85,21 +91,30 @@ export function AnalyticsPage(props: { websiteId: string }) {
   const shared = { websiteId, resolved, filters: view.filters };
 
   return (
-    <div class="an-page">
-      <header class="an-header">
-        <div class="an-title-block">
-          {/* The app's website header names the website; this names the page's part for headings navigation. */}
-          <h2 class="an-sr">Analytics of {metadata.domain || metadata.name || 'this website'}</h2>
-          <Realtime websiteId={websiteId} filters={view.filters} />
-        </div>
-        <DateRangePicker view={view} resolved={resolved} today={today} timeZone={timeZone} onChange={update} />
-      </header>
-      <FilterBar filters={view.filters} onChange={update} />
-      <OverviewCards {...shared} metric={view.metric} currency={currency} onSelect={(metric) => update({ metric }, { replace: true })} />
-      <TimeSeriesChart {...shared} pending={pending} metric={view.metric} timeZone={timeZone} currency={currency} />
-      <Breakdowns {...shared} currency={currency} onFilter={addFilters}>
-        <Funnels {...shared} pending={pending} />
-      </Breakdowns>
-    </div>
+    <GoalsProvider goals={goals}>
+      <div class="an-page">
+        <header class="an-header">
+          <div class="an-title-block">
+            {/* The app's website header names the website; this names the page's part for headings navigation. */}
+            <h2 class="an-sr">Analytics of {metadata.domain || metadata.name || 'this website'}</h2>
+            <Realtime websiteId={websiteId} filters={view.filters} />
+          </div>
+          <DateRangePicker view={view} resolved={resolved} today={today} timeZone={timeZone} onChange={update} />
+        </header>
+        <FilterBar filters={view.filters} onChange={update} />
+        <OverviewCards
+          {...shared}
+          metric={view.metric}
+          currency={currency}
+          kpi={metadata.kpi ?? null}
+          kpiColorScheme={metadata.kpiColorScheme ?? null}
+          onSelect={(metric) => update({ metric }, { replace: true })}
+        />
+        <TimeSeriesChart {...shared} pending={pending} metric={view.metric} timeZone={timeZone} currency={currency} />
+        <Breakdowns {...shared} currency={currency} onFilter={addFilters}>
+          <Funnels {...shared} pending={pending} />
+        </Breakdowns>
+      </div>
+    </GoalsProvider>
   );
 }

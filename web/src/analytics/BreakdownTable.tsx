@@ -1,6 +1,7 @@
 // One report's rows as a table: the row's name (a button that adds its filter) over a bar sized by
 // its visitors, and its numbers. The bar is decorative; the numbers are text.
 import { formatExact, formatMoney, formatNumber } from './format.ts';
+import { Swatch, useGoals } from './goal-display.tsx';
 import type { Metric, Row, Tab } from './breakdown-config.ts';
 import type { Filter } from './view-state.ts';
 
@@ -21,7 +22,8 @@ function numberOf(row: Row, field: string): number {
 export function BreakdownTable({ tab, rows, metrics, currency, caption, onFilter }: Props) {
   const barField = metrics[0]?.field ?? 'visitors';
   const max = rows.reduce((top, row) => Math.max(top, numberOf(row, barField)), 0);
-  const keys = rows.map((row) => tab.key(row));
+  const goals = useGoals();
+  const keys = rows.map((row) => tab.key(row, goals));
   const seen = new Map<string, number>();
   for (const key of keys) if (key) seen.set(key.text, (seen.get(key.text) ?? 0) + 1);
   return (
@@ -45,6 +47,15 @@ export function BreakdownTable({ tab, rows, metrics, currency, caption, onFilter
           const filters = key ? (tab.filter?.(row) ?? null) : null;
           const share = max > 0 ? (numberOf(row, barField) / max) * 100 : 0;
           const name = key ? ((seen.get(key.text) ?? 0) > 1 && key.full ? key.full : key.text) : (tab.unknownLabel ?? '(unknown)');
+          const label = filters ? (
+            <button type="button" class="an-key-button" title={`Filter: ${key?.title ?? name}`} onClick={() => onFilter(filters)}>
+              {name}
+            </button>
+          ) : (
+            <span class={key ? 'an-key-text' : 'an-key-text an-muted'} title={key?.title}>
+              {name}
+            </span>
+          );
           return (
             <tr key={`${name}:${index}`}>
               <th scope="row" class="an-key">
@@ -59,14 +70,14 @@ export function BreakdownTable({ tab, rows, metrics, currency, caption, onFilter
                       </span>
                     )
                   )}
-                  {filters ? (
-                    <button type="button" class="an-key-button" title={`Filter: ${key?.title ?? name}`} onClick={() => onFilter(filters)}>
-                      {name}
-                    </button>
-                  ) : (
-                    <span class={key ? 'an-key-text' : 'an-key-text an-muted'} title={key?.title}>
-                      {name}
+                  <Swatch color={key?.swatch} />
+                  {key?.sub ? (
+                    <span class="an-key-stack">
+                      {label}
+                      <span class="an-key-sub">{key.sub}</span>
                     </span>
+                  ) : (
+                    label
                   )}
                 </span>
               </th>

@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { formatExact, formatNumber, formatPercent } from './format.ts';
+import { Swatch, goalSubtext, goalTitle, useGoals } from './goal-display.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
 import { useFetch } from './use-fetch.ts';
 import type { Filter } from './view-state.ts';
@@ -10,7 +11,7 @@ import type { Filter } from './view-state.ts';
 interface FunnelDef {
   id: string;
   name: string;
-  steps: { id: string; name: string; type: string }[];
+  steps: { id: string; name: string; type: string; goalName?: string }[];
 }
 
 interface FunnelReport {
@@ -52,6 +53,19 @@ export function Funnels({ websiteId, resolved, filters, pending }: Props) {
   );
   const settings = `/websites/${encodeURIComponent(websiteId)}/settings?tab=funnels`;
   const first = report.data?.steps[0]?.visitors ?? 0;
+  const goals = useGoals();
+  const definition = funnels.find((funnel) => funnel.id === funnelId);
+  /**
+   * A goal step as its goal is customized: the display name when the step kept the goal's name
+   * (a step named by hand keeps its name), the goal's colour, its raw name and description.
+   */
+  const stepLook = (step: { id: string; name: string; type: string }) => {
+    const goalName = step.type === 'goal' ? definition?.steps.find((candidate) => candidate.id === step.id)?.goalName : undefined;
+    const look = goalName ? goals.look(goalName) : null;
+    if (!goalName || !look) return { name: step.name, color: null, sub: null, title: undefined };
+    const renamed = step.name === goalName && look.displayName ? look.displayName : step.name;
+    return { name: renamed, color: look.color, sub: renamed === goalName ? look.description : goalSubtext(look), title: goalTitle(goalName, look) };
+  };
 
   return (
     <section class="an-card an-funnels" aria-labelledby="an-title-funnels">
@@ -114,24 +128,37 @@ export function Funnels({ websiteId, resolved, filters, pending }: Props) {
                 </tr>
               </thead>
               <tbody>
-                {report.data.steps.map((step, index) => (
-                  <tr key={step.id}>
-                    <th scope="row" class="an-key">
-                      <span class="an-bar an-funnel-bar" style={{ width: `${first > 0 ? (step.visitors / first) * 100 : 0}%` }} aria-hidden="true" />
-                      <span class="an-key-inner">
-                        <span class="an-step-number" aria-hidden="true">
-                          {index + 1}
+                {report.data.steps.map((step, index) => {
+                  const shown = stepLook(step);
+                  return (
+                    <tr key={step.id}>
+                      <th scope="row" class="an-key">
+                        <span class="an-bar an-funnel-bar" style={{ width: `${first > 0 ? (step.visitors / first) * 100 : 0}%` }} aria-hidden="true" />
+                        <span class="an-key-inner">
+                          <span class="an-step-number" aria-hidden="true">
+                            {index + 1}
+                          </span>
+                          <Swatch color={shown.color} />
+                          {shown.sub ? (
+                            <span class="an-key-stack" title={shown.title}>
+                              <span class="an-key-text">{shown.name}</span>
+                              <span class="an-key-sub">{shown.sub}</span>
+                            </span>
+                          ) : (
+                            <span class="an-key-text" title={shown.title}>
+                              {shown.name}
+                            </span>
+                          )}
                         </span>
-                        <span class="an-key-text">{step.name}</span>
-                      </span>
-                    </th>
-                    <td class="an-num" title={formatExact(step.visitors)}>
-                      {formatNumber(step.visitors)}
-                    </td>
-                    <td class="an-num">{formatPercent(step.conversionRate)}</td>
-                    <td class="an-num">{index === 0 ? <span class="an-muted">—</span> : formatPercent(step.dropOff)}</td>
-                  </tr>
-                ))}
+                      </th>
+                      <td class="an-num" title={formatExact(step.visitors)}>
+                        {formatNumber(step.visitors)}
+                      </td>
+                      <td class="an-num">{formatPercent(step.conversionRate)}</td>
+                      <td class="an-num">{index === 0 ? <span class="an-muted">—</span> : formatPercent(step.dropOff)}</td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </>

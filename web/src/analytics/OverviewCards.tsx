@@ -1,7 +1,8 @@
 // The top numbers, each compared with the previous period of the same length. The cards of the
 // metrics the time series has are buttons: the selected one is charted (as Plausible does).
-import { api } from '../api.ts';
+import { api, list } from '../api.ts';
 import { formatDuration, formatExact, formatMoney, formatNumber, formatPercent } from './format.ts';
+import { goalTitle, useGoals } from './goal-display.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
 import { useFetch } from './use-fetch.ts';
 import type { ChartMetric, Filter } from './view-state.ts';
@@ -90,10 +91,101 @@ interface Props {
   filters: Filter[];
   metric: ChartMetric;
   currency: string;
+  /** The website's KPI goal (null: no KPI card) and the colour scheme of its card. */
+  kpi: string | null;
+  kpiColorScheme: string | null;
   onSelect: (metric: ChartMetric) => void;
 }
 
-export function OverviewCards({ websiteId, resolved, filters, metric, currency, onSelect }: Props) {
+interface GoalRow {
+  goal: string | null;
+  completions: number;
+  visitors: number;
+}
+
+const KPI_SCHEMES = new Set(['red', 'orange', 'yellow', 'green', 'purple', 'pink', 'gray', 'blue', 'teal', 'indigo']);
+/** Every goal row of a period (the breakdown's most), to find the KPI's among them. */
+const GOAL_ROWS = 1000;
+const KPI_CARD: Card = { key: 'visitors', label: 'KPI', kind: 'count' };
+
+/** The KPI goal's completions and converting visitors in a period; null when it is not among the rows read. */
+async function kpiFigures(query: Record<string, string | number | undefined>, kpi: string) {
+  const rows = await list<GoalRow>('GET', '/api/v1/analytics/goals', { query: { ...query, limit: GOAL_ROWS } });
+  const row = rows.find((candidate) => candidate.goal === kpi);
+  if (row) return { completions: row.completions, visitors: row.visitors };
+  return rows.length < GOAL_ROWS ? { completions: 0, visitors: 0 } : null;
+}
+
+/** The change of a KPI figure from the previous period, as the other tiles show it. */
+function ChangeLine({ change, hasPrevious }: { change: Change | null; hasPrevious: boolean }) {
+  return (
+    <span class={`an-change an-${change?.tone ?? 'neutral'}`}>
+      {change ? (
+        <>
+          <span aria-hidden="true">
+            {change.symbol} {change.text}
+          </span>
+          <span class="an-sr">{change.spoken}</span>
+        </>
+      ) : hasPrevious ? (
+        ' '
+      ) : (
+        <span class="an-muted">no comparison</span>
+      )}
+    </span>
+  );
+}
+
+/**
+ * The KPI's card, as the hosted service shows it: the goal's completions and its conversion rate
+ * (visitors who completed it / visitors), tinted in the website's KPI colour scheme.
+ */
+function KpiTile(props: { websiteId: string; resolved: ResolvedRange; filters: Filter[]; kpi: string; scheme: string | null; now?: Overview }) {
+  const { websiteId, resolved, filters, kpi, now } = props;
+  const goals = useGoals();
+  const look = goals.look(kpi);
+  const current = readQuery(websiteId, resolved.range, filters);
+  const previous = resolved.previous ? readQuery(websiteId, resolved.previous, filters) : null;
+  const { data, error } = useFetch(
+    () => Promise.all([kpiFigures(current, kpi), previous ? kpiFigures(previous, kpi) : null]),
+    `${kpi}|${queryKey(current)}${previous ? queryKey(previous) : ''}`,
+  );
+  const [figures, earlier] = data ?? [undefined, null];
+  const rate = (part: number | undefined, whole: number | undefined) => (part === undefined || !whole ? 0 : Math.round((part / whole) * 1000) / 10);
+  const completions = figures?.completions;
+  const conversion = figures && now ? rate(figures.visitors, now.visitors) : undefined;
+  const change = completions !== undefined && earlier ? compare(KPI_CARD, completions, earlier.completions) : null;
+  const name = goals.label(kpi);
+  const scheme = props.scheme && KPI_SCHEMES.has(props.scheme) ? props.scheme : 'indigo';
+  return (
+    <li class="an-tile-item an-kpi-item">
+      <div class={`an-tile an-kpi an-kpi-${scheme}`} title={goalTitle(kpi, look)}>
+        <span class="an-tile-label">
+          <span class="an-kpi-badge">KPI</span>
+          <span>{name}</span>
+        </span>
+        {error ? (
+          <span class="an-muted">Could not load the KPI: {error.message}</span>
+        ) : (
+          <>
+            <span class="an-kpi-figure">
+              <span class="an-tile-value" title={completions !== undefined ? formatExact(completions) : undefined}>
+                {completions === undefined ? '–' : formatNumber(completions)}
+              </span>
+              <span class="an-kpi-unit">completion{completions === 1 ? '' : 's'}</span>
+            </span>
+            <span class="an-kpi-rate" title={`Conversion rate: visitors who completed ${name} / visitors`}>
+              <strong>{conversion === undefined ? '–' : formatPercent(conversion)}</strong> conversion
+            </span>
+          </>
+        )}
+        <ChangeLine change={change} hasPrevious={!!resolved.previous} />
+      </div>
+    </li>
+  );
+}
+
+export function OverviewCards({ websiteId, resolved, filters, metric, currency, kpi, kpiColorScheme, onSelect }: Props) {
   const current = readQuery(websiteId, resolved.range, filters);
   const previous = resolved.previous ? readQuery(websiteId, resolved.previous, filters) : null;
   const { data, error, loading } = useFetch(
@@ -112,6 +204,7 @@ export function OverviewCards({ websiteId, resolved, filters, metric, currency, 
         </p>
       )}
       <ul class={`an-tiles${loading ? ' an-loading' : ''}`}>
+        {kpi && <KpiTile websiteId={websiteId} resolved={resolved} filters={filters} kpi={kpi} scheme={kpiColorScheme} now={now} />}
         {cards.map((card) => {
           const value = now?.[card.key];
           // A rate or a duration of a period without visitors is no baseline: nothing to compare.
@@ -123,20 +216,7 @@ export function OverviewCards({ websiteId, resolved, filters, metric, currency, 
               <span class="an-tile-value" title={value !== undefined && card.kind === 'count' ? formatExact(value) : undefined}>
                 {value === undefined ? '–' : display(card, value, money)}
               </span>
-              <span class={`an-change an-${change?.tone ?? 'neutral'}`}>
-                {change ? (
-                  <>
-                    <span aria-hidden="true">
-                      {change.symbol} {change.text}
-                    </span>
-                    <span class="an-sr">{change.spoken}</span>
-                  </>
-                ) : resolved.previous ? (
-                  ' '
-                ) : (
-                  <span class="an-muted">no comparison</span>
-                )}
-              </span>
+              <ChangeLine change={change} hasPrevious={!!resolved.previous} />
             </>
           );
           return (

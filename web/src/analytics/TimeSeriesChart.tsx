@@ -6,6 +6,7 @@ import 'uplot/dist/uPlot.min.css';
 import { api, request } from '../api.ts';
 import { type Note, COUNT_STEPS, bucketLabel, noteBucket, tickLabels, valueText } from './chart-helpers.ts';
 import { formatInstant } from './format.ts';
+import { lineColor, useGoals } from './goal-display.tsx';
 import { METRIC_LABELS } from './OverviewCards.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
 import { useFetch } from './use-fetch.ts';
@@ -54,6 +55,11 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
     `${websiteId}|${queryKey(noteQuery)}`,
   );
   const box = useRef<HTMLDivElement>(null);
+  // Filtered on one goal, the line takes that goal's colour (darkened when too light to read on white).
+  const goals = useGoals();
+  const goalFilter = filters.find((filter) => filter.dimension === 'goal');
+  const onlyGoal = goalFilter?.operator === 'is' && goalFilter.values.length === 1 ? goalFilter.values[0]! : null;
+  const stroke = (onlyGoal && lineColor(goals, goals.look(onlyGoal)?.color ?? null)) || COLOR;
   const money = series.data?.currency ?? currency;
   const buckets = series.data?.data ?? [];
   const noteList = notes.data ?? [];
@@ -80,9 +86,9 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
         },
         {
           label: METRIC_LABELS[metric],
-          stroke: COLOR,
+          stroke,
           width: 2,
-          fill: 'rgba(67, 56, 202, 0.1)',
+          fill: stroke === COLOR ? 'rgba(67, 56, 202, 0.1)' : `${stroke}1a`,
           points: { show: xs.length <= 40, size: 5 },
           value: (_u, value) => valueText(metric, value, money),
         },
@@ -154,7 +160,7 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
       observer.disconnect();
       plot.destroy();
     };
-  }, [series.data, notes.data, metric, timeZone]);
+  }, [series.data, notes.data, metric, timeZone, stroke]);
 
   const total = series.data?.totals?.[metric];
   let peakIndex = -1;

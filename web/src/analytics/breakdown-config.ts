@@ -2,6 +2,7 @@
 // (website-api.md section 3), how a row is named, which filter a click on it adds, and its numbers.
 import { request } from '../api.ts';
 import { capitalise, countryName, flagEmoji } from './format.ts';
+import { type Goals, goalSubtext, goalTitle } from './goal-display.tsx';
 import { type Dimension, type Filter, filterable } from './view-state.ts';
 
 export type Row = Record<string, unknown>;
@@ -15,6 +16,10 @@ export interface RowKey {
   title?: string;
   /** Shown instead of `text` when two rows of a list have the same text (a path on two hosts). */
   full?: string;
+  /** A colour shown as a small square before the text (decorative): a goal's colour. */
+  swatch?: string;
+  /** A second, smaller line under the text: a renamed goal's raw name and its description. */
+  sub?: string;
 }
 
 export interface Metric {
@@ -32,7 +37,8 @@ export interface Tab {
   keyLabel: string;
   /** Caption of the table, for screen readers and the details dialog. */
   title: string;
-  key: (row: Row) => RowKey | null;
+  /** The row's name; `goals` carries the goal display names and colours of the page. */
+  key: (row: Row, goals: Goals) => RowKey | null;
   /** The name of the row whose key is null; "(unknown)" when not given. */
   unknownLabel?: string;
   /** The filters a click on the row adds; null when the row cannot be filtered on. */
@@ -212,6 +218,14 @@ export const CARDS: CardDef[] = [
         keyLabel: 'Goal',
         title: 'Goal conversions',
         ...simple('goal', 'goal'),
+        // The display name an owner gave the goal, its colour and description; the raw name stays
+        // in the second line, the tooltip and the filter.
+        key: (row, goals) => {
+          const name = text(row.goal);
+          if (name === null) return null;
+          const look = goals.look(name);
+          return { text: goals.label(name), title: goalTitle(name, look), swatch: look?.color ?? undefined, sub: goalSubtext(look) ?? undefined };
+        },
         metrics: [VISITORS, { field: 'completions', label: 'Completions' }],
         detailMetrics: [VISITORS, { field: 'completions', label: 'Completions' }, REVENUE],
       },
