@@ -17,7 +17,7 @@ describe('dashboard pages', () => {
   const t = useTestApp('sqlite');
 
   it('answers index.html on every page path, without a credential, never cached without revalidation', async () => {
-    const paths = DASHBOARD_PATHS.map((path) => path.replace('*', '65f1c0ffee0ddba11ad0be75/settings'));
+    const paths = DASHBOARD_PATHS.map((path) => path.replace('*', '65f1c0ffee0ddba11ad0be75/settings').replace(':websiteId', '65f1c0ffee0ddba11ad0be75'));
     for (const path of [...paths, '/websites/65f1c0ffee0ddba11ad0be75', '/account/tokens']) {
       const response = await t.request('GET', path, { headers: { accept: 'text/html' } });
       expect(response.status, path).toBe(200);
@@ -79,6 +79,32 @@ describe('dashboard pages', () => {
     expect((await t.request('GET', '/assets/main-NOPE.js')).status).toBe(404);
     expect((await t.request('GET', '/assets/..%2Findex.html')).status).toBe(404);
     expect((await t.request('GET', '/assets/')).status).toBe(404);
+  });
+
+  it('answers index.html with a 404 to a browser opening an unknown page, and JSON to the API and to other clients', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    for (const path of ['/no-such-page', '/websites/65f1c0ffee0ddba11ad0be75/no-such-section', '/websites/65f1c0ffee0ddba11ad0be75/settings/more']) {
+      const response = await t.request('GET', path, { headers: html });
+      expect(response.status, path).toBe(404);
+      expect(String(response.headers['content-type']), path).toMatch(/^text\/html; charset=utf-8/);
+      expect(response.raw, path).toBe(index());
+      expect(String(response.headers['content-security-policy']), path).toContain("script-src 'self'");
+      expect(response.headers['cache-control'], path).toBe('no-cache');
+      expect(response.headers.etag, path).toBeUndefined();
+    }
+    // The API's paths, a client that asks for no page, and a write keep the JSON error.
+    for (const [method, path, accept] of [
+      ['GET', '/api/v1/no-such-route', html.accept],
+      ['GET', '/api', html.accept],
+      ['GET', '/no-such-page', 'application/json'],
+      ['GET', '/no-such-page', '*/*'],
+      ['POST', '/no-such-page', html.accept],
+    ] as const) {
+      const response = await t.request(method, path, { headers: { accept } });
+      expect(response.status, `${method} ${path} ${accept}`).toBe(404);
+      expect(String(response.headers['content-type'])).toMatch(/^application\/json/);
+      expect(response.body.error.message).toBe(`No route ${method} ${path}`);
+    }
   });
 
   it('keeps the analytics page within 150 KB of compressed JavaScript', () => {

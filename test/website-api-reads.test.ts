@@ -96,6 +96,10 @@ describeEachEventEngine('website API reads', (engine) => {
     expect(regions).toContainEqual({ region: 'California', countryCode: 'US', visitors: 1, pageviews: 2, revenue: 49 });
     // Unknown regions share one row per country.
     expect(regions.filter((r: { region: string | null }) => r.region === null).map((r: { countryCode: string }) => r.countryCode).sort()).toEqual(['DE', 'US']);
+    // Cities the same way: the dashboard names each unknown row by its country ("Germany (city unknown)").
+    const cities = (await read(t, f, '/api/v1/analytics/cities')).data;
+    expect(cities).toContainEqual({ city: 'San Jose', countryCode: 'US', visitors: 1, pageviews: 2, revenue: 49 });
+    expect(cities.filter((r: { city: string | null }) => r.city === null).map((r: { countryCode: string }) => r.countryCode).sort()).toEqual(['DE', 'US']);
   });
 
   it('filters with filter_ names and their aliases, AND-ed', async () => {

@@ -12,6 +12,9 @@ import { DOCS_PATH, OPENAPI_PATH } from './openapi.ts';
 // - the page paths: the same index.html for each (the app routes in the browser), never cached
 //   without revalidation, under a strict Content-Security-Policy (scripts and styles from this
 //   origin only, no framing).
+// - any other path a browser opens (a GET or HEAD accepting text/html, outside /api/): the same
+//   index.html with status 404, so the app shows its own "Not found" page rather than the API's
+//   JSON error (the not-found handler, src/plugins/error-handler.ts, asks dashboardNotFound).
 // The files are read once, when the server starts. A checkout that was never built answers 503
 // on the pages, saying what to run. Public like /js/script.js, outside the API's guarded scope,
 // out of the OpenAPI document, and logged at warn only.
@@ -28,10 +31,22 @@ export const DASHBOARD_PATHS = [
   '/reset-password',
   '/invite',
   '/websites',
-  '/websites/*',
+  '/websites/:websiteId',
+  '/websites/:websiteId/settings',
   '/account',
   '/account/*',
 ] as const;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * For the not-found handler: the dashboard's index.html with status 404 when a browser opens
+     * an unknown page (the app then shows its "Not found"); null for the API's paths and for any
+     * client that does not ask for a page, which keep the JSON error.
+     */
+    dashboardNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply | null;
+  }
+}
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const NOT_BUILT = 'The dashboard is not built: run `npm run build`, then restart Sightline.\n';
@@ -140,24 +155,37 @@ async function dashboardPages(app: FastifyInstance): Promise<void> {
     return sendAsset(asset, request, reply);
   });
 
-  const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.routeOptions.url === '/' && wantsJson(request)) {
-      return { status: 'success' as const, data: [{ name: 'Sightline', docs: DOCS_PATH, openapi: OPENAPI_PATH }] };
-    }
+  /** index.html as a page of the app: 200 (or 304) for the app's paths, 404 for any other. */
+  const sendIndex = (request: FastifyRequest, reply: FastifyReply, found: boolean) => {
     reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'same-origin');
-    if (!dashboard) return reply.code(503).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(NOT_BUILT);
+    if (!dashboard) return reply.code(found ? 503 : 404).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(NOT_BUILT);
     reply
       .header('cache-control', 'no-cache')
-      .header('etag', dashboard.etag)
       .header('content-security-policy', CONTENT_SECURITY_POLICY)
       .header('x-frame-options', 'DENY');
+    if (!found) return reply.code(404).type('text/html; charset=utf-8').send(dashboard.index);
+    reply.header('etag', dashboard.etag);
     const match = request.headers['if-none-match'];
     if (typeof match === 'string' && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === dashboard.etag)) {
       return reply.code(304).send();
     }
     return reply.type('text/html; charset=utf-8').send(dashboard.index);
   };
+
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.routeOptions.url === '/' && wantsJson(request)) {
+      return { status: 'success' as const, data: [{ name: 'Sightline', docs: DOCS_PATH, openapi: OPENAPI_PATH }] };
+    }
+    return sendIndex(request, reply, true);
+  };
   for (const path of DASHBOARD_PATHS) app.get(path, options, page);
+
+  app.decorate('dashboardNotFound', (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split(/[?#]/)[0]!;
+    if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+    if (path === '/api' || path.startsWith('/api/') || !/\btext\/html\b/.test(request.headers.accept ?? '')) return null;
+    return sendIndex(request, reply, false);
+  });
 }
 
 export default fp(dashboardPages, { name: 'dashboard-pages' });

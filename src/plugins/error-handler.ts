@@ -87,9 +87,12 @@ async function errorHandler(app: FastifyInstance): Promise<void> {
     return sendError(reply, request, mapped);
   });
 
-  // The path is echoed to help a client find its typo, but never a credential pasted into it.
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, request, { statusCode: 404, message: `No route ${request.method} ${redactPath(request.url.split(/[?#]/)[0]!)}` }),
+  // A browser opening an unknown page gets the dashboard's own "Not found" (dashboard-pages.ts).
+  // Otherwise the path is echoed to help a client find its typo, but never a credential pasted into it.
+  app.setNotFoundHandler(
+    (request, reply) =>
+      (request.server.hasDecorator('dashboardNotFound') ? request.server.dashboardNotFound(request, reply) : null) ??
+      sendError(reply, request, { statusCode: 404, message: `No route ${request.method} ${redactPath(request.url.split(/[?#]/)[0]!)}` }),
   );
 }
 

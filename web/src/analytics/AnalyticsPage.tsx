@@ -1,7 +1,8 @@
 // The analytics page of one website (/websites/{id}): period, filters, overview numbers, the time
 // series, the breakdown cards, funnels and the current visitors. The view is in the query string
 // (view-state.ts), so the URL shares it; every analytics read sends `websiteId` and the filters.
-import { api, request } from '../api.ts';
+import { api } from '../api.ts';
+import { firstDayOfAllTime } from './all-time.ts';
 import './analytics.css';
 import './reports.css';
 import { Breakdowns } from './Breakdowns.tsx';
@@ -26,9 +27,6 @@ interface Metadata {
   kpiColorScheme?: string | null;
 }
 
-/** How far back "All time" looks for the first month with visitors. */
-const ALL_TIME_YEARS = 20;
-
 const browserZone = (): string => {
   try {
     return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -45,20 +43,10 @@ export function AnalyticsPage(props: { websiteId: string }) {
   const goals = useGoalCustomizations(websiteId);
   const timeZone = site.data?.timezone || browserZone();
   const today = todayIn(timeZone);
-  // "All time" charts from the first month with visitors: one monthly series over the years
-  // (read from the day rollups, so cheap) says which month that is.
-  const probeStart = `${Number(today.slice(0, 4)) - ALL_TIME_YEARS}-01-01`;
+  // "All time" charts from its first day: the first visitor's or the first note's (all-time.ts).
   const probe = useFetch(
-    site.data && view.period === 'all'
-      ? async () => {
-          const answer = await request<{ name: string; visitors: number }>('GET', '/api/v1/analytics/timeseries', {
-            query: { websiteId, fields: 'visitors', interval: 'month', startAt: probeStart, endAt: today },
-          });
-          const first = answer.data.find((bucket) => bucket.visitors > 0);
-          return first ? `${first.name}-01` : today;
-        }
-      : null,
-    `${websiteId}|${probeStart}|${today}|${view.period === 'all'}`,
+    site.data && view.period === 'all' ? () => firstDayOfAllTime(websiteId, timeZone, today) : null,
+    `${websiteId}|${timeZone}|${today}|${view.period === 'all'}`,
   );
 
   if (site.error) {
@@ -84,7 +72,7 @@ export function AnalyticsPage(props: { websiteId: string }) {
   const metadata = site.data;
   const currency = metadata.currency || 'USD';
   const firstDay = probe.data ?? null;
-  // The chart and the funnel wait for the first month of "All time" (a failed probe: 12 months).
+  // The chart and the funnel wait for the first day of "All time" (a failed probe: 12 months).
   const pending = view.period === 'all' && probe.loading;
   const resolved = resolveRange(view, timeZone, firstDay);
   const addFilters = (added: Filter[]) => update({ filters: added.reduce(withFilter, view.filters) });

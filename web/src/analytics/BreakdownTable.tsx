@@ -52,7 +52,7 @@ export function BreakdownTable({ tab, rows, metrics, currency, caption, onFilter
               {name}
             </button>
           ) : (
-            <span class={key ? 'an-key-text' : 'an-key-text an-muted'} title={key?.title}>
+            <span class={key && !key.muted ? 'an-key-text' : 'an-key-text an-muted'} title={key?.title}>
               {name}
             </span>
           );

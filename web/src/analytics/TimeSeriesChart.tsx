@@ -104,7 +104,12 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
             const step = Math.ceil(xs.length / fit);
             return xs.filter((_x, index) => index % step === 0);
           },
-          values: (_u, splits) => tickLabels(splits, resolved.interval, timeZone),
+          values: (_u, splits) => {
+            const labels = tickLabels(splits, resolved.interval, timeZone);
+            // The axis is drawn on a canvas: its labels are kept on the element for tests to read.
+            element.dataset.ticks = labels.join('|');
+            return labels;
+          },
         },
         {
           stroke: '#4b5563',

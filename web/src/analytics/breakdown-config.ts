@@ -1,7 +1,7 @@
 // The breakdown reports, grouped in cards of tabs as Plausible does: which route each tab reads
 // (website-api.md section 3), how a row is named, which filter a click on it adds, and its numbers.
 import { request } from '../api.ts';
-import { capitalise, countryName, flagEmoji } from './format.ts';
+import { capitalise, countryName } from './format.ts';
 import { type Goals, goalSubtext, goalTitle } from './goal-display.tsx';
 import { type Dimension, type Filter, filterable } from './view-state.ts';
 
@@ -9,7 +9,7 @@ export type Row = Record<string, unknown>;
 
 export interface RowKey {
   text: string;
-  /** A flag or another symbol shown before the text (decorative). */
+  /** A symbol shown before the text (decorative). */
   icon?: string;
   /** An image shown instead of the icon (decorative): a country's flag served by this server. */
   image?: string;
@@ -20,6 +20,8 @@ export interface RowKey {
   swatch?: string;
   /** A second, smaller line under the text: a renamed goal's raw name and its description. */
   sub?: string;
+  /** The row names what is not known (a region of a known country): shown muted, not filterable. */
+  muted?: boolean;
 }
 
 export interface Metric {
@@ -79,6 +81,7 @@ function simple(field: string, dimension: Dimension | null, show: (value: string
 /**
  * The path of a flag the API links (`image`, under the server's PUBLIC_URL): the dashboard asks
  * its own origin for it, which the page's policy allows whatever name the server is reached by.
+ * Flags are these SVGs, never emoji: Linux shows an emoji flag as an empty box, Windows as letters.
  */
 function flagPath(image: unknown): string | undefined {
   if (typeof image !== 'string') return undefined;
@@ -90,13 +93,27 @@ function flagPath(image: unknown): string | undefined {
   }
 }
 
-function located(field: string, dimension: Dimension) {
+/** The flag Sightline serves for a country code (GET /flags/{cc}.svg), for rows with no `image`. */
+function servedFlag(code: string | null): string | undefined {
+  return code && /^[A-Za-z]{2}$/.test(code) ? `/flags/${code.toLowerCase()}.svg` : undefined;
+}
+
+/**
+ * A region or a city, with its country's flag. The API answers a row per region and country, so
+ * visitors whose region is not known make one row per country: each is named by its country
+ * ("Germany (region unknown)") rather than six rows of "(unknown)".
+ */
+function located(field: string, dimension: Dimension, noun: string) {
   const base = simple(field, dimension);
   return {
     ...base,
     key: (row: Row): RowKey | null => {
+      const code = text(row.countryCode);
       const key = base.key(row);
-      return key && { ...key, icon: flagEmoji(text(row.countryCode)) || undefined };
+      if (key) return { ...key, image: servedFlag(code), title: code ? `${key.title} (${countryName(code)})` : key.title };
+      if (code === null) return null;
+      const name = `${countryName(code)} (${noun} unknown)`;
+      return { text: name, image: servedFlag(code), title: `Visitors from ${countryName(code)} whose ${noun} is not known`, muted: true };
     },
   };
 }
@@ -178,7 +195,7 @@ export const CARDS: CardDef[] = [
           const code = text(row.countryCode);
           const name = text(row.country) ?? (code ? countryName(code) : null);
           if (name === null) return null;
-          return { text: name, icon: flagEmoji(code) || undefined, image: flagPath(row.image), title: code ? `${name} (${code})` : name };
+          return { text: name, image: flagPath(row.image) ?? servedFlag(code), title: code ? `${name} (${code})` : name };
         },
         filter: (row) => {
           const code = text(row.countryCode);
@@ -186,8 +203,8 @@ export const CARDS: CardDef[] = [
         },
         ...TRAFFIC,
       },
-      { id: 'regions', label: 'Regions', endpoint: 'regions', keyLabel: 'Region', title: 'Regions', ...located('region', 'region'), ...TRAFFIC },
-      { id: 'cities', label: 'Cities', endpoint: 'cities', keyLabel: 'City', title: 'Cities', ...located('city', 'city'), ...TRAFFIC },
+      { id: 'regions', label: 'Regions', endpoint: 'regions', keyLabel: 'Region', title: 'Regions', ...located('region', 'region', 'region'), ...TRAFFIC },
+      { id: 'cities', label: 'Cities', endpoint: 'cities', keyLabel: 'City', title: 'Cities', ...located('city', 'city', 'city'), ...TRAFFIC },
     ],
   },
   {

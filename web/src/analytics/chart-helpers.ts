@@ -35,10 +35,14 @@ export function valueText(metric: ChartMetric, value: number | null | undefined,
   return formatNumber(value);
 }
 
-/** Tick labels of the time axis, in the website's zone and the browser's language. */
+/**
+ * Tick labels of the time axis, in the website's zone and the browser's language. Months are
+ * named with their year on the first label and where the year changes ("Jan 2026", "Feb", ...):
+ * "Jan 26" read like a day.
+ */
 export function tickLabels(seconds: number[], interval: Interval, timeZone: string): string[] {
   const options: Intl.DateTimeFormatOptions =
-    interval === 'hour' ? { hour: 'numeric' } : interval === 'month' ? { month: 'short', year: '2-digit' } : { day: 'numeric', month: 'short' };
+    interval === 'hour' ? { hour: 'numeric' } : interval === 'month' ? { month: 'short' } : { day: 'numeric', month: 'short' };
   const make = (extra: Intl.DateTimeFormatOptions) => {
     try {
       return new Intl.DateTimeFormat(undefined, { ...extra, timeZone });
@@ -47,6 +51,18 @@ export function tickLabels(seconds: number[], interval: Interval, timeZone: stri
     }
   };
   const format = make(options);
+  if (interval === 'month') {
+    const withYear = make({ month: 'short', year: 'numeric' });
+    const year = make({ year: 'numeric' });
+    let previous = '';
+    return seconds.map((value) => {
+      const date = new Date(value * 1000);
+      const thisYear = year.format(date);
+      const label = thisYear === previous ? format.format(date) : withYear.format(date);
+      previous = thisYear;
+      return label;
+    });
+  }
   if (interval !== 'hour') return seconds.map((value) => format.format(new Date(value * 1000)));
   // Hours over several days: midnight is labelled with its day.
   const day = make({ day: 'numeric', month: 'short' });

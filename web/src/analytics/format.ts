@@ -52,14 +52,6 @@ export function formatMoney(value: number | null | undefined, currency: string):
   return format.format(value);
 }
 
-/** The flag emoji of an ISO 3166 alpha-2 code ("US" -> 🇺🇸), or "" for anything else. */
-export function flagEmoji(countryCode: string | null | undefined): string {
-  if (!countryCode || !/^[A-Za-z]{2}$/.test(countryCode)) return '';
-  const base = 0x1f1e6 - 65;
-  const upper = countryCode.toUpperCase();
-  return String.fromCodePoint(base + upper.charCodeAt(0), base + upper.charCodeAt(1));
-}
-
 let regionNames: Intl.DisplayNames | null | undefined;
 
 /** "DE" -> "Germany" in the browser's language; the code itself when the browser cannot say. */

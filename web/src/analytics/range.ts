@@ -79,8 +79,8 @@ function rangeLabel(range: DayRange): string {
 }
 
 /**
- * The days of `view` in `timeZone`. `firstDay` is the first day with data (the website's creation
- * day), used to chart "All time".
+ * The days of `view` in `timeZone`. `firstDay` is the first day "All time" charts: the earlier of
+ * the first day with visitors and the first note's day.
  */
 export function resolveRange(view: ViewState, timeZone: string, firstDay: string | null, now: Date = new Date()): ResolvedRange {
   const today = todayIn(timeZone, now);
@@ -111,10 +111,11 @@ export function resolveRange(view: ViewState, timeZone: string, firstDay: string
       return fixed({ startAt: startOfMonth(today, 11), endAt: today }, 'month');
     case 'all': {
       let start = firstDay && firstDay <= today ? firstDay : startOfMonth(today, 11);
-      // A young website is charted by day: a single monthly bar says little.
+      // A young website is charted by day, or by hour in its first two days: a single monthly
+      // bar (or a single daily dot) says little.
       const days = dayCount(start, today);
       if (days > 1500 * 28) start = addDays(today, -1400 * 28);
-      const interval: Interval = days <= 90 ? 'day' : 'month';
+      const interval: Interval = days <= 2 ? 'hour' : days <= 90 ? 'day' : 'month';
       return { range: null, chartRange: { startAt: start, endAt: today }, interval, previous: null, label };
     }
     case 'custom':
@@ -144,4 +145,10 @@ export function readQuery(websiteId: string, range: DayRange | null, filters: Fi
 /** A stable key for effects that refetch when the query changes. */
 export function queryKey(query: Query): string {
   return JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The day (YYYY-MM-DD) in `timeZone` of an instant (an ISO timestamp). */
+export function dayIn(timeZone: string, timestamp: string): string | null {
+  const at = new Date(timestamp);
+  return Number.isNaN(at.getTime()) ? null : todayIn(timeZone, at);
 }

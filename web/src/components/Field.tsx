@@ -2,13 +2,24 @@ import type { ComponentChildren, JSX } from 'preact';
 import { useId } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 
-/** The 400 field messages of an ApiError, keyed by field (`body.` left out: `steps[0].url`). */
+/**
+ * A field's message from the API ("is not the current password", said of the field) as a sentence
+ * to show at the field: "This is not the current password."
+ */
+export function fieldSentence(message: string): string {
+  const text = message.trim();
+  if (!text) return text;
+  const sentence = /^(is|are|must|may|has|have|was|were|should|cannot|can|does|do)\b/.test(text) ? `This ${text}` : text[0]!.toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
+
+/** The 400 field messages of an ApiError, as sentences, keyed by field (`body.` left out: `steps[0].url`). */
 export function fieldErrors(error: unknown): Record<string, string> {
   const errors: Record<string, string> = {};
   if (!(error instanceof ApiError) || error.status !== 400) return errors;
   for (const detail of error.details) {
     const field = detail.path.replace(/^body\.?/, '');
-    if (field && !errors[field]) errors[field] = detail.message;
+    if (field && !errors[field]) errors[field] = fieldSentence(detail.message);
   }
   return errors;
 }

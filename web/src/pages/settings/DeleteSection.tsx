@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, type SessionInfo, api } from '../../api.ts';
-import { Card, FormDialog, TextField, useSubmit } from '../../components/index.ts';
+import { Card, FormDialog, TextField, fieldErrors, useSubmit } from '../../components/index.ts';
 import { navigate } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
 import type { SectionProps } from './section-props.ts';
@@ -17,6 +17,7 @@ export function DeleteSection({ website }: SectionProps): JSX.Element {
   const [password, setPassword] = useState('');
   const [askPassword, setAskPassword] = useState(false);
   const { busy, error, setError, onSubmit } = useSubmit();
+  const fields = fieldErrors(error);
 
   function close() {
     setOpen(false);
@@ -64,7 +65,7 @@ export function DeleteSection({ website }: SectionProps): JSX.Element {
         onSubmit={submit}
         class="stack"
         busy={busy}
-        error={error}
+        error={fields.confirmDomain || fields.password ? null : error}
         submitLabel="Delete for good"
         busyLabel="Deleting…"
         danger
@@ -78,11 +79,12 @@ export function DeleteSection({ website }: SectionProps): JSX.Element {
           required
           autocomplete="off"
           spellcheck={false}
+          error={fields.confirmDomain}
         />
         {askPassword && (
           <>
             <p role="status">For your safety, confirm it is you: enter your password.</p>
-            <TextField label="Your password" type="password" value={password} onValue={setPassword} required autocomplete="current-password" />
+            <TextField label="Your password" type="password" value={password} onValue={setPassword} required autocomplete="current-password" error={fields.password} />
           </>
         )}
       </FormDialog>
