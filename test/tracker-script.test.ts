@@ -183,6 +183,31 @@ describe.skipIf(!haveChromium)('the tracking script in Chromium', () => {
     await headless.context.close();
     await local.context.close();
   });
+
+  it('says in the console why it does not track, or why the server kept nothing, with data-debug', async () => {
+    const { website, baseUrl } = sightline.site;
+    const tag = (extra: string) => `<script defer data-website-id="${website.trackingId}" data-debug ${extra} src="${baseUrl}/js/script.js"></script>`;
+    const said = async (userAgent: string, url: string, extra = '', until = /\[Sightline\]/) => {
+      pages.html = pageHtml(tag(extra), 'https://example.org/');
+      const { context } = await openContext(userAgent);
+      const page = await context.newPage();
+      const lines: string[] = [];
+      page.on('console', (message) => lines.push(message.text()));
+      await page.goto(url);
+      await expect.poll(() => lines.find((line) => until.test(line)), { timeout: 10_000 }).toBeDefined();
+      await context.close();
+      return lines.find((line) => until.test(line));
+    };
+    const headless = DESKTOP_CHROME.replace('Chrome/', 'HeadlessChrome/');
+    expect(await said(headless, `http://${website.domain}:${pages.port}/`)).toBe(
+      '[Sightline] not tracking: an automated browser or bot (the user agent contains "headlesschrome")',
+    );
+    expect(await said(DESKTOP_CHROME, `http://localhost:${pages.port}/`)).toBe('[Sightline] not tracking: localhost or file://');
+    // Tracked on localhost, but the website does not allow that host name: the server says so.
+    expect(await said(DESKTOP_CHROME, `http://localhost:${pages.port}/`, 'data-allow-localhost', /did not store/)).toBe(
+      '[Sightline] the server did not store the event: hostname-not-allowed',
+    );
+  });
 });
 
 describe('serving the tracking script', () => {

@@ -24,25 +24,32 @@ export const TRACKER_SCRIPT = String.raw`/*! Sightline tracker: sends what the d
   var endpoint = apiBase.replace(/\/+$/, '') + '/api/events';
   var queued = (w.datafast && w.datafast.q) || [];
 
-  // The SDK's isLikelyBot, rule for rule.
-  function isLikelyBot() {
+  // The SDK's isLikelyBot, rule for rule; the rule that matched, for data-debug ('' for none).
+  function likelyBot() {
     try {
-      if (nav.webdriver === true || w.callPhantom || w._phantom || w.__nightmare) return true;
+      if (nav.webdriver === true) return 'navigator.webdriver is true';
+      if (w.callPhantom || w._phantom || w.__nightmare) return 'a PhantomJS or Nightmare global';
       var ua = (nav.userAgent || '').toLowerCase();
-      if (ua.length < 5 || ua === 'undefined') return true;
+      if (ua.length < 5 || ua === 'undefined') return 'no user agent';
       var patterns = ['headlesschrome', 'phantomjs', 'selenium', 'webdriver', 'puppeteer', 'playwright',
         'python', 'curl', 'wget', 'java/', 'go-http', 'node.js', 'axios', 'postman'];
-      if (patterns.some(function (p) { return ua.indexOf(p) !== -1; })) return true;
+      for (var i = 0; i < patterns.length; i++) {
+        if (ua.indexOf(patterns[i]) !== -1) return 'the user agent contains "' + patterns[i] + '"';
+      }
       var globals = ['__webdriver_evaluate', '__selenium_evaluate', '__webdriver_script_function',
         '__webdriver_unwrapped', '__fxdriver_evaluate', '__driver_evaluate', '_Selenium_IDE_Recorder',
         '_selenium', 'calledSelenium', '$cdc_asdjflasutopfhvcZLmcfl_'];
-      if (globals.some(function (g) { return w[g] !== undefined; })) return true;
+      for (var j = 0; j < globals.length; j++) {
+        if (w[globals[j]] !== undefined) return 'the automation global ' + globals[j];
+      }
       var root = d.documentElement;
-      if (root && (root.getAttribute('webdriver') || root.getAttribute('selenium') || root.getAttribute('driver'))) return true;
+      if (root && (root.getAttribute('webdriver') || root.getAttribute('selenium') || root.getAttribute('driver'))) {
+        return 'an automation attribute on <html>';
+      }
     } catch (e) {
-      return false;
+      return '';
     }
-    return false;
+    return '';
   }
 
   function isLocalhost(host) {
@@ -51,15 +58,17 @@ export const TRACKER_SCRIPT = String.raw`/*! Sightline tracker: sends what the d
       /\.local$/.test(h) || /\.localhost$/.test(h);
   }
 
+  var debug = flag('data-debug');
   function disabled(reason) {
     // Calls still work (and do nothing), so a page never breaks on an untracked host.
     w.datafast = function () {};
-    if (flag('data-debug') && w.console) console.log('[Sightline] not tracking: ' + reason);
+    if (debug && w.console) console.log('[Sightline] not tracking: ' + reason);
   }
 
   var ignored = false;
   try { ignored = localStorage.getItem('datafast_ignore') === 'true'; } catch (e) { /* storage blocked */ }
-  if (isLikelyBot()) return disabled('bot detected');
+  var bot = likelyBot();
+  if (bot) return disabled('an automated browser or bot (' + bot + ')');
   if (ignored) return disabled('datafast_ignore is set');
   if (w !== w.parent && !flag('data-allow-iframe')) return disabled('inside an iframe');
   if ((isLocalhost(location.hostname) || location.protocol === 'file:') && !flag('data-allow-localhost')) {
@@ -156,14 +165,24 @@ export const TRACKER_SCRIPT = String.raw`/*! Sightline tracker: sends what the d
   }
 
   // A beacon survives the page being left (an outbound click); text/plain needs no preflight.
+  // With data-debug, fetch rather than a beacon, to read and say why the server kept nothing.
+  function report(response) {
+    if (!w.console) return;
+    var dropped = response.headers.get('X-Sightline-Dropped');
+    if (dropped) console.log('[Sightline] the server did not store the event: ' + dropped);
+    else if (!response.ok) console.log('[Sightline] the server refused the event: HTTP ' + response.status);
+  }
   function send(body) {
     var text = JSON.stringify(body);
-    try {
-      if (nav.sendBeacon && nav.sendBeacon(endpoint, text)) return;
-    } catch (e) { /* fall back to fetch */ }
+    if (!debug) {
+      try {
+        if (nav.sendBeacon && nav.sendBeacon(endpoint, text)) return;
+      } catch (e) { /* fall back to fetch */ }
+    }
     if (w.fetch) {
       fetch(endpoint, { method: 'POST', body: text, keepalive: true, credentials: 'omit', headers: { 'Content-Type': 'text/plain' } })
-        .catch(function () {});
+        .then(function (response) { if (debug) report(response); })
+        .catch(function (error) { if (debug && w.console) console.log('[Sightline] the event was not sent: ' + error); });
     }
   }
 
