@@ -1,15 +1,21 @@
 // "N current visitors": visitors with an event in the last 5 minutes, read every 30 seconds while
-// the tab is visible (and at once when it becomes visible again). A polite live region.
+// the tab is visible (and at once when it becomes visible again). A polite live region, in a
+// button that opens the live view (LiveDialog.tsx, its own chunk, loaded on first open).
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { lazyComponent } from '../lazy.tsx';
 import { formatNumber } from './format.ts';
+import './realtime.css';
 import { filterQuery, type Filter } from './view-state.ts';
 
 const EVERY_MS = 30_000;
 
+const LiveDialog = lazyComponent<{ websiteId: string; onClose: () => void }>(() => import('./LiveDialog.tsx').then((module) => module.LiveDialog));
+
 export function Realtime({ websiteId, filters }: { websiteId: string; filters: Filter[] }) {
   const [visitors, setVisitors] = useState<number | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
+  const [open, setOpen] = useState(false);
   const filterKey = JSON.stringify(filters);
 
   useEffect(() => {
@@ -45,12 +51,18 @@ export function Realtime({ websiteId, filters }: { websiteId: string; filters: F
   }, [websiteId, filterKey]);
 
   return (
-    <p class="an-realtime" title="Visitors with activity in the last 5 minutes">
-      <span class={`an-pulse${visitors ? ' an-live' : ''}`} aria-hidden="true" />
-      <span aria-live="polite" aria-atomic="true">
-        {visitors === null ? (failed ? `Current visitors unavailable: ${failed}` : 'Counting current visitors…') : `${formatNumber(visitors)} current visitor${visitors === 1 ? '' : 's'}`}
-      </span>
-      {failed && visitors !== null && <span class="an-sr"> (last update failed: {failed})</span>}
-    </p>
+    <>
+      <p class="an-realtime" title="Visitors with activity in the last 5 minutes">
+        <span class={`an-pulse${visitors ? ' an-live' : ''}`} aria-hidden="true" />
+        <button type="button" class="an-live-open" aria-haspopup="dialog" onClick={() => setOpen(true)}>
+          <span aria-live="polite" aria-atomic="true">
+            {visitors === null ? (failed ? `Current visitors unavailable: ${failed}` : 'Counting current visitors…') : `${formatNumber(visitors)} current visitor${visitors === 1 ? '' : 's'}`}
+          </span>
+          <span class="an-live-cta">Live view</span>
+        </button>
+        {failed && visitors !== null && <span class="an-sr"> (last update failed: {failed})</span>}
+      </p>
+      {open && <LiveDialog websiteId={websiteId} onClose={() => setOpen(false)} />}
+    </>
   );
 }

@@ -94,7 +94,7 @@ function flagPath(image: unknown): string | undefined {
 }
 
 /** The flag Sightline serves for a country code (GET /flags/{cc}.svg), for rows with no `image`. */
-function servedFlag(code: string | null): string | undefined {
+export function servedFlag(code: string | null): string | undefined {
   return code && /^[A-Za-z]{2}$/.test(code) ? `/flags/${code.toLowerCase()}.svg` : undefined;
 }
 
