@@ -1,0 +1,272 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { type Db, createDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { loggerOptions } from '../src/http/logging.ts';
+import { TEST_CONFIG_OVERRIDES } from './helpers/app.ts';
+import { CHROME, IPHONE, goal, pageview } from './helpers/browser-events.ts';
+import { sessionCookieOf } from './helpers/dashboard-session.ts';
+import { freePort } from './helpers/processes.ts';
+
+// The live view of the analytics page, in a real browser: Debian's Chromium (never a downloaded
+// browser) drives the built dashboard (dist/web, built by the suite's global setup) served by
+// Sightline on a real port, on a fresh SQLite database. Two visitors arrive (one from Google, on an
+// iPhone, from a German address; one direct from a British address on a desktop), one of them
+// reaches a customized goal and pays; the owner opens the live view from the current-visitors
+// count and sees both with page, source, country flag and device, and the goal under its display
+// name and the payment with its amount; a third visitor shows up within one 10-second poll. The
+// dialog passes axe-core and fits a 390 px phone; polling stops once closed or with the tab hidden.
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+const PHONE = { width: 390, height: 844 };
+const SCREENSHOTS = process.env.SIGHTLINE_SCREENSHOTS || null;
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const random = () => randomBytes(4).toString('hex');
+const MAP_PATH = '/api/v1/analytics/realtime/map';
+// Addresses the bundled DB-IP database places in Germany (Frankfurt) and Great Britain (London).
+const GERMAN_IP = '217.0.0.1';
+const BRITISH_IP = '81.2.69.142';
+const FRENCH_IP = '90.1.1.1';
+
+async function axeViolations(page: Page): Promise<string[]> {
+  // The dashboard's CSP (script-src 'self') blocks an inline <script>; evaluating through the
+  // DevTools protocol is not subject to it.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const results = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return (results.violations as any[]).map((violation) => ({
+      id: violation.id as string,
+      impact: violation.impact as string | null,
+      targets: (violation.nodes as any[]).slice(0, 5).map((node) => `${(node.target as string[]).join(' ')}: ${node.failureSummary ?? ''}`),
+    }));
+  });
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.impact} ${violation.id}\n    ${violation.targets.join('\n    ')}`);
+}
+
+if (!haveChromium) {
+  describe('the live view in Chromium', () => {
+    it.skip(`skipped: no Debian Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`, () => {});
+  });
+}
+
+describe.skipIf(!haveChromium)('the live view in Chromium', () => {
+  let dir: string;
+  let db: Db;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+  const pageErrors: string[] = [];
+
+  async function call(method: string, path: string, body?: unknown, auth?: { cookie: string; csrfToken: string } | { key: string }) {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (auth && 'key' in auth) headers.authorization = `Bearer ${auth.key}`;
+    else if (auth) Object.assign(headers, { cookie: auth.cookie, 'x-csrf-token': auth.csrfToken });
+    const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, text, json: JSON.parse(text || 'null'), setCookie: response.headers.getSetCookie() };
+  }
+
+  /** An event as the datafast SDK posts it to /api/events, from a visitor's address and browser. */
+  async function track(body: unknown, ip: string, userAgent: string) {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/events',
+      remoteAddress: ip,
+      headers: { 'content-type': 'application/json', 'user-agent': userAgent },
+      payload: JSON.stringify(body),
+    });
+    expect(response.statusCode, response.body).toBeLessThan(300);
+  }
+
+  async function signedInPage(cookie: string, viewport = { width: 1280, height: 800 }, phone = false): Promise<Page> {
+    const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
+    const [name, value] = cookie.split(/=(.*)/s) as [string, string];
+    await context.addCookies([{ name, value, url: base }]);
+    const page = await context.newPage();
+    page.setDefaultTimeout(12_000);
+    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
+    return page;
+  }
+
+  /** Opens the analytics page and, from the current-visitors count, the live view. */
+  async function openLive(page: Page, websiteId: string, count: number): Promise<Locator> {
+    await page.goto(`${base}/websites/${websiteId}`);
+    const opener = page.getByRole('button', { name: new RegExp(`^${count} current visitors? Live view$`) });
+    await opener.waitFor();
+    expect(await opener.getAttribute('aria-haspopup')).toBe('dialog');
+    await page.waitForLoadState('networkidle');
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `live-header-${page.viewportSize()!.width}.png`) });
+    await opener.click();
+    const dialog = page.getByRole('dialog', { name: 'Live visitors' });
+    await dialog.waitFor();
+    await dialog.getByRole('list').first().waitFor();
+    return dialog;
+  }
+
+  /** A visitor's entry in the live list, found by the page they are on. */
+  const visitorItem = (dialog: Locator, page: string) =>
+    dialog.locator('li.an-live-visitor').filter({ has: dialog.page().locator('.an-live-page', { hasText: new RegExp(`^Page: ${page}( · .*)?$`) }) });
+
+  /** The value beside a label ("Source") in a visitor's entry. */
+  const fact = async (item: Locator, label: string) =>
+    (await item.locator('dl > div').filter({ has: item.page().locator('dt', { hasText: label }) }).locator('dd').textContent())?.trim();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sightline-realtime-e2e-'));
+    db = createDatabase(`sqlite:${join(dir, 'sightline.db')}`);
+    await migrateToLatest(db);
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, databaseUrl: 'test', host: '127.0.0.1', port, publicUrl: base });
+    app = await buildApp({ config, db, logger: loggerOptions('warn', { write: () => {} }) });
+    await app.listen({ host: '127.0.0.1', port });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await db?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the live visitors with page, source, country and device, their goal and payment, and a new visitor within a poll', { timeout: 90_000 }, async () => {
+    const setup = await call('POST', '/api/v1/dashboard/setup', { email: `owner-${random()}@example.test`, name: 'Olivia Owner', password: 'owner password 123' });
+    expect(setup.status, setup.text).toBe(200);
+    const owner = { cookie: sessionCookieOf(setup.setCookie), csrfToken: setup.json.data[0].csrfToken as string };
+    const domain = `shop-${random()}.test`;
+    const created = await call('POST', '/api/v1/admin/websites', { domain, timezone: 'Europe/Paris', name: 'Shop' }, owner);
+    expect(created.status, created.text).toBe(200);
+    const website = created.json.data[0] as { id: string; domain: string; trackingId: string };
+    const websiteId = website.id;
+    const keyAnswer = await call('POST', `/api/v1/admin/websites/${websiteId}/apikeys`, { name: 'server' }, owner);
+    expect(keyAnswer.status, keyAnswer.text).toBe(200);
+    const key = { key: keyAnswer.json.data[0].key as string };
+    const at = (path: string) => `https://${domain}${path}`;
+
+    // Anna, from Google on an iPhone in Germany, reads /pricing and signs up (a single-page app:
+    // document.referrer, which the SDK sends with every event, stays Google's); Ben comes
+    // directly, on a desktop in Britain, and reads the blog.
+    const anna = { visitorId: randomUUID(), sessionId: `s${randomUUID()}` };
+    const ben = { visitorId: randomUUID(), sessionId: `s${randomUUID()}` };
+    await track(pageview(website, { ...anna, href: at('/'), referrer: 'https://www.google.com/' }), GERMAN_IP, IPHONE);
+    await track(pageview(website, { ...anna, href: at('/pricing'), referrer: 'https://www.google.com/', viewport: { width: 390, height: 844 } }), GERMAN_IP, IPHONE);
+    await track(goal(website, 'signup', {}, { ...anna, href: at('/pricing'), referrer: 'https://www.google.com/' }), GERMAN_IP, IPHONE);
+    await track(pageview(website, { ...ben, href: at('/blog/launch'), referrer: null }), BRITISH_IP, CHROME);
+    const customized = await call('PATCH', `/api/v1/admin/websites/${websiteId}/goals/customizations`, { goalName: 'signup', displayName: 'Sign-up', color: '#ef4444' }, owner);
+    expect(customized.status, customized.text).toBe(200);
+    const paid = await call('POST', '/api/v1/payments', { datafast_visitor_id: anna.visitorId, amount: 49, currency: 'EUR', transaction_id: `tx-${random()}`, customer_name: 'Anna' }, key);
+    expect(paid.status, paid.text).toBe(200);
+
+    // What the API says of them, so the page is checked against the same data.
+    const map = await call('GET', `${MAP_PATH}?websiteId=${websiteId}`, undefined, owner);
+    expect(map.status, map.text).toBe(200);
+    expect(map.json.data.count).toBe(2);
+    const annaShown = map.json.data.visitors.find((visitor: any) => visitor.visitorId === anna.visitorId);
+    expect(annaShown).toMatchObject({ referrer: 'Google', location: { countryCode: 'DE' }, system: { device: { type: 'mobile' } } });
+
+    const page = await signedInPage(owner.cookie);
+    const mapReads: number[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes(MAP_PATH)) mapReads.push(Date.now());
+    });
+    const dialog = await openLive(page, websiteId, 2);
+    await dialog.getByRole('status').filter({ hasText: '2 visitors in the last 10 minutes' }).waitFor();
+
+    // Both visitors, each with page, source, country (a served flag, never an emoji) and device.
+    const annaItem = visitorItem(dialog, '/pricing');
+    await annaItem.waitFor();
+    expect(await fact(annaItem, 'Source')).toBe('Google');
+    expect(await fact(annaItem, 'Country')).toBe('Frankfurt am Main, Germany');
+    expect(await annaItem.locator('img.an-flag').getAttribute('src')).toBe('/flags/de.svg');
+    expect(await annaItem.locator('img.an-flag').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    expect(await fact(annaItem, 'Device')).toMatch(/^Mobile · (Mobile )?Safari · iOS$/);
+    expect(await fact(annaItem, 'Last seen')).toMatch(/^(now|\d+ seconds? ago)$/);
+    expect(await annaItem.textContent()).toContain('Anna'); // a paying customer shows by name
+
+    const benItem = visitorItem(dialog, '/blog/launch');
+    expect(await fact(benItem, 'Source')).toBe('Direct/None'); // as the API and the sources report name it
+    expect(await fact(benItem, 'Country')).toBe('London, United Kingdom');
+    expect(await benItem.locator('img.an-flag').getAttribute('src')).toBe('/flags/gb.svg');
+    expect(await fact(benItem, 'Device')).toMatch(/^Desktop · Chrome · Windows$/);
+
+    // Recent activity: the page views, the goal under its display name with its colour, the payment with its amount.
+    const activity = dialog.getByRole('region', { name: 'Recent activity' });
+    await activity.getByText('Viewed /blog/launch').waitFor();
+    const goalRow = activity.getByRole('listitem').filter({ hasText: 'Goal Sign-up' });
+    expect(await goalRow.count()).toBe(1);
+    expect(await goalRow.locator('.an-swatch').evaluate((swatch) => getComputedStyle(swatch).backgroundColor)).toBe('rgb(239, 68, 68)');
+    expect(await goalRow.locator('strong').getAttribute('title')).toBe('Sign-up (goal signup)');
+    expect(await activity.getByRole('listitem').filter({ hasText: /^Payment €49\.00 from Anna/ }).count()).toBe(1);
+
+    expect(await axeViolations(page), 'axe-core at 1280 px').toEqual([]);
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'live-desktop.png') });
+
+    // A third visitor, from France: in the list within one poll (10 s), without a reload.
+    const started = Date.now();
+    await track(pageview(website, { visitorId: randomUUID(), sessionId: `s${randomUUID()}`, href: at('/docs'), referrer: 'https://news.ycombinator.com/item?id=1' }), FRENCH_IP, CHROME);
+    const claireItem = visitorItem(dialog, '/docs');
+    await claireItem.waitFor({ timeout: 12_000 });
+    const appearedAfter = Date.now() - started;
+    expect(appearedAfter).toBeLessThanOrEqual(12_000);
+    expect(await fact(claireItem, 'Source')).toBe('Hacker News');
+    await dialog.getByRole('status').filter({ hasText: '3 visitors in the last 10 minutes' }).waitFor();
+
+    // On a phone: the dialog within the screen, nothing scrolls sideways, axe-core clean.
+    const phone = await signedInPage(owner.cookie, PHONE, true);
+    const phoneDialog = await openLive(phone, websiteId, 3);
+    await visitorItem(phoneDialog, '/docs').waitFor();
+    const box = await phoneDialog.boundingBox();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await phoneDialog.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    const close = await phoneDialog.getByRole('button', { name: 'Close' }).boundingBox();
+    expect(close!.x + close!.width).toBeLessThanOrEqual(PHONE.width);
+    expect(await axeViolations(phone), 'axe-core at 390 px').toEqual([]);
+    if (SCREENSHOTS) await phone.screenshot({ path: join(SCREENSHOTS, 'live-phone.png') });
+
+    // Polling stops when the dialog closes (desktop) and while the tab is hidden (phone): no read
+    // of the map in the next 11 seconds on either page.
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toMatch(/current visitors/); // focus back on the opener
+    const phoneReads: number[] = [];
+    phone.on('request', (request) => {
+      if (request.url().includes(MAP_PATH)) phoneReads.push(Date.now());
+    });
+    await phone.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    const readsBefore = mapReads.length;
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    expect(mapReads.length, 'map reads after the dialog closed').toBe(readsBefore);
+    expect(phoneReads, 'map reads with the tab hidden').toEqual([]);
+    // Visible again: read at once.
+    await phone.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await expect.poll(() => phoneReads.length, { timeout: 3_000 }).toBeGreaterThan(0);
+
+    expect(pageErrors).toEqual([]);
+    console.info(`live view: the third visitor appeared after ${appearedAfter} ms`);
+  });
+});
