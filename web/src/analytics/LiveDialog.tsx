@@ -97,7 +97,7 @@ function activityOf(map: LiveMap): Activity[] {
   return rows.sort((a, b) => Date.parse(b.at) - Date.parse(a.at)).slice(0, RECENT);
 }
 
-export function LiveDialog({ websiteId, onClose }: { websiteId: string; onClose: () => void }) {
+export function LiveDialog({ websiteId, filtered, onClose }: { websiteId: string; filtered: boolean; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const goals = useGoals();
   const [map, setMap] = useState<LiveMap | null>(null);
@@ -165,7 +165,7 @@ export function LiveDialog({ websiteId, onClose }: { websiteId: string; onClose:
         </button>
       </div>
       <p id="an-live-hint" class="an-hint">
-        Everyone with activity in the last 10 minutes, whatever the filters, updated every 10 seconds.
+        Everyone with activity in the last 10 minutes, updated every 10 seconds.{filtered ? ' The filters do not apply here.' : ''}
       </p>
       <p class="an-live-count" role="status">
         {map ? `${formatNumber(count)} visitor${count === 1 ? '' : 's'} in the last 10 minutes` : failed ? '' : 'Loading live visitors…'}

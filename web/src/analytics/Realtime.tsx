@@ -10,7 +10,7 @@ import { filterQuery, type Filter } from './view-state.ts';
 
 const EVERY_MS = 30_000;
 
-const LiveDialog = lazyComponent<{ websiteId: string; onClose: () => void }>(() => import('./LiveDialog.tsx').then((module) => module.LiveDialog));
+const LiveDialog = lazyComponent<{ websiteId: string; filtered: boolean; onClose: () => void }>(() => import('./LiveDialog.tsx').then((module) => module.LiveDialog));
 
 export function Realtime({ websiteId, filters }: { websiteId: string; filters: Filter[] }) {
   const [visitors, setVisitors] = useState<number | null>(null);
@@ -62,7 +62,7 @@ export function Realtime({ websiteId, filters }: { websiteId: string; filters: F
         </button>
         {failed && visitors !== null && <span class="an-sr"> (last update failed: {failed})</span>}
       </p>
-      {open && <LiveDialog websiteId={websiteId} onClose={() => setOpen(false)} />}
+      {open && <LiveDialog websiteId={websiteId} filtered={filters.length > 0} onClose={() => setOpen(false)} />}
     </>
   );
 }
