@@ -233,6 +233,7 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
     await warning.waitFor();
     await expect.poll(async () => (await card.getByRole('heading', { name: 'Currencies' }).boundingBox())?.y ?? -1).toBeGreaterThanOrEqual(0);
     expect((await card.getByRole('heading', { name: 'Currencies' }).boundingBox())!.y).toBeLessThan(DESKTOP.height);
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'rates-settings-from-link.png') });
     expect(await card.locator('p').first().textContent()).toContain('Revenue is counted in USD');
     expect(await warning.locator('li > span').allTextContents()).toEqual([
       `1 payment in EUR (${money(EUR_PAID, 'EUR')}) counts in no report: set a rate.`,
@@ -243,7 +244,7 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
 
     // "Set rate" for GBP fills the code and puts the focus on the rate, whose hint reads "1 GBP = ? USD".
     await warning.getByRole('button', { name: 'Set rate for GBP' }).click();
-    const codeField = card.getByLabel('Currency', { exact: true });
+    const codeField = card.getByLabel('Currency code');
     const rateField = card.getByLabel('Rate, in USD');
     expect(await codeField.inputValue()).toBe('GBP');
     await expect.poll(() => rateField.evaluate((element) => element === document.activeElement)).toBe(true);
@@ -266,6 +267,18 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
     expect(await rateField.getAttribute('aria-describedby')).toContain(await rateError.getAttribute('id'));
     expect(await codeField.getAttribute('aria-invalid')).toBeNull();
     await screenshot(page, 'rates-settings-error');
+
+    // The website's own currency: the server's refusal (path.currency) at the code field.
+    await codeField.fill('usd');
+    expect(await codeField.inputValue()).toBe('USD');
+    await rateField.fill('1');
+    await card.getByRole('button', { name: 'Save rate' }).click();
+    await expect.poll(() => codeField.getAttribute('aria-invalid')).toBe('true');
+    const codeError = card.locator('.field', { has: page.getByLabel('Currency code') }).locator('.field-error');
+    expect(await codeError.textContent()).toBe("This is the website's own currency (USD); it needs no rate.");
+    expect(await codeField.getAttribute('aria-describedby')).toContain(await codeError.getAttribute('id'));
+    expect(await rateField.getAttribute('aria-invalid')).toBeNull();
+    await codeField.fill('GBP');
 
     // 1.27: saved, listed, and GBP leaves the warning.
     await rateField.fill(String(GBP_RATE));
@@ -318,7 +331,7 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
       expect(box!.x, name).toBeGreaterThanOrEqual(0);
       expect(box!.x + box!.width, name).toBeLessThanOrEqual(PHONE.width);
     }
-    for (const field of [phoneCard.getByLabel('Currency', { exact: true }), phoneCard.getByLabel('Rate, in USD')]) {
+    for (const field of [phoneCard.getByLabel('Currency code'), phoneCard.getByLabel('Rate, in USD')]) {
       const box = await field.boundingBox();
       expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
     }

@@ -43,10 +43,19 @@ const rateText = (from: string, rate: number, to: string) => `1 ${from} = ${form
 const paymentsText = (row: UnconvertedCurrency) =>
   `${formatNumber(row.payments)} payment${row.payments === 1 ? '' : 's'} in ${row.currency} (${formatCurrency(row.amount, row.currency)}) count${row.payments === 1 ? 's' : ''} in no report`;
 
+let currencyNames: Intl.DisplayNames | null | undefined;
+
 /** A currency's name in the reader's language ("British Pound"), or null when the browser cannot say. */
 function currencyName(code: string): string | null {
+  if (currencyNames === undefined) {
+    try {
+      currencyNames = new Intl.DisplayNames(undefined, { type: 'currency' });
+    } catch {
+      currencyNames = null;
+    }
+  }
   try {
-    const name = new Intl.DisplayNames(undefined, { type: 'currency' }).of(code);
+    const name = currencyNames?.of(code);
     return name && name !== code ? name : null;
   } catch {
     return null;
@@ -196,7 +205,7 @@ export function CurrencyRatesSection({ website, editable }: SectionProps): JSX.E
             <TextField
               id={codeId}
               fieldClass="narrow"
-              label="Currency"
+              label="Currency code"
               value={code}
               onValue={(value) => {
                 setNotice(null);
@@ -209,7 +218,7 @@ export function CurrencyRatesSection({ website, editable }: SectionProps): JSX.E
               autocapitalize="characters"
               spellcheck={false}
               placeholder={example}
-              hint="Its ISO-4217 code."
+              hint="ISO 4217, such as EUR."
               error={codeError}
             />
             <datalist id={listId}>
