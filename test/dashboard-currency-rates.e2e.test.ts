@@ -1,23 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/passwords.ts';
-import { loadConfig } from '../src/config.ts';
-import { type Db, createDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { loggerOptions } from '../src/http/logging.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
-import { TEST_CONFIG_OVERRIDES } from './helpers/app.ts';
 import { CHROME, CLIENT_IP, pageview } from './helpers/browser-events.ts';
+import { DESKTOP, PHONE, SCREENSHOTS, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
 import { sessionCookieOf } from './helpers/dashboard-session.ts';
-import { freePort } from './helpers/processes.ts';
 
 // The exchange rates of a website in the dashboard (issue 35 item 3), in a real browser: Debian's
 // Chromium (never a downloaded browser) drives the built dashboard (dist/web, built by the suite's
@@ -29,14 +19,7 @@ import { freePort } from './helpers/processes.ts';
 // Removing the rate is confirmed; a viewer reads the rates with no form. axe-core is clean at 1280
 // and 390 px, every button of the card fits a phone, and the analytics page keeps its JS budget.
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = process.env.SIGHTLINE_SCREENSHOTS || null;
 const JS_BUDGET_BYTES = 150 * 1024;
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const random = () => randomBytes(4).toString('hex');
 
 // What the visitor pays: USD counts as it is; GBP (3 payments, £120) and EUR (€20) have no rate yet.
@@ -45,24 +28,6 @@ const GBP_PAYMENTS = [30, 40, 50];
 const EUR_PAID = 20;
 const GBP_RATE = 1.27;
 const money = (value: number, currency: string) => new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(value);
-
-/** axe-core's serious and critical violations in the page as it is now. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // The dashboard's CSP (script-src 'self') blocks an inline <script>; evaluating through the
-  // DevTools protocol is not subject to it.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const results = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (results.violations as any[]).map((violation) => ({
-      id: violation.id as string,
-      impact: violation.impact as string | null,
-      targets: (violation.nodes as any[]).slice(0, 5).map((node) => `${(node.target as string[]).join(' ')}: ${node.failureSummary ?? ''}`),
-    }));
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}\n    ${violation.targets.join('\n    ')}`);
-}
 
 /** The byte length of `url`'s body as sent with `Accept-Encoding: gzip` (undecoded), and its encoding. */
 function gzipTransferSize(url: string): Promise<{ bytes: number; encoding: string | undefined }> {
@@ -78,47 +43,15 @@ function gzipTransferSize(url: string): Promise<{ bytes: number; encoding: strin
   });
 }
 
-if (!haveChromium) {
-  describe('exchange rates in the dashboard in Chromium', () => {
-    it.skip(`skipped: no Debian Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`, () => {});
-  });
-}
+sayWhenChromiumIsMissing('exchange rates in the dashboard in Chromium');
 
 describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', () => {
-  let dir: string;
-  let db: Db;
-  let app: FastifyInstance;
-  let base: string;
-  let browser: Browser;
-  const logLines: string[] = [];
-  const pageErrors: string[] = [];
-
-  /** A real request to Sightline; `auth` signs it in as the dashboard does, or as an API client (`key`). */
-  async function call(method: string, path: string, body?: unknown, auth?: { cookie: string; csrfToken: string } | { key: string }) {
-    const headers: Record<string, string> = {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (auth && 'key' in auth) headers.authorization = `Bearer ${auth.key}`;
-    else if (auth) Object.assign(headers, { cookie: auth.cookie, 'x-csrf-token': auth.csrfToken });
-    const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, text, json: JSON.parse(text || 'null'), setCookie: response.headers.getSetCookie() };
-  }
+  const server = useDashboardServer('currency-rates-e2e');
+  const call = server.call;
 
   /** A browser page signed in with the session cookie given, at `viewport`, reading and writing numbers as en-US. */
-  async function signedInPage(cookie: string, viewport = DESKTOP, phone = false): Promise<Page> {
-    const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1, locale: 'en-US' });
-    const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-    await context.addCookies([{ name, value, url: base }]);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    return page;
-  }
-
-  async function screenshot(page: Page, name: string) {
-    if (!SCREENSHOTS) return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
+  const signedInPage = (cookie: string, viewport = DESKTOP, phone = false) =>
+    server.page(cookie, { viewport, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1, locale: 'en-US' });
 
   const ratesCard = (page: Page): Locator => page.locator('section.card#currencies');
   const ratesNote = (page: Page): Locator => page.locator('.an-rates-note');
@@ -127,40 +60,18 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
 
   /** The analytics page, once the overview has loaded. */
   async function openAnalytics(page: Page, websiteId: string) {
-    await page.goto(`${base}/websites/${websiteId}`);
+    await page.goto(`${server.base}/websites/${websiteId}`);
     await revenueTile(page).locator('.an-tile-value').waitFor();
     await page.waitForLoadState('networkidle');
   }
 
   /** The General settings, once the Currencies card has loaded its rates. */
   async function openCurrencies(page: Page, websiteId: string) {
-    await page.goto(`${base}/websites/${websiteId}/settings#currencies`);
+    await page.goto(`${server.base}/websites/${websiteId}/settings#currencies`);
     await ratesCard(page).getByRole('heading', { level: 2, name: 'Currencies' }).waitFor();
     await ratesCard(page).locator('.loading, [aria-busy="true"]').waitFor({ state: 'detached' }).catch(() => {});
     await page.waitForLoadState('networkidle');
   }
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sightline-currency-rates-e2e-'));
-    db = createDatabase(`sqlite:${join(dir, 'sightline.db')}`);
-    await migrateToLatest(db);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, databaseUrl: 'test', host: '127.0.0.1', port, publicUrl: base });
-    app = await buildApp({ config, db, logger: loggerOptions('warn', { write: (line: string) => logLines.push(line) }) });
-    await app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   it('names the currencies counted nowhere, sets a rate from the warning, counts it in the revenue, removes it, and fits a phone', { timeout: 120_000 }, async () => {
     // The owner (the first-run setup signs in), a USD website and a df_ key, through the API.
@@ -180,7 +91,7 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
 
     // One visitor's page view, then payments in USD, GBP (three) and EUR.
     const visitorId = randomUUID();
-    const viewed = await app.inject({
+    const viewed = await server.app.inject({
       method: 'POST',
       url: '/api/events',
       remoteAddress: CLIENT_IP,
@@ -213,7 +124,7 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
       const { bytes, encoding } = await gzipTransferSize(url);
       expect(encoding, url).toBe('gzip');
       jsBytes += bytes;
-      sizes.push(`${url.replace(base, '')}: ${bytes}`);
+      sizes.push(`${url.replace(server.base, '')}: ${bytes}`);
     }
     console.log(`gzipped JavaScript of the analytics page: ${jsBytes} bytes\n  ${sizes.join('\n  ')}`);
     expect(jsBytes, sizes.join('\n')).toBeLessThanOrEqual(JS_BUDGET_BYTES);
@@ -227,7 +138,7 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
 
     // Its link opens the settings at the Currencies card, in view, which lists both as counted nowhere.
     await ratesNote(page).getByRole('link', { name: 'set a rate in Settings' }).click();
-    await page.waitForURL(`${base}/websites/${websiteId}/settings#currencies`);
+    await page.waitForURL(`${server.base}/websites/${websiteId}/settings#currencies`);
     const card = ratesCard(page);
     const warning = card.locator('.rates-warning');
     await warning.waitFor();
@@ -359,9 +270,9 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
     // A viewer reads the rates (EUR, set through the API) and the warning, with no form and no button in the card.
     expect((await call('PUT', `/api/v1/admin/websites/${websiteId}/currency-rates/EUR`, { rate: 1.08 }, owner)).status).toBe(200);
     const viewerEmail = `viewer-${random()}@example.test`;
-    const { account: viewer } = await createAccountWithToken(db.kysely, viewerEmail, 'Victor Viewer');
-    await db.kysely.updateTable('accounts').set({ password_hash: await hashPassword('viewer password 456') }).where('id', '=', viewer.id).execute();
-    await db.kysely.insertInto('website_members').values({ website_id: websiteId, account_id: viewer.id, role: 'viewer', created_at: new Date().toISOString() }).execute();
+    const { account: viewer } = await createAccountWithToken(server.db.kysely, viewerEmail, 'Victor Viewer');
+    await server.db.kysely.updateTable('accounts').set({ password_hash: await hashPassword('viewer password 456') }).where('id', '=', viewer.id).execute();
+    await server.db.kysely.insertInto('website_members').values({ website_id: websiteId, account_id: viewer.id, role: 'viewer', created_at: new Date().toISOString() }).execute();
     const signIn = await call('POST', '/api/v1/dashboard/sign-in', { email: viewerEmail, password: 'viewer password 456' });
     expect(signIn.status, signIn.text).toBe(200);
     const viewerPage = await signedInPage(sessionCookieOf(signIn.setCookie));
@@ -377,6 +288,6 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
     await openAnalytics(viewerPage, websiteId);
     expect(await ratesNote(viewerPage).textContent()).toBe('Payments in GBP are not counted in revenue: see Settings (an owner or a member sets the rates).');
 
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
   });
 });
