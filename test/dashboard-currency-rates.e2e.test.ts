@@ -3,8 +3,6 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { hashPassword } from '../src/auth/passwords.ts';
-import { createAccountWithToken } from '../src/modules/account/account.service.ts';
 import { CHROME, CLIENT_IP, pageview } from './helpers/browser-events.ts';
 import { DESKTOP, PHONE, SCREENSHOTS, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
 import { sessionCookieOf } from './helpers/dashboard-session.ts';
@@ -269,13 +267,7 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
 
     // A viewer reads the rates (EUR, set through the API) and the warning, with no form and no button in the card.
     expect((await call('PUT', `/api/v1/admin/websites/${websiteId}/currency-rates/EUR`, { rate: 1.08 }, owner)).status).toBe(200);
-    const viewerEmail = `viewer-${random()}@example.test`;
-    const { account: viewer } = await createAccountWithToken(server.db.kysely, viewerEmail, 'Victor Viewer');
-    await server.db.kysely.updateTable('accounts').set({ password_hash: await hashPassword('viewer password 456') }).where('id', '=', viewer.id).execute();
-    await server.db.kysely.insertInto('website_members').values({ website_id: websiteId, account_id: viewer.id, role: 'viewer', created_at: new Date().toISOString() }).execute();
-    const signIn = await call('POST', '/api/v1/dashboard/sign-in', { email: viewerEmail, password: 'viewer password 456' });
-    expect(signIn.status, signIn.text).toBe(200);
-    const viewerPage = await signedInPage(sessionCookieOf(signIn.setCookie));
+    const viewerPage = await signedInPage(await server.memberSession(websiteId, 'viewer'));
     await openCurrencies(viewerPage, websiteId);
     const viewerCard = ratesCard(viewerPage);
     await viewerCard.getByRole('row').filter({ hasText: 'EUR' }).waitFor();

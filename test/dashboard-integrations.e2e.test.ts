@@ -1,8 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { hashPassword } from '../src/auth/passwords.ts';
-import { createAccountWithToken } from '../src/modules/account/account.service.ts';
 import { DESKTOP, PHONE, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
 import { sessionCookieOf } from './helpers/dashboard-session.ts';
 
@@ -160,13 +158,7 @@ describe.skipIf(!haveChromium)('the Integrations panel in Chromium', () => {
     await screenshot(phone, 'integrations-phone');
 
     // A viewer reads the status, with no form and no button in the providers' cards.
-    const viewerEmail = `viewer-${random()}@example.test`;
-    const { account: viewer } = await createAccountWithToken(server.db.kysely, viewerEmail, 'Victor Viewer');
-    await server.db.kysely.updateTable('accounts').set({ password_hash: await hashPassword('viewer password 456') }).where('id', '=', viewer.id).execute();
-    await server.db.kysely.insertInto('website_members').values({ website_id: websiteId, account_id: viewer.id, role: 'viewer', created_at: new Date().toISOString() }).execute();
-    const signIn = await call('POST', '/api/v1/dashboard/sign-in', { email: viewerEmail, password: 'viewer password 456' });
-    expect(signIn.status, signIn.text).toBe(200);
-    const viewerPage = await signedInPage(sessionCookieOf(signIn.setCookie));
+    const viewerPage = await signedInPage(await server.memberSession(websiteId, 'viewer'));
     await openIntegrations(viewerPage, websiteId);
     const viewerShopify = card(viewerPage, 'Shopify (provider-five)');
     await viewerShopify.getByText(/^Last event: orders\/paid/).waitFor();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,10 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { type Db, createDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { loggerOptions } from '../../src/http/logging.ts';
+import { hashPassword } from '../../src/auth/passwords.ts';
+import { createAccountWithToken } from '../../src/modules/account/account.service.ts';
 import { TEST_CONFIG_OVERRIDES } from './app.ts';
+import { sessionCookieOf } from './dashboard-session.ts';
 import { freePort } from './processes.ts';
 
 // What the dashboard's browser tests share: Debian's Chromium (never a downloaded browser) driving
@@ -79,6 +83,8 @@ export interface DashboardServer {
   readonly pageErrors: string[];
   /** A real request; a session auth signs it in as the dashboard does, a key as an API client. */
   call(method: string, path: string, body?: unknown, auth?: Auth, headers?: Record<string, string>): Promise<Answer>;
+  /** A new account, made a `role` of the website and signed in: its session cookie. */
+  memberSession(websiteId: string, role: 'viewer' | 'member'): Promise<string>;
   /** A page signed in with the session cookie given. */
   page(cookie: string, options?: { viewport?: { width: number; height: number } } & BrowserContextOptions): Promise<Page>;
 }
@@ -147,6 +153,16 @@ export function useDashboardServer(prefix: string, overrides: Partial<Config> = 
         json = null;
       }
       return { status: response.status, text, json, setCookie: response.headers.getSetCookie(), type: response.headers.get('content-type') };
+    },
+    async memberSession(websiteId, role) {
+      const email = `${role}-${randomBytes(4).toString('hex')}@example.test`;
+      const password = `${role} password 456`;
+      const { account } = await createAccountWithToken(state.db.kysely, email, `A ${role}`);
+      await state.db.kysely.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', account.id).execute();
+      await state.db.kysely.insertInto('website_members').values({ website_id: websiteId, account_id: account.id, role, created_at: new Date().toISOString() }).execute();
+      const signIn = await this.call('POST', '/api/v1/dashboard/sign-in', { email, password });
+      if (signIn.status !== 200) throw new Error(`signing in the ${role} failed: ${signIn.status} ${signIn.text}`);
+      return sessionCookieOf(signIn.setCookie);
     },
     async page(cookie, options = {}) {
       const { viewport = DESKTOP, ...rest } = options;
