@@ -277,11 +277,33 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
         await page.locator('.tab.current').last().waitFor();
         if (text) await page.getByText(text).first().waitFor();
         await checkState(page, scheme, `settings-${tab}`);
+        if (tab === 'keys') {
+          // A new key, shown once in its warning-coloured box.
+          await page.getByLabel("New key's name").fill(`Export ${scheme}`);
+          await page.getByRole('button', { name: 'Create key' }).click();
+          await page.locator('.secret-once').waitFor();
+          await checkState(page, scheme, 'settings-keys-created');
+        }
+        if (tab === 'goals') {
+          // The goal's dialog, with its palette of colours.
+          await page.locator('.table-wrap tr').filter({ hasText: 'signup' }).getByRole('button', { name: /^Edit/ }).click();
+          const goalDialog = page.getByRole('dialog', { name: 'How "signup" is shown' });
+          await goalDialog.getByLabel('Display name').waitFor();
+          await checkState(page, scheme, 'settings-goal-dialog');
+          await page.keyboard.press('Escape');
+        }
       }
 
       await page.goto(`${base}/account`);
       await page.getByRole('region', { name: 'API tokens' }).getByRole('cell', { name: 'Deploy script', exact: true }).waitFor();
       await checkState(page, scheme, 'account');
+      // A refused password: the error colours at the field.
+      await page.getByLabel('Current password').fill('not my password at all');
+      await page.getByLabel('New password', { exact: true }).fill('a new password 789');
+      await page.getByLabel('New password, again').fill('a new password 789');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.locator('.field.has-error .field-error').waitFor();
+      await checkState(page, scheme, 'account-password-error');
 
       const missing = await page.goto(`${base}/no-such-page`);
       expect(missing?.status()).toBe(404);
