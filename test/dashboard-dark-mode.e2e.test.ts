@@ -1,23 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { hashPassword } from '../src/auth/passwords.ts';
-import { loadConfig } from '../src/config.ts';
-import { type Db, createDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { loggerOptions } from '../src/http/logging.ts';
-import { createAccountWithToken } from '../src/modules/account/account.service.ts';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { TEST_CONFIG_OVERRIDES } from './helpers/app.ts';
+import { axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot as saveScreenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
 import { sessionCookieOf } from './helpers/dashboard-session.ts';
 import { newEvent } from './helpers/factories.ts';
-import { freePort } from './helpers/processes.ts';
 
 // Dark mode (issue 35, item 8) in a real browser: Debian's Chromium (never a downloaded browser)
 // drives the built dashboard (dist/web, built by the suite's global setup) served by Sightline on a
@@ -32,11 +19,6 @@ import { freePort } from './helpers/processes.ts';
 // the theme (a dark goal colour becomes its family's light shade in dark) and is redrawn when the
 // system's scheme changes under an open page. SIGHTLINE_SCREENSHOTS=<dir> saves each state as a PNG.
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const SCREENSHOTS = process.env.SIGHTLINE_SCREENSHOTS || null;
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const random = () => randomBytes(4).toString('hex');
 const PASSWORD = 'owner password 123';
 const DESKTOP = { width: 1280, height: 900 };
@@ -44,24 +26,6 @@ type Scheme = 'light' | 'dark';
 
 /** The light theme's page grey (styles.css --bg), which dark mode must leave as it was. */
 const LIGHT_BODY = 'rgb(243, 244, 246)';
-
-/** axe-core's serious and critical violations in the page as it is now, colour contrast included. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // The dashboard's CSP (script-src 'self') blocks an inline <script>; evaluating through the
-  // DevTools protocol is not subject to it.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const results = await (window as any).axe.run(document, { resultTypes: ['violations'], rules: { 'color-contrast': { enabled: true } } });
-    return (results.violations as any[]).map((violation) => ({
-      id: violation.id as string,
-      impact: violation.impact as string | null,
-      targets: (violation.nodes as any[]).slice(0, 5).map((node) => `${(node.target as string[]).join(' ')}: ${node.failureSummary ?? ''}`),
-    }));
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}\n    ${violation.targets.join('\n    ')}`);
-}
 
 /** The relative luminance (0 black, 1 white) of a computed `rgb(...)`/`rgba(...)` colour. */
 function luminance(css: string): number {
@@ -73,38 +37,13 @@ function luminance(css: string): number {
   return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
 }
 
-if (!haveChromium) {
-  describe('dark mode, in Chromium', () => {
-    it.skip(`skipped: no Debian Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`, () => {});
-  });
-}
+sayWhenChromiumIsMissing('dark mode, in Chromium');
 
 describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
-  let dir: string;
-  let db: Db;
-  let app: FastifyInstance;
-  let base: string;
-  let browser: Browser;
+  const server = useDashboardServer('dark-e2e');
+  const call = server.call;
   let owner: { cookie: string; csrfToken: string };
   let websiteId: string;
-  const logLines: string[] = [];
-  const pageErrors: string[] = [];
-
-  /** A real request to Sightline; `session` signs it in as the dashboard does. */
-  async function call(method: string, path: string, body?: unknown, session?: { cookie: string; csrfToken: string }, headers: Record<string, string> = {}) {
-    const sent: Record<string, string> = { ...headers };
-    if (body !== undefined) sent['content-type'] = 'application/json';
-    if (session) Object.assign(sent, { cookie: session.cookie, 'x-csrf-token': session.csrfToken });
-    const response = await fetch(`${base}${path}`, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    let json: any = null;
-    try {
-      json = JSON.parse(text || 'null');
-    } catch {
-      json = null;
-    }
-    return { status: response.status, text, json, setCookie: response.headers.getSetCookie() };
-  }
 
   async function ok(method: string, path: string, body?: unknown) {
     const answer = await call(method, path, body, owner);
@@ -114,22 +53,16 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
 
   /** A desktop page with the system's colour scheme `scheme`, signed in as the owner unless `signedOut`. */
   async function schemePage(scheme: Scheme, signedOut = false): Promise<Page> {
-    const context = await browser.newContext({ viewport: DESKTOP, colorScheme: scheme });
-    if (!signedOut) {
-      const [name, value] = owner.cookie.split(/=(.*)/s) as [string, string];
-      await context.addCookies([{ name, value, url: base }]);
-    }
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
+    if (!signedOut) return server.page(owner.cookie, { viewport: DESKTOP, colorScheme: scheme });
+    const page = await (await server.browser.newContext({ viewport: DESKTOP, colorScheme: scheme })).newPage();
+    page.on('pageerror', (error) => server.pageErrors.push(`${page.url()}: ${error.message}`));
     return page;
   }
 
   let shot = 0;
   async function screenshot(page: Page, scheme: Scheme, name: string): Promise<void> {
-    if (!SCREENSHOTS) return;
     shot += 1;
-    const modal = await page.evaluate(() => document.querySelector('dialog[open]') !== null);
-    await page.screenshot({ path: join(SCREENSHOTS, `${scheme}-${String(shot).padStart(2, '0')}-${name}.png`), fullPage: !modal });
+    await saveScreenshot(page, `${scheme}-${String(shot).padStart(2, '0')}-${name}`);
   }
 
   /** Body's background is dark in dark and the light theme's grey in light; axe-core is clean. */
@@ -150,20 +83,6 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
   }
 
   beforeAll(async () => {
-    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
-    dir = mkdtempSync(join(tmpdir(), 'sightline-dark-e2e-'));
-    db = createDatabase(`sqlite:${join(dir, 'sightline.db')}`);
-    await migrateToLatest(db);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, databaseUrl: 'test', host: '127.0.0.1', port, publicUrl: base });
-    app = await buildApp({ config, db, logger: loggerOptions('warn', { write: (line: string) => logLines.push(line) }) });
-    await app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-
     // The owner (the first-run setup signs in) and a website.
     const setup = await call('POST', '/api/v1/dashboard/setup', { email: `owner-${random()}@example.test`, name: 'Olivia Owner', password: PASSWORD });
     expect(setup.status, setup.text).toBe(200);
@@ -186,8 +105,8 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
         if (index === 0) events.push(newEvent(websiteId, visitor, { ...common, type: 'custom', name: 'newsletter' }));
       }
     }
-    await (app as any).events.write(events);
-    await (app as any).events.flush();
+    await (server.app as any).events.write(events);
+    await (server.app as any).events.flush();
     await ok('PATCH', `/api/v1/admin/websites/${websiteId}/goals/customizations`, { goalName: 'signup', displayName: 'Sign-up', color: '#374151', description: 'A visitor created an account' });
     await ok('PATCH', `/api/v1/admin/websites/${websiteId}/goals/customizations`, { goalName: 'newsletter', displayName: 'Newsletter', color: '#ef4444' });
     await ok('PUT', `/api/v1/admin/websites/${websiteId}`, { kpi: 'signup', kpiColorScheme: 'teal' });
@@ -199,35 +118,26 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
     const payment = await call('POST', `/api/v1/payments?websiteId=${websiteId}`, { amount: 249, currency: 'USD', transaction_id: 'txn-dark-1', datafast_visitor_id: 'v-2-1' }, undefined, { authorization: `Bearer ${key}` });
     expect(payment.status, payment.text).toBe(200);
     await ok('POST', '/api/v1/admin/access-tokens', { name: 'Deploy script', permissions: ['*'], websiteIds: [] });
-    const { account: member } = await createAccountWithToken(db.kysely, `member-${random()}@example.test`, 'Marta Member');
-    await db.kysely.updateTable('accounts').set({ password_hash: await hashPassword('member password 456') }).where('id', '=', member.id).execute();
-    await db.kysely.insertInto('website_members').values({ website_id: websiteId, account_id: member.id, role: 'member', created_at: new Date().toISOString() }).execute();
+    await server.memberSession(websiteId, 'member');
     await ok('POST', `/api/v1/admin/websites/${websiteId}/team`, { email: 'invited.person@example.test', role: 'viewer' });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   for (const scheme of ['light', 'dark'] as const) {
     it(`follows the system's ${scheme} scheme on every page, axe-core clean`, { timeout: 120_000 }, async () => {
       // Signed out: the sign-in page.
       const signedOut = await schemePage(scheme, true);
-      await signedOut.goto(`${base}/`);
+      await signedOut.goto(`${server.base}/`);
       await signedOut.getByRole('heading', { level: 1 }).waitFor();
       await checkState(signedOut, scheme, 'sign-in');
       await signedOut.context().close();
 
       const page = await schemePage(scheme);
-      await page.goto(`${base}/`);
+      await page.goto(`${server.base}/`);
       await page.getByRole('list', { name: 'Your websites' }).getByText('Shop').first().waitFor();
       await checkState(page, scheme, 'websites');
 
       // The analytics page: the KPI card, the goals with their display names, the chart.
-      await page.goto(`${base}/websites/${websiteId}`);
+      await page.goto(`${server.base}/websites/${websiteId}`);
       const kpi = page.getByRole('region', { name: 'Overview' }).locator('.an-kpi');
       await kpi.locator('.an-tile-value').waitFor();
       await page.getByRole('region', { name: 'Goals' }).getByRole('button', { name: 'Sign-up', exact: true }).waitFor();
@@ -246,14 +156,14 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
       expect(await lineColor(page)).toBe(scheme === 'dark' ? 'rgb(165, 180, 252)' : 'rgb(67, 56, 202)');
 
       // Filtered on the sign-up goal, the line takes its dark grey in light, its light grey in dark.
-      await page.goto(`${base}/websites/${websiteId}?filter_goal=is:signup`);
+      await page.goto(`${server.base}/websites/${websiteId}?filter_goal=is:signup`);
       await page.locator('.an-chip').filter({ hasText: 'Sign-up' }).first().waitFor();
       await page.locator('.an-chart-canvas[data-ticks]').waitFor();
       await expect.poll(() => lineColor(page)).toBe(scheme === 'dark' ? 'rgb(209, 213, 219)' : 'rgb(55, 65, 81)');
       await checkState(page, scheme, 'analytics-goal-filter');
 
       // A details dialog.
-      await page.goto(`${base}/websites/${websiteId}`);
+      await page.goto(`${server.base}/websites/${websiteId}`);
       await page.getByRole('button', { name: 'Details of countries' }).click();
       const dialog = page.getByRole('dialog', { name: 'Countries' });
       await dialog.getByRole('button', { name: 'Netherlands' }).waitFor();
@@ -273,7 +183,7 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
         ['integrations', 'Shopify (provider-five)'],
         ['delete', null],
       ] as const) {
-        await page.goto(`${base}/websites/${websiteId}/settings?tab=${tab}`);
+        await page.goto(`${server.base}/websites/${websiteId}/settings?tab=${tab}`);
         await page.locator('.tab.current').last().waitFor();
         if (text) await page.getByText(text).first().waitFor();
         await checkState(page, scheme, `settings-${tab}`);
@@ -294,7 +204,7 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
         }
       }
 
-      await page.goto(`${base}/account`);
+      await page.goto(`${server.base}/account`);
       await page.getByRole('region', { name: 'API tokens' }).getByRole('cell', { name: 'Deploy script', exact: true }).waitFor();
       await checkState(page, scheme, 'account');
       // A refused password: the error colours at the field.
@@ -305,17 +215,17 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
       await page.locator('.field.has-error .field-error').waitFor();
       await checkState(page, scheme, 'account-password-error');
 
-      const missing = await page.goto(`${base}/no-such-page`);
+      const missing = await page.goto(`${server.base}/no-such-page`);
       expect(missing?.status()).toBe(404);
       await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
       await checkState(page, scheme, 'not-found');
-      expect(pageErrors).toEqual([]);
+      expect(server.pageErrors).toEqual([]);
     });
   }
 
   it('redraws the chart in the new colours when the system switches scheme under an open page', { timeout: 60_000 }, async () => {
     const page = await schemePage('light');
-    await page.goto(`${base}/websites/${websiteId}`);
+    await page.goto(`${server.base}/websites/${websiteId}`);
     await page.locator('.an-chart-canvas[data-ticks]').waitFor();
     expect(await lineColor(page)).toBe('rgb(67, 56, 202)');
     await page.locator('.an-chart canvas').evaluate((canvas) => canvas.setAttribute('data-drawn-for', 'light'));
@@ -331,6 +241,6 @@ describe.skipIf(!haveChromium)('dark mode, in Chromium', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await expect.poll(() => lineColor(page)).toBe('rgb(67, 56, 202)');
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(LIGHT_BODY);
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
   });
 });
