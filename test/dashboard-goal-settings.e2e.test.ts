@@ -1,20 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { type Db, createDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { loggerOptions } from '../src/http/logging.ts';
-import { TEST_CONFIG_OVERRIDES } from './helpers/app.ts';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { CHROME, CLIENT_IP, goal, pageview } from './helpers/browser-events.ts';
+import { PHONE, SCREENSHOTS, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
 import { sessionCookieOf } from './helpers/dashboard-session.ts';
-import { freePort } from './helpers/processes.ts';
 
 // Goal customizations and the KPI on the analytics page, in a real browser: Debian's Chromium
 // (never a downloaded browser) drives the built dashboard (dist/web, built by the suite's global
@@ -25,61 +15,17 @@ import { freePort } from './helpers/processes.ts';
 // and the filter chip, passes axe-core at 1280 and 390 px, and shows the raw name again once the
 // customization is deleted.
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = process.env.SIGHTLINE_SCREENSHOTS || null;
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const random = () => randomBytes(4).toString('hex');
 
-/** axe-core's serious and critical violations in the page as it is now. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // The dashboard's CSP (script-src 'self') blocks an inline <script>; evaluating through the
-  // DevTools protocol is not subject to it.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const results = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (results.violations as any[]).map((violation) => ({
-      id: violation.id as string,
-      impact: violation.impact as string | null,
-      targets: (violation.nodes as any[]).slice(0, 5).map((node) => `${(node.target as string[]).join(' ')}: ${node.failureSummary ?? ''}`),
-    }));
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}\n    ${violation.targets.join('\n    ')}`);
-}
-
-if (!haveChromium) {
-  describe('goal customizations and the KPI on the analytics page in Chromium', () => {
-    it.skip(`skipped: no Debian Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`, () => {});
-  });
-}
+sayWhenChromiumIsMissing('goal customizations and the KPI on the analytics page in Chromium');
 
 describe.skipIf(!haveChromium)('goal customizations and the KPI on the analytics page in Chromium', () => {
-  let dir: string;
-  let db: Db;
-  let app: FastifyInstance;
-  let base: string;
-  let browser: Browser;
-  const logLines: string[] = [];
-  const pageErrors: string[] = [];
-
-  /** A real request to Sightline; `session` signs it in as the dashboard does, `key` as an API client. */
-  async function call(method: string, path: string, body?: unknown, auth?: { cookie: string; csrfToken: string } | { key: string }) {
-    const headers: Record<string, string> = {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (auth && 'key' in auth) headers.authorization = `Bearer ${auth.key}`;
-    else if (auth) Object.assign(headers, { cookie: auth.cookie, 'x-csrf-token': auth.csrfToken });
-    const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, text, json: JSON.parse(text || 'null'), setCookie: response.headers.getSetCookie() };
-  }
+  const server = useDashboardServer('goal-settings-e2e');
+  const call = server.call;
 
   /** An event as the datafast SDK posts it to /api/events, from a visitor's address and browser. */
   async function track(body: unknown) {
-    const response = await app.inject({
+    const response = await server.app.inject({
       method: 'POST',
       url: '/api/events',
       remoteAddress: CLIENT_IP,
@@ -89,21 +35,8 @@ describe.skipIf(!haveChromium)('goal customizations and the KPI on the analytics
     expect(response.statusCode, response.body).toBeLessThan(300);
   }
 
-  /** A browser page signed in with the session cookie given, at `viewport`. */
-  async function signedInPage(cookie: string, viewport = { width: 1280, height: 800 }, phone = false): Promise<Page> {
-    const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
-    const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-    await context.addCookies([{ name, value, url: base }]);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    return page;
-  }
-
-  async function screenshot(page: Page, name: string) {
-    if (!SCREENSHOTS) return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
+  const signedInPage = (cookie: string, viewport = { width: 1280, height: 800 }, phone = false) =>
+    server.page(cookie, { viewport, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
 
   const goalsCard = (page: Page): Locator => page.getByRole('region', { name: 'Goals' });
   const kpiCard = (page: Page): Locator => page.getByRole('region', { name: 'Overview' }).locator('.an-kpi');
@@ -111,34 +44,12 @@ describe.skipIf(!haveChromium)('goal customizations and the KPI on the analytics
 
   /** The analytics page, once the goals report, the KPI's figures and the funnel have loaded. */
   async function openAnalytics(page: Page, websiteId: string, goalName: string) {
-    await page.goto(`${base}/websites/${websiteId}`);
+    await page.goto(`${server.base}/websites/${websiteId}`);
     await goalsCard(page).getByRole('button', { name: goalName, exact: true }).waitFor();
     await expect.poll(() => kpiCard(page).locator('.an-tile-value').textContent()).toBe('2');
     await funnelCard(page).getByRole('table').waitFor();
     await page.waitForLoadState('networkidle');
   }
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sightline-goal-settings-e2e-'));
-    db = createDatabase(`sqlite:${join(dir, 'sightline.db')}`);
-    await migrateToLatest(db);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, databaseUrl: 'test', host: '127.0.0.1', port, publicUrl: base });
-    app = await buildApp({ config, db, logger: loggerOptions('warn', { write: (line: string) => logLines.push(line) }) });
-    await app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   it('shows a customized goal, its colour and the KPI card wherever the goal appears, and the raw name once reset', { timeout: 90_000 }, async () => {
     // The owner (the first-run setup signs in), a website and a df_ key, through the API.
@@ -277,6 +188,6 @@ describe.skipIf(!haveChromium)('goal customizations and the KPI on the analytics
     expect(await axeViolations(page), 'axe-core at 1280 px, customization deleted').toEqual([]);
     await screenshot(page, 'goal-settings-reset');
 
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
   });
 });

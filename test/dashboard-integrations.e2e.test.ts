@@ -1,21 +1,8 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { hashPassword } from '../src/auth/passwords.ts';
-import { loadConfig } from '../src/config.ts';
-import { type Db, createDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { loggerOptions } from '../src/http/logging.ts';
-import { createAccountWithToken } from '../src/modules/account/account.service.ts';
-import { TEST_CONFIG_OVERRIDES } from './helpers/app.ts';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { DESKTOP, PHONE, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
 import { sessionCookieOf } from './helpers/dashboard-session.ts';
-import { freePort } from './helpers/processes.ts';
 
 // The Integrations panel of a website's settings, in a real browser: Debian's Chromium (never a
 // downloaded browser) drives the built dashboard (dist/web, built by the suite's global setup)
@@ -25,100 +12,28 @@ import { freePort } from './helpers/processes.ts';
 // it; Stripe is connected with a made-up key and shows its account check; a viewer sees the status
 // and no form; the panel passes axe-core and its buttons fit a 390 px wide phone.
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = process.env.SIGHTLINE_SCREENSHOTS || null;
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const random = () => randomBytes(4).toString('hex');
-
-/** axe-core's serious and critical violations in the Integrations section as it is now. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // The dashboard's CSP (script-src 'self') blocks an inline <script>; evaluating through the
-  // DevTools protocol is not subject to it.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const results = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (results.violations as any[]).map((violation) => ({
-      id: violation.id as string,
-      impact: violation.impact as string | null,
-      targets: (violation.nodes as any[]).slice(0, 5).map((node) => `${(node.target as string[]).join(' ')}: ${node.failureSummary ?? ''}`),
-    }));
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}\n    ${violation.targets.join('\n    ')}`);
-}
 
 /** A provider's card, found by its heading ("Shopify (provider-five)"). */
 function card(page: Page, title: string): Locator {
   return page.locator('li.provider').filter({ has: page.getByRole('heading', { level: 3, name: title, exact: true }) });
 }
 
-if (!haveChromium) {
-  describe('the Integrations panel in Chromium', () => {
-    it.skip(`skipped: no Debian Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`, () => {});
-  });
-}
+sayWhenChromiumIsMissing('the Integrations panel in Chromium');
 
 describe.skipIf(!haveChromium)('the Integrations panel in Chromium', () => {
-  let dir: string;
-  let db: Db;
-  let app: FastifyInstance;
-  let base: string;
-  let browser: Browser;
-  const logLines: string[] = [];
-  const pageErrors: string[] = [];
+  const server = useDashboardServer('integrations-e2e');
+  const call = server.call;
 
-  /** A real request to Sightline; `session` signs it in as the dashboard does. */
-  async function call(method: string, path: string, body?: unknown, session?: { cookie: string; csrfToken: string }) {
-    const headers: Record<string, string> = {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (session) Object.assign(headers, { cookie: session.cookie, 'x-csrf-token': session.csrfToken });
-    const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, text, json: JSON.parse(text || 'null'), setCookie: response.headers.getSetCookie() };
-  }
-
-  /** A browser page signed in with the session cookie given, at `viewport`. */
-  async function signedInPage(cookie: string, viewport = { width: 1280, height: 800 }, phone = false): Promise<Page> {
-    const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone, permissions: ['clipboard-read', 'clipboard-write'] });
-    const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-    await context.addCookies([{ name, value, url: base }]);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    return page;
-  }
+  /** A browser page signed in with the session cookie given, at `viewport`, that may use the clipboard. */
+  const signedInPage = (cookie: string, viewport = DESKTOP, phone = false) =>
+    server.page(cookie, { viewport, isMobile: phone, hasTouch: phone, permissions: ['clipboard-read', 'clipboard-write'] });
 
   async function openIntegrations(page: Page, websiteId: string): Promise<void> {
-    await page.goto(`${base}/websites/${websiteId}/settings?tab=integrations`);
+    await page.goto(`${server.base}/websites/${websiteId}/settings?tab=integrations`);
     await page.getByRole('heading', { level: 2, name: 'Integrations' }).waitFor();
     await card(page, 'Shopify (provider-five)').waitFor();
   }
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sightline-integrations-e2e-'));
-    db = createDatabase(`sqlite:${join(dir, 'sightline.db')}`);
-    await migrateToLatest(db);
-    // The webhook URLs the panel shows are built on PUBLIC_URL: the real address, port chosen first.
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, databaseUrl: 'test', host: '127.0.0.1', port, publicUrl: base });
-    app = await buildApp({ config, db, logger: loggerOptions('warn', { write: (line: string) => logLines.push(line) }) });
-    await app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   it('connects Shopify by its signing secret, counts a signed delivery, shows Stripe\'s account check, and fits a phone', { timeout: 60_000 }, async () => {
     // The owner (the first-run setup signs in) and a website, through the API: the setup and the
@@ -142,7 +57,7 @@ describe.skipIf(!haveChromium)('the Integrations panel in Chromium', () => {
     const shopify = card(page, 'Shopify (provider-five)');
     expect(await shopify.locator('.status').first().textContent()).toBe('not connected');
     const url = await shopify.getByLabel('Webhook URL').inputValue();
-    expect(url).toBe(`${base}/api/webhooks/shopify/${websiteId}`);
+    expect(url).toBe(`${server.base}/api/webhooks/shopify/${websiteId}`);
     await shopify.getByRole('button', { name: /^Copy/ }).click();
     await shopify.getByRole('button', { name: /^Copied/ }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
@@ -221,10 +136,10 @@ describe.skipIf(!haveChromium)('the Integrations panel in Chromium', () => {
     // The re-sync route answers; with the connect's job still open, it says so.
     await stripe.getByRole('button', { name: /^Re-sync history/ }).click();
     await stripe.getByRole('status').filter({ hasText: 'A re-sync is already queued' }).waitFor();
-    expect(await stripe.getByLabel('Webhook URL').inputValue()).toBe(`${base}/api/webhooks/stripe/${websiteId}`);
+    expect(await stripe.getByLabel('Webhook URL').inputValue()).toBe(`${server.base}/api/webhooks/stripe/${websiteId}`);
     await stripe.getByText('checkout.session.completed', { exact: true }).waitFor();
     expect(await axeViolations(page), 'axe-core at 1280 px').toEqual([]);
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'integrations-desktop.png'), fullPage: true });
+    await screenshot(page, 'integrations-desktop');
 
     // On a phone: no sideways scrolling, and Shopify's buttons within the screen's width.
     const phone = await signedInPage(owner.cookie, PHONE, true);
@@ -240,16 +155,10 @@ describe.skipIf(!haveChromium)('the Integrations panel in Chromium', () => {
     expect(urlBox!.x + urlBox!.width).toBeLessThanOrEqual(PHONE.width);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     expect(await axeViolations(phone), 'axe-core at 390 px').toEqual([]);
-    if (SCREENSHOTS) await phone.screenshot({ path: join(SCREENSHOTS, 'integrations-phone.png'), fullPage: true });
+    await screenshot(phone, 'integrations-phone');
 
     // A viewer reads the status, with no form and no button in the providers' cards.
-    const viewerEmail = `viewer-${random()}@example.test`;
-    const { account: viewer } = await createAccountWithToken(db.kysely, viewerEmail, 'Victor Viewer');
-    await db.kysely.updateTable('accounts').set({ password_hash: await hashPassword('viewer password 456') }).where('id', '=', viewer.id).execute();
-    await db.kysely.insertInto('website_members').values({ website_id: websiteId, account_id: viewer.id, role: 'viewer', created_at: new Date().toISOString() }).execute();
-    const signIn = await call('POST', '/api/v1/dashboard/sign-in', { email: viewerEmail, password: 'viewer password 456' });
-    expect(signIn.status, signIn.text).toBe(200);
-    const viewerPage = await signedInPage(sessionCookieOf(signIn.setCookie));
+    const viewerPage = await signedInPage(await server.memberSession(websiteId, 'viewer'));
     await openIntegrations(viewerPage, websiteId);
     const viewerShopify = card(viewerPage, 'Shopify (provider-five)');
     await viewerShopify.getByText(/^Last event: orders\/paid/).waitFor();
@@ -262,6 +171,6 @@ describe.skipIf(!haveChromium)('the Integrations panel in Chromium', () => {
     await expect.poll(() => shopify.locator('.status').first().textContent()).toBe('not connected');
     await shopify.getByRole('button', { name: /^Connect/ }).waitFor();
 
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
   });
 });

@@ -1,23 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/passwords.ts';
-import { loadConfig } from '../src/config.ts';
-import { type Db, createDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { loggerOptions } from '../src/http/logging.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { TEST_CONFIG_OVERRIDES } from './helpers/app.ts';
+import { PHONE, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot as saveScreenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
 import { sessionCookieOf } from './helpers/dashboard-session.ts';
 import { newEvent } from './helpers/factories.ts';
-import { freePort } from './helpers/processes.ts';
 
 // The dashboard on a 390 px wide phone, and the details that looked wrong (issue 35, items 6 and
 // 7), in a real browser: Debian's Chromium (never a downloaded browser) drives the built
@@ -31,75 +20,26 @@ import { freePort } from './helpers/processes.ts';
 // shows the app's own page with a 404, and a refused password reads as a sentence at its field.
 // axe-core runs on each state; SIGHTLINE_SCREENSHOTS=<dir> saves each one as a PNG.
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = process.env.SIGHTLINE_SCREENSHOTS || null;
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const random = () => randomBytes(4).toString('hex');
 const PASSWORD = 'owner password 123';
 
 /** The buttons of the tables' rows, as their visible text starts. */
 const ROW_BUTTON = /^(Edit|Reset|Roll|Revoke|Remove|Sign out|Cancel invitation)\b/;
 
-/** axe-core's serious and critical violations in the page as it is now. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // The dashboard's CSP (script-src 'self') blocks an inline <script>; evaluating through the
-  // DevTools protocol is not subject to it.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const results = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (results.violations as any[]).map((violation) => ({
-      id: violation.id as string,
-      impact: violation.impact as string | null,
-      targets: (violation.nodes as any[]).slice(0, 5).map((node) => `${(node.target as string[]).join(' ')}: ${node.failureSummary ?? ''}`),
-    }));
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}\n    ${violation.targets.join('\n    ')}`);
-}
-
 /** The first day of the month `back` months before `now`'s, at noon UTC on day `day`. */
 function monthDay(now: Date, back: number, day: number): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, day, 12));
 }
 
-if (!haveChromium) {
-  describe('the dashboard on a phone, in Chromium', () => {
-    it.skip(`skipped: no Debian Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`, () => {});
-  });
-}
+sayWhenChromiumIsMissing('the dashboard on a phone, in Chromium');
 
 describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
-  let dir: string;
-  let db: Db;
-  let app: FastifyInstance;
-  let base: string;
-  let browser: Browser;
+  const server = useDashboardServer('phone-e2e', { signInLimit: { perAccount: 1000, perAddress: 1000, windowMs: 60_000 } });
+  const call = server.call;
   let owner: { cookie: string; csrfToken: string };
   let websiteId: string;
   let youngWebsiteId: string;
-  const logLines: string[] = [];
-  const pageErrors: string[] = [];
   let shot = 0;
-
-  /** A real request to Sightline; `session` signs it in as the dashboard does. */
-  async function call(method: string, path: string, body?: unknown, session?: { cookie: string; csrfToken: string }, headers: Record<string, string> = {}) {
-    const sent: Record<string, string> = { ...headers };
-    if (body !== undefined) sent['content-type'] = 'application/json';
-    if (session) Object.assign(sent, { cookie: session.cookie, 'x-csrf-token': session.csrfToken });
-    const response = await fetch(`${base}${path}`, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    let json: any = null;
-    try {
-      json = JSON.parse(text || 'null');
-    } catch {
-      json = null;
-    }
-    return { status: response.status, text, json, setCookie: response.headers.getSetCookie(), type: response.headers.get('content-type') };
-  }
 
   async function ok(method: string, path: string, body?: unknown) {
     const answer = await call(method, path, body, owner);
@@ -110,19 +50,12 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
   /** A phone (or, with `viewport`, a desktop) page signed in as the owner. */
   async function ownerPage(viewport = PHONE): Promise<Page> {
     const phone = viewport.width === PHONE.width;
-    const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone });
-    const [name, value] = owner.cookie.split(/=(.*)/s) as [string, string];
-    await context.addCookies([{ name, value, url: base }]);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    return page;
+    return server.page(owner.cookie, { viewport, isMobile: phone, hasTouch: phone });
   }
 
   async function screenshot(page: Page, name: string): Promise<void> {
-    if (!SCREENSHOTS) return;
     shot += 1;
-    const modal = await page.evaluate(() => document.querySelector('dialog[open]') !== null);
-    await page.screenshot({ path: join(SCREENSHOTS, `phone-${String(shot).padStart(2, '0')}-${name}.png`), fullPage: !modal });
+    await saveScreenshot(page, `phone-${String(shot).padStart(2, '0')}-${name}`);
   }
 
   /** Every row button of the tables in the page is on the screen, and the page does not scroll sideways. */
@@ -143,23 +76,6 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
   }
 
   beforeAll(async () => {
-    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
-    dir = mkdtempSync(join(tmpdir(), 'sightline-phone-e2e-'));
-    db = createDatabase(`sqlite:${join(dir, 'sightline.db')}`);
-    await migrateToLatest(db);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const config = loadConfig(
-      {},
-      { ...TEST_CONFIG_OVERRIDES, databaseUrl: 'test', host: '127.0.0.1', port, publicUrl: base, signInLimit: { perAccount: 1000, perAddress: 1000, windowMs: 60_000 } },
-    );
-    app = await buildApp({ config, db, logger: loggerOptions('warn', { write: (line: string) => logLines.push(line) }) });
-    await app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-
     // The owner (the first-run setup signs in), two more of their sessions, a website.
     const email = `owner-${random()}@example.test`;
     const setup = await call('POST', '/api/v1/dashboard/setup', { email, name: 'Olivia Owner', password: PASSWORD });
@@ -201,8 +117,8 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
     for (const hoursAgo of [1, 3]) {
       events.push(newEvent(youngWebsiteId, `young-${hoursAgo}`, { country: 'NL', occurredAt: new Date(now.getTime() - hoursAgo * 3_600_000).toISOString() }));
     }
-    await (app as any).events.write(events);
-    await (app as any).events.flush();
+    await (server.app as any).events.write(events);
+    await (server.app as any).events.flush();
 
     // Three notes, the first a month before the first page view.
     for (const [text, at] of [
@@ -218,31 +134,24 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
     const keys: string[] = [];
     for (const name of ['Backend server', 'Billing worker', 'Nightly export']) keys.push((await ok('POST', `/api/v1/admin/websites/${websiteId}/apikeys`, { name })).data[0].key);
     // A payment of the Dutch visitor, so the details show a third column, Revenue.
-    const payment = await fetch(`${base}/api/v1/payments?websiteId=${websiteId}`, {
+    const payment = await fetch(`${server.base}/api/v1/payments?websiteId=${websiteId}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' },
       body: JSON.stringify({ amount: 12345.5, currency: 'USD', transaction_id: 'txn-phone-1', datafast_visitor_id: 'v-0-0' }),
     });
     expect(payment.status, await payment.text()).toBe(200);
     for (const name of ['Deploy script', 'Grafana dashboard', 'Claude agent']) await ok('POST', '/api/v1/admin/access-tokens', { name, permissions: ['*'], websiteIds: [] });
-    const { account: member } = await createAccountWithToken(db.kysely, `member-${random()}@example.test`, 'Marta Member');
-    await db.kysely.updateTable('accounts').set({ password_hash: await hashPassword('member password 456') }).where('id', '=', member.id).execute();
-    await db.kysely.insertInto('website_members').values({ website_id: websiteId, account_id: member.id, role: 'member', created_at: new Date().toISOString() }).execute();
+    const { account: member } = await createAccountWithToken(server.db.kysely, `member-${random()}@example.test`, 'Marta Member');
+    await server.db.kysely.updateTable('accounts').set({ password_hash: await hashPassword('member password 456') }).where('id', '=', member.id).execute();
+    await server.db.kysely.insertInto('website_members').values({ website_id: websiteId, account_id: member.id, role: 'member', created_at: new Date().toISOString() }).execute();
     for (const invited of ['first.invited.person@example.test', 'second.invited.person@example.test']) {
       await ok('POST', `/api/v1/admin/websites/${websiteId}/team`, { email: invited, role: 'viewer' });
     }
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
   it('keeps every row button of sessions, tokens, keys, goals and team on a phone screen', { timeout: 90_000 }, async () => {
     const page = await ownerPage();
-    await page.goto(`${base}/account`);
+    await page.goto(`${server.base}/account`);
     await page.getByRole('region', { name: 'API tokens' }).getByRole('cell', { name: 'Claude agent', exact: true }).waitFor();
     await page.getByRole('region', { name: 'Sessions' }).getByRole('cell', { name: /^Firefox on Windows/ }).waitFor();
     await screenshot(page, 'account');
@@ -254,7 +163,7 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
       ['goals', 'checkout_completed', 3],
       ['team', 'second.invited.person@example.test', 3],
     ] as const) {
-      await page.goto(`${base}/websites/${websiteId}/settings?tab=${tab}`);
+      await page.goto(`${server.base}/websites/${websiteId}/settings?tab=${tab}`);
       await page.locator('.table-wrap').getByText(text).first().waitFor();
       await screenshot(page, `settings-${tab}`);
       await expectRowButtonsOnScreen(page, tab, atLeast);
@@ -270,12 +179,12 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
     const box = (await notice.boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
     await expectRowButtonsOnScreen(page, 'team after the invitation', 4);
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
   });
 
   it('shows flags as served SVGs, one row per unknown region with its country, and "Netherlands" whole in the details', { timeout: 60_000 }, async () => {
     const page = await ownerPage();
-    await page.goto(`${base}/websites/${websiteId}?period=12mo`);
+    await page.goto(`${server.base}/websites/${websiteId}?period=12mo`);
     const locations = page.getByRole('region', { name: 'Locations' });
     await locations.getByRole('button', { name: 'Netherlands' }).waitFor();
     // The Netherlands' flag: an <img> of /flags/nl.svg, loaded, and no emoji flag anywhere.
@@ -316,12 +225,12 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
     await expect.poll(() => dialog.locator('img.an-flag').first().evaluate((image: HTMLImageElement) => image.naturalWidth)).toBeGreaterThan(0);
     await screenshot(page, 'countries-details');
     expect(await axeViolations(page), 'axe-core, details').toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
   });
 
   it('names months on the 12-month axis, reaches back to the first note for all time, and charts a one-day website by hour', { timeout: 60_000 }, async () => {
     const page = await ownerPage();
-    await page.goto(`${base}/websites/${websiteId}?period=12mo`);
+    await page.goto(`${server.base}/websites/${websiteId}?period=12mo`);
     const canvas = page.locator('.an-chart-canvas[data-ticks]');
     await canvas.waitFor();
     const ticks = ((await canvas.getAttribute('data-ticks')) ?? '').split('|');
@@ -333,7 +242,7 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
     await screenshot(page, 'analytics-12mo');
 
     // All time: from the first note, a month before the first page view; every note listed.
-    await page.goto(`${base}/websites/${websiteId}?period=all`);
+    await page.goto(`${server.base}/websites/${websiteId}?period=all`);
     const notes = page.locator('.an-notes li');
     await expect.poll(() => notes.count()).toBe(3);
     expect(await page.locator('.an-notes').textContent()).toContain('Beta launched');
@@ -341,19 +250,19 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
     expect(await axeViolations(page), 'axe-core, all time').toEqual([]);
 
     // A website with one day of data: all time is that day, by hour.
-    await page.goto(`${base}/websites/${youngWebsiteId}?period=all`);
+    await page.goto(`${server.base}/websites/${youngWebsiteId}?period=all`);
     const chart = page.getByRole('img', { name: /, all time, by hour/ });
     await chart.waitFor();
     expect((await page.locator('.an-chart-canvas').getAttribute('data-ticks'))?.split('|').length).toBeGreaterThan(1);
     await expect.poll(() => page.locator('.an-notes li').count()).toBe(1);
     await screenshot(page, 'analytics-young-all-time');
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
   });
 
   it('shows the app\'s own page with a 404 for an unknown path, JSON for an unknown API path', async () => {
     const page = await ownerPage();
     for (const path of ['/no-such-page', `/websites/${websiteId}/no-such-section`]) {
-      const response = await page.goto(`${base}${path}`);
+      const response = await page.goto(`${server.base}${path}`);
       expect(response?.status(), path).toBe(404);
       expect(response?.headers()['content-type'], path).toMatch(/^text\/html/);
       await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
@@ -365,12 +274,12 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
     expect(api.status).toBe(404);
     expect(api.type).toMatch(/^application\/json/);
     expect(api.json.error.message).toBe('No route GET /api/v1/no-such-route');
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
   });
 
   it('says what is wrong with a form\'s field in a sentence, without the API\'s body. prefix', async () => {
     const page = await ownerPage();
-    await page.goto(`${base}/account`);
+    await page.goto(`${server.base}/account`);
     await page.getByLabel('Current password').fill('not my password at all');
     await page.getByLabel('New password', { exact: true }).fill('a new password 789');
     await page.getByLabel('New password, again').fill('a new password 789');
@@ -380,6 +289,6 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
     expect(await error.textContent()).toBe('This is not the current password.');
     expect(await page.evaluate(() => document.body.innerText)).not.toContain('body.');
     await screenshot(page, 'password-error');
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
   });
 });

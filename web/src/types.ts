@@ -19,11 +19,21 @@ export type WebsiteSummary = Items<'/api/v1/admin/websites', 'get'>;
 export type Website = Items<'/api/v1/admin/websites/{websiteId}', 'get'>;
 /** Whether a website's statistics are ready or being rebuilt for a new time zone, and how far. */
 export type DerivedData = Items<'/api/v1/admin/websites/{websiteId}/derived-data', 'get'>;
+/** An exchange rate into the website's currency (the list's siblings: the currency and what has no rate). */
+export type CurrencyRate = Items<'/api/v1/admin/websites/{websiteId}/currency-rates', 'get'>;
+type RatesAnswer = paths['/api/v1/admin/websites/{websiteId}/currency-rates']['get']['responses'][200]['content']['application/json'];
+/** A currency of recorded payments with no rate: they count in no report. */
+export type UnconvertedCurrency = RatesAnswer['unconverted'][number];
 export type AccessToken = Items<'/api/v1/admin/access-tokens', 'get'> & { token?: string };
 
 /** What a role may do on a website: THE role matrix of the server (src/auth/policy.ts). */
 export function canEdit(role: Role | undefined): boolean {
   return role !== undefined && roleAllows(role, 'manage');
+}
+
+/** Whether a role may read the website's settings (every role today: viewers read them). */
+export function canReadSettings(role: Role | undefined): boolean {
+  return role !== undefined && roleAllows(role, 'read');
 }
 
 export function canManageTeam(role: Role | undefined): boolean {
@@ -69,7 +79,8 @@ export function browserTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
-const COMMON_CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CAD', 'AUD', 'CHF', 'CNY', 'INR', 'BRL', 'SEK', 'NOK', 'DKK', 'PLN', 'NZD', 'MXN', 'SGD', 'HKD', 'ZAR'];
+/** The currencies most payments come in: offered first wherever a code is typed. */
+export const COMMON_CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CAD', 'AUD', 'CHF', 'CNY', 'INR', 'BRL', 'SEK', 'NOK', 'DKK', 'PLN', 'NZD', 'MXN', 'SGD', 'HKD', 'ZAR'];
 
 export function currencies(): string[] {
   try {

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EmptyBody, Envelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
@@ -94,6 +95,12 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           return ok([{ message, provider, connected: true as const, connectedAt: status.connectedAt!, webhook: status.webhook }]);
         },
       });
+      /** The check of the credential and the history import, queued: one job per connection. */
+      const resync = async (request: FastifyRequest) => {
+        const queued = await service.queueResync(db, websiteOf(request).websiteId, provider);
+        app.integrationJobs?.wake();
+        return ok([queued]);
+      };
       if (isApiProvider(provider)) {
         app.post(`${url}/resync`, {
           config: { access: write },
@@ -105,11 +112,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             body: EmptyBody,
             response: withErrors({ 200: Envelope(ResyncQueued) }),
           },
-          handler: async (request) => {
-            const queued = await service.queueResync(db, websiteOf(request).websiteId, provider);
-            app.integrationJobs?.wake();
-            return ok([queued]);
-          },
+          handler: resync,
         });
       }
       if (provider === RESYNC_PROVIDER) {
@@ -123,11 +126,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             body: EmptyBody,
             response: withErrors({ 200: Envelope(ResyncQueued) }),
           },
-          handler: async (request) => {
-            const queued = await service.queueResync(db, websiteOf(request).websiteId, provider);
-            app.integrationJobs?.wake();
-            return ok([queued]);
-          },
+          handler: resync,
         });
       }
     }

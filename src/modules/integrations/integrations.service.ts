@@ -7,8 +7,7 @@ import { newId } from '../../lib/ids.ts';
 import { sealCredentials } from './credentials.ts';
 import { presentJob, presentStatus } from './integrations.presenter.ts';
 import * as repo from './integrations.repository.ts';
-import { API_PROVIDERS, type Provider, RESYNC_JOB, RESYNC_PROVIDER, isApiProvider } from './providers.ts';
-import { webhookUrl } from './webhooks.service.ts';
+import { API_PROVIDERS, type Provider, RESYNC_JOB, RESYNC_PROVIDER, isApiProvider, webhookUrl } from './providers.ts';
 
 /** The provider's job of the current connection, if any. */
 async function currentJob(db: Kysely<Database>, websiteId: string, provider: Provider, connectedAt: string | undefined) {
@@ -52,6 +51,23 @@ function newJob(websiteId: string, provider: Provider, at: string): repo.JobRow 
   };
 }
 
+/** A connection made at `at` with these credentials, sealed; its check is still to come. */
+export function newConnection(keyring: Keyring, websiteId: string, provider: Provider, fields: Record<string, string>, at: string): repo.NewIntegration {
+  const sealed = sealCredentials(keyring, websiteId, provider, fields);
+  return {
+    website_id: websiteId,
+    provider,
+    key_id: sealed.keyId,
+    ciphertext: sealed.ciphertext,
+    connected_at: at,
+    updated_at: at,
+    account_name: null,
+    account_currency: null,
+    verified_at: null,
+    verification_error: null,
+  };
+}
+
 /**
  * Connecting again replaces the stored credentials. An API provider's credential is then checked
  * and its payment history imported by a job (integration-job-worker.ts): the answer does not wait
@@ -64,23 +80,11 @@ export async function connect(
   provider: Provider,
   fields: Record<string, string>,
 ) {
-  const sealed = sealCredentials(keyring, websiteId, provider, fields);
   const now = new Date().toISOString();
   await db.transaction().execute(async (trx) => {
     // Serialised with queueResync and disconnect, so one job at a time per connection.
     await lockWebsite(trx, websiteId);
-    await repo.upsertIntegration(trx, {
-      website_id: websiteId,
-      provider,
-      key_id: sealed.keyId,
-      ciphertext: sealed.ciphertext,
-      connected_at: now,
-      updated_at: now,
-      account_name: null,
-      account_currency: null,
-      verified_at: null,
-      verification_error: null,
-    });
+    await repo.upsertIntegration(trx, newConnection(keyring, websiteId, provider, fields, now));
     if (!isApiProvider(provider)) return;
     // A queued job reads the credentials when it runs, so it checks the new ones; a running one
     // holds the old ones and is replaced.

@@ -53,3 +53,8 @@ export function hostedFieldName(field: string): string {
   if (!name) throw new Error(`No hosted name for the credential field ${field}`);
   return name;
 }
+
+/** The address of the provider's webhook for a website: the hosted name reads better in the provider's settings. */
+export function webhookUrl(publicUrl: string, websiteId: string, provider: Provider): string {
+  return `${publicUrl}/api/webhooks/${HOSTED_NAMES[provider]}/${websiteId}`;
+}

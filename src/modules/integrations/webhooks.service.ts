@@ -5,9 +5,10 @@ import type { Database } from '../../db/schema.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { recordPayment } from '../events/server-events.service.ts';
 import { type ProviderAdapter, type WebhookHeaders, WebhookSignatureError, toPaymentInput } from './adapters/index.ts';
-import { openWebhookSecret, sealCredentials, sealWebhookSecret } from './credentials.ts';
+import { openWebhookSecret, sealWebhookSecret } from './credentials.ts';
+import { newConnection } from './integrations.service.ts';
 import * as repo from './integrations.repository.ts';
-import { HOSTED_NAMES, type Provider, isApiProvider } from './providers.ts';
+import { type Provider, isApiProvider } from './providers.ts';
 import * as webhooks from './webhooks.repository.ts';
 
 // Payment providers' webhooks: the owner pastes the provider's signing secret (PUT
@@ -19,11 +20,6 @@ import * as webhooks from './webhooks.repository.ts';
 
 /** Deliveries are remembered this long: longer than any provider retries one (Stripe: 3 days). */
 export const DELIVERY_MEMORY_DAYS = 30;
-
-/** The address to paste into the provider: the hosted service's name for it reads better there. */
-export function webhookUrl(publicUrl: string, websiteId: string, provider: Provider): string {
-  return `${publicUrl}/api/webhooks/${HOSTED_NAMES[provider]}/${websiteId}`;
-}
 
 /**
  * Stores the signing secret, sealed. An API provider must be connected first (its credential is
@@ -42,19 +38,7 @@ export async function setWebhookSecret(db: Kysely<Database>, keyring: Keyring, w
         throw badRequest(`${provider} is not connected; connect it with its API credential before setting its webhook secret`);
       }
       // Nothing else to keep: the sealed (empty) credentials only mark the connection.
-      const credentials = sealCredentials(keyring, websiteId, provider, {});
-      await repo.upsertIntegration(trx, {
-        website_id: websiteId,
-        provider,
-        key_id: credentials.keyId,
-        ciphertext: credentials.ciphertext,
-        connected_at: now,
-        updated_at: now,
-        account_name: null,
-        account_currency: null,
-        verified_at: null,
-        verification_error: null,
-      });
+      await repo.upsertIntegration(trx, newConnection(keyring, websiteId, provider, {}, now));
       created = true;
     }
     await webhooks.storeWebhookSecret(trx, websiteId, provider, sealed, now);

@@ -13,6 +13,7 @@ import { GoalsProvider, useGoalCustomizations } from './goal-display.tsx';
 import { OverviewCards } from './OverviewCards.tsx';
 import { Realtime } from './Realtime.tsx';
 import { TimeSeriesChart } from './TimeSeriesChart.tsx';
+import { UnconvertedNotice } from './UnconvertedNotice.tsx';
 import { resolveRange, todayIn } from './range.ts';
 import { useFetch } from './use-fetch.ts';
 import { type Filter, useViewState, withFilter } from './view-state.ts';
@@ -35,8 +36,8 @@ const browserZone = (): string => {
   }
 };
 
-export function AnalyticsPage(props: { websiteId: string }) {
-  const { websiteId } = props;
+export function AnalyticsPage(props: { websiteId: string; role?: 'owner' | 'member' | 'viewer' }) {
+  const { websiteId, role } = props;
   const [view, update] = useViewState();
   const site = useFetch(() => api.get<Metadata>('/api/v1/analytics/metadata', { websiteId }), websiteId);
   // Goal display names, colours and descriptions: one read for every report of the page.
@@ -98,6 +99,7 @@ export function AnalyticsPage(props: { websiteId: string }) {
           kpiColorScheme={metadata.kpiColorScheme ?? null}
           onSelect={(metric) => update({ metric }, { replace: true })}
         />
+        <UnconvertedNotice websiteId={websiteId} role={role} />
         <TimeSeriesChart {...shared} pending={pending} metric={view.metric} timeZone={timeZone} currency={currency} />
         <Breakdowns {...shared} currency={currency} onFilter={addFilters}>
           <Funnels {...shared} pending={pending} />

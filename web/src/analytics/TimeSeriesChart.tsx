@@ -1,6 +1,6 @@
 // The chart of the selected metric over the range (uPlot), with the website's notes drawn as
 // markers and listed below. Buckets are in the website's time zone (contract.md section 5).
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, request } from '../api.ts';
@@ -40,8 +40,41 @@ interface Props {
 }
 
 const HEIGHT = 280;
+// The light theme's colours, used when the page's CSS variables cannot be read.
 const COLOR = '#4338ca';
 const NOTE_COLOR = '#b45309';
+const AXIS_COLOR = '#4b5563';
+const GRID_COLOR = '#e5e7eb';
+const CARD_COLOR = '#ffffff';
+
+const DARK = '(prefers-color-scheme: dark)';
+
+/** Whether the system asks for the dark theme, following its changes (the chart is redrawn). */
+function useDarkScheme(): boolean {
+  const query = typeof matchMedia === 'function' ? matchMedia(DARK) : null;
+  const [dark, setDark] = useState(query?.matches ?? false);
+  useEffect(() => {
+    if (!query) return;
+    const changed = () => setDark(query.matches);
+    query.addEventListener('change', changed);
+    changed();
+    return () => query.removeEventListener('change', changed);
+  }, []);
+  return dark;
+}
+
+/** The chart's colours, read from the page's CSS variables (analytics.css) at draw time. */
+function chartColors(element: Element) {
+  const style = getComputedStyle(element);
+  const read = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
+  return {
+    accent: read('--an-accent', COLOR),
+    note: read('--an-note', NOTE_COLOR),
+    axis: read('--an-muted', AXIS_COLOR),
+    grid: read('--an-grid', GRID_COLOR),
+    card: read('--an-card', CARD_COLOR),
+  };
+}
 
 export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone, currency, pending }: Props) {
   const query = readQuery(websiteId, resolved.chartRange, filters, {
@@ -55,11 +88,13 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
     `${websiteId}|${queryKey(noteQuery)}`,
   );
   const box = useRef<HTMLDivElement>(null);
-  // Filtered on one goal, the line takes that goal's colour (darkened when too light to read on white).
+  // Filtered on one goal, the line takes that goal's colour (another shade of it when too close to
+  // the card's colour: darker on white, lighter in the dark theme).
   const goals = useGoals();
   const goalFilter = filters.find((filter) => filter.dimension === 'goal');
   const onlyGoal = goalFilter?.operator === 'is' && goalFilter.values.length === 1 ? goalFilter.values[0]! : null;
-  const stroke = (onlyGoal && lineColor(goals, goals.look(onlyGoal)?.color ?? null)) || COLOR;
+  const goalColor = (onlyGoal && goals.look(onlyGoal)?.color) || null;
+  const dark = useDarkScheme();
   const money = series.data?.currency ?? currency;
   const buckets = series.data?.data ?? [];
   const noteList = notes.data ?? [];
@@ -74,6 +109,8 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
     if (!element || xs.length === 0) return;
     const counting = metric !== 'revenue' && metric !== 'conversion_rate';
     const marks = noteList.map((note) => ({ note, x: noteBucket(xs, note) })).filter((mark) => mark.x !== null);
+    const colors = chartColors(element);
+    const stroke = lineColor(goals, goalColor, colors.card) || colors.accent;
     const options: uPlot.Options = {
       width: Math.max(element.clientWidth, 200),
       height: HEIGHT,
@@ -88,16 +125,16 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
           label: METRIC_LABELS[metric],
           stroke,
           width: 2,
-          fill: stroke === COLOR ? 'rgba(67, 56, 202, 0.1)' : `${stroke}1a`,
+          fill: stroke === COLOR ? 'rgba(67, 56, 202, 0.1)' : /^#[0-9a-f]{6}$/i.test(stroke) ? `${stroke}1a` : undefined,
           points: { show: xs.length <= 40, size: 5 },
           value: (_u, value) => valueText(metric, value, money),
         },
       ],
       axes: [
         {
-          stroke: '#4b5563',
-          grid: { stroke: '#e5e7eb', width: 1 },
-          ticks: { stroke: '#e5e7eb', width: 1 },
+          stroke: colors.axis,
+          grid: { stroke: colors.grid, width: 1 },
+          ticks: { stroke: colors.grid, width: 1 },
           // Ticks on bucket starts only, as many as fit (a label needs about 70 px).
           splits: (u) => {
             const fit = Math.max(2, Math.floor(u.bbox.width / uPlot.pxRatio / 70));
@@ -112,9 +149,9 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
           },
         },
         {
-          stroke: '#4b5563',
+          stroke: colors.axis,
           size: 64,
-          grid: { stroke: '#e5e7eb', width: 1 },
+          grid: { stroke: colors.grid, width: 1 },
           ticks: { show: false },
           incrs: counting ? COUNT_STEPS : undefined,
           values: (_u, values) => values.map((value) => valueText(metric, value, money)),
@@ -127,8 +164,8 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
           (u) => {
             const { ctx, bbox } = u;
             ctx.save();
-            ctx.strokeStyle = NOTE_COLOR;
-            ctx.fillStyle = NOTE_COLOR;
+            ctx.strokeStyle = colors.note;
+            ctx.fillStyle = colors.note;
             ctx.lineWidth = Math.max(1, uPlot.pxRatio);
             ctx.setLineDash([4 * uPlot.pxRatio, 3 * uPlot.pxRatio]);
             for (const mark of marks) {
@@ -165,7 +202,7 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
       observer.disconnect();
       plot.destroy();
     };
-  }, [series.data, notes.data, metric, timeZone, stroke]);
+  }, [series.data, notes.data, metric, timeZone, goalColor, goals, dark]);
 
   const total = series.data?.totals?.[metric];
   let peakIndex = -1;

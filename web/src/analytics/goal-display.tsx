@@ -82,21 +82,31 @@ function luminance(hex: string): number {
   return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
 }
 
-/** Contrast ratio of a #rrggbb colour against white. */
-export function contrastOnWhite(hex: string): number {
-  return 1.05 / (luminance(hex) + 0.05);
+/** Contrast ratio of two #rrggbb colours. */
+export function contrast(a: string, b: string): number {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (light + 0.05) / (dark + 0.05);
 }
 
+/** Contrast ratio of a #rrggbb colour against white. */
+export function contrastOnWhite(hex: string): number {
+  return contrast(hex, '#ffffff');
+}
+
+const HEX = /^#[0-9a-f]{6}$/i;
+
 /**
- * A goal colour fit to draw a line on white (3:1, WCAG's contrast for graphics): the colour
- * itself, else the dark shade of its palette family, else null.
+ * A goal colour fit to draw a line on `background` (white, or the dark theme's card; 3:1, WCAG's
+ * contrast for graphics): the colour itself, else the shade of its palette family that stands out
+ * most (the dark one on white, the light one on dark), else null.
  */
-export function lineColor(goals: Goals, color: string | null): string | null {
-  if (!color || !/^#[0-9a-f]{6}$/i.test(color)) return null;
-  if (contrastOnWhite(color) >= 3) return color;
+export function lineColor(goals: Goals, color: string | null, background = '#ffffff'): string | null {
+  if (!color || !HEX.test(color)) return null;
+  const bg = HEX.test(background) ? background : '#ffffff';
+  if (contrast(color, bg) >= 3) return color;
   const family = goals.palette.find((entry) => entry.color === color.toLowerCase())?.family;
-  const darkest = goals.palette
-    .filter((entry) => entry.family === family && /^#[0-9a-f]{6}$/i.test(entry.color))
-    .sort((a, b) => luminance(a.color) - luminance(b.color))[0];
-  return darkest && contrastOnWhite(darkest.color) >= 3 ? darkest.color : null;
+  const best = goals.palette
+    .filter((entry) => entry.family === family && HEX.test(entry.color))
+    .sort((a, b) => contrast(b.color, bg) - contrast(a.color, bg))[0];
+  return best && contrast(best.color, bg) >= 3 ? best.color : null;
 }

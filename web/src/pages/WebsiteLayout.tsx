@@ -11,7 +11,7 @@ import { useTitle } from '../session.tsx';
 import type { Website } from '../types.ts';
 import { NotFound } from './NotFound.tsx';
 
-const AnalyticsPage = lazyComponent<{ websiteId: string }>(() =>
+const AnalyticsPage = lazyComponent<{ websiteId: string; role?: Website['role'] }>(() =>
   import('../analytics/AnalyticsPage.tsx').then((module) => module.AnalyticsPage),
 );
 const SettingsPage = lazyComponent<{ website: Website; onChange: (website: Website) => void }>(() =>
@@ -59,7 +59,7 @@ export function WebsiteLayout({ websiteId, section }: { websiteId: string; secti
           ]}
         />
       </div>
-      {section === 'analytics' ? <AnalyticsPage websiteId={website.id} /> : <SettingsPage website={website} onChange={state.setData} />}
+      {section === 'analytics' ? <AnalyticsPage websiteId={website.id} role={website.role} /> : <SettingsPage website={website} onChange={state.setData} />}
     </WebsiteContext.Provider>
   );
 }

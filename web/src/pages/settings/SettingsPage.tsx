@@ -7,6 +7,7 @@ import { useLocation } from '../../router.tsx';
 import { type Website, canEdit } from '../../types.ts';
 import { AlertsSection } from './AlertsSection.tsx';
 import { ApiKeysSection } from './ApiKeysSection.tsx';
+import { CurrencyRatesSection } from './CurrencyRatesSection.tsx';
 import { DeleteSection } from './DeleteSection.tsx';
 import { FunnelsSection } from './FunnelsSection.tsx';
 import { GeneralSection } from './GeneralSection.tsx';
@@ -16,7 +17,17 @@ import type { SectionProps } from './section-props.ts';
 import { TeamSection } from './TeamSection.tsx';
 
 const SECTIONS: Array<{ id: string; label: string; ownerOnly?: boolean; render: (props: SectionProps) => JSX.Element }> = [
-  { id: 'general', label: 'General', render: (props) => <GeneralSection {...props} /> },
+  // The exchange rates sit under the website's currency: its own form, after General's.
+  {
+    id: 'general',
+    label: 'General',
+    render: (props) => (
+      <>
+        <GeneralSection {...props} />
+        <CurrencyRatesSection {...props} />
+      </>
+    ),
+  },
   { id: 'keys', label: 'API keys', render: (props) => <ApiKeysSection {...props} /> },
   { id: 'goals', label: 'Goals', render: (props) => <GoalsSection {...props} /> },
   { id: 'funnels', label: 'Funnels', render: (props) => <FunnelsSection {...props} /> },
