@@ -1,20 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { type Db, createDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { loggerOptions } from '../src/http/logging.ts';
-import { TEST_CONFIG_OVERRIDES } from './helpers/app.ts';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { CHROME, IPHONE, goal, pageview } from './helpers/browser-events.ts';
+import { PHONE, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
 import { sessionCookieOf } from './helpers/dashboard-session.ts';
-import { freePort } from './helpers/processes.ts';
 
 // The live view of the analytics page, in a real browser: Debian's Chromium (never a downloaded
 // browser) drives the built dashboard (dist/web, built by the suite's global setup) served by
@@ -25,12 +14,6 @@ import { freePort } from './helpers/processes.ts';
 // name and the payment with its amount; a third visitor shows up within one 10-second poll. The
 // dialog passes axe-core and fits a 390 px phone; polling stops once closed or with the tab hidden.
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = process.env.SIGHTLINE_SCREENSHOTS || null;
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const random = () => randomBytes(4).toString('hex');
 const MAP_PATH = '/api/v1/analytics/realtime/map';
 // Addresses the bundled DB-IP database places in Germany (Frankfurt) and Great Britain (London).
@@ -38,50 +21,15 @@ const GERMAN_IP = '217.0.0.1';
 const BRITISH_IP = '81.2.69.142';
 const FRENCH_IP = '90.1.1.1';
 
-async function axeViolations(page: Page): Promise<string[]> {
-  // The dashboard's CSP (script-src 'self') blocks an inline <script>; evaluating through the
-  // DevTools protocol is not subject to it.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const results = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (results.violations as any[]).map((violation) => ({
-      id: violation.id as string,
-      impact: violation.impact as string | null,
-      targets: (violation.nodes as any[]).slice(0, 5).map((node) => `${(node.target as string[]).join(' ')}: ${node.failureSummary ?? ''}`),
-    }));
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}\n    ${violation.targets.join('\n    ')}`);
-}
-
-if (!haveChromium) {
-  describe('the live view in Chromium', () => {
-    it.skip(`skipped: no Debian Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`, () => {});
-  });
-}
+sayWhenChromiumIsMissing('the live view in Chromium');
 
 describe.skipIf(!haveChromium)('the live view in Chromium', () => {
-  let dir: string;
-  let db: Db;
-  let app: FastifyInstance;
-  let base: string;
-  let browser: Browser;
-  const pageErrors: string[] = [];
-
-  async function call(method: string, path: string, body?: unknown, auth?: { cookie: string; csrfToken: string } | { key: string }) {
-    const headers: Record<string, string> = {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (auth && 'key' in auth) headers.authorization = `Bearer ${auth.key}`;
-    else if (auth) Object.assign(headers, { cookie: auth.cookie, 'x-csrf-token': auth.csrfToken });
-    const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, text, json: JSON.parse(text || 'null'), setCookie: response.headers.getSetCookie() };
-  }
+  const server = useDashboardServer('realtime-e2e');
+  const call = server.call;
 
   /** An event as the datafast SDK posts it to /api/events, from a visitor's address and browser. */
   async function track(body: unknown, ip: string, userAgent: string) {
-    const response = await app.inject({
+    const response = await server.app.inject({
       method: 'POST',
       url: '/api/events',
       remoteAddress: ip,
@@ -92,23 +40,19 @@ describe.skipIf(!haveChromium)('the live view in Chromium', () => {
   }
 
   async function signedInPage(cookie: string, viewport = { width: 1280, height: 800 }, phone = false): Promise<Page> {
-    const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
-    const [name, value] = cookie.split(/=(.*)/s) as [string, string];
-    await context.addCookies([{ name, value, url: base }]);
-    const page = await context.newPage();
+    const page = await server.page(cookie, { viewport, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
     page.setDefaultTimeout(12_000);
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
     return page;
   }
 
   /** Opens the analytics page and, from the current-visitors count, the live view. */
   async function openLive(page: Page, websiteId: string, count: number): Promise<Locator> {
-    await page.goto(`${base}/websites/${websiteId}`);
+    await page.goto(`${server.base}/websites/${websiteId}`);
     const opener = page.getByRole('button', { name: new RegExp(`^${count} current visitors? Live view$`) });
     await opener.waitFor();
     expect(await opener.getAttribute('aria-haspopup')).toBe('dialog');
     await page.waitForLoadState('networkidle');
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `live-header-${page.viewportSize()!.width}.png`) });
+    await screenshot(page, `live-header-${page.viewportSize()!.width}`);
     await opener.click();
     const dialog = page.getByRole('dialog', { name: 'Live visitors' });
     await dialog.waitFor();
@@ -123,28 +67,6 @@ describe.skipIf(!haveChromium)('the live view in Chromium', () => {
   /** The value beside a label ("Source") in a visitor's entry. */
   const fact = async (item: Locator, label: string) =>
     (await item.locator('dl > div').filter({ has: item.page().locator('dt', { hasText: label }) }).locator('dd').textContent())?.trim();
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sightline-realtime-e2e-'));
-    db = createDatabase(`sqlite:${join(dir, 'sightline.db')}`);
-    await migrateToLatest(db);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const config = loadConfig({}, { ...TEST_CONFIG_OVERRIDES, databaseUrl: 'test', host: '127.0.0.1', port, publicUrl: base });
-    app = await buildApp({ config, db, logger: loggerOptions('warn', { write: () => {} }) });
-    await app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   it('lists the live visitors with page, source, country and device, their goal and payment, and a new visitor within a poll', { timeout: 90_000 }, async () => {
     const setup = await call('POST', '/api/v1/dashboard/setup', { email: `owner-${random()}@example.test`, name: 'Olivia Owner', password: 'owner password 123' });
@@ -216,7 +138,7 @@ describe.skipIf(!haveChromium)('the live view in Chromium', () => {
     expect(await activity.getByRole('listitem').filter({ hasText: /^Payment €49\.00 from Anna/ }).count()).toBe(1);
 
     expect(await axeViolations(page), 'axe-core at 1280 px').toEqual([]);
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'live-desktop.png') });
+    await screenshot(page, 'live-desktop');
 
     // A third visitor, from France: in the list within one poll (10 s), without a reload.
     const started = Date.now();
@@ -240,7 +162,7 @@ describe.skipIf(!haveChromium)('the live view in Chromium', () => {
     const close = await phoneDialog.getByRole('button', { name: 'Close' }).boundingBox();
     expect(close!.x + close!.width).toBeLessThanOrEqual(PHONE.width);
     expect(await axeViolations(phone), 'axe-core at 390 px').toEqual([]);
-    if (SCREENSHOTS) await phone.screenshot({ path: join(SCREENSHOTS, 'live-phone.png') });
+    await screenshot(phone, 'live-phone');
 
     // Polling stops when the dialog closes (desktop) and while the tab is hidden (phone): no read
     // of the map in the next 11 seconds on either page.
@@ -266,7 +188,7 @@ describe.skipIf(!haveChromium)('the live view in Chromium', () => {
     });
     await expect.poll(() => phoneReads.length, { timeout: 3_000 }).toBeGreaterThan(0);
 
-    expect(pageErrors).toEqual([]);
+    expect(server.pageErrors).toEqual([]);
     console.info(`live view: the third visitor appeared after ${appearedAfter} ms`);
   });
 });
