@@ -14,6 +14,7 @@ import { loggerOptions } from '../../src/http/logging.ts';
 import { hashPassword } from '../../src/auth/passwords.ts';
 import { createAccountWithToken } from '../../src/modules/account/account.service.ts';
 import { TEST_CONFIG_OVERRIDES } from './app.ts';
+import { CHROME, CLIENT_IP } from './browser-events.ts';
 import { sessionCookieOf } from './dashboard-session.ts';
 import { freePort } from './processes.ts';
 
@@ -83,6 +84,8 @@ export interface DashboardServer {
   readonly pageErrors: string[];
   /** A real request; a session auth signs it in as the dashboard does, a key as an API client. */
   call(method: string, path: string, body?: unknown, auth?: Auth, headers?: Record<string, string>): Promise<Answer>;
+  /** An event as the datafast SDK posts it to /api/events, from a visitor's address and browser; fails unless accepted. */
+  track(body: unknown, from?: { ip?: string; userAgent?: string }): Promise<void>;
   /** A new account, made a `role` of the website and signed in: its session cookie. */
   memberSession(websiteId: string, role: 'viewer' | 'member'): Promise<string>;
   /** A page signed in with the session cookie given. */
@@ -153,6 +156,16 @@ export function useDashboardServer(prefix: string, overrides: Partial<Config> = 
         json = null;
       }
       return { status: response.status, text, json, setCookie: response.headers.getSetCookie(), type: response.headers.get('content-type') };
+    },
+    async track(body, from = {}) {
+      const response = await state.app.inject({
+        method: 'POST',
+        url: '/api/events',
+        remoteAddress: from.ip ?? CLIENT_IP,
+        headers: { 'content-type': 'application/json', 'user-agent': from.userAgent ?? CHROME },
+        payload: JSON.stringify(body),
+      });
+      if (response.statusCode >= 300) throw new Error(`the event was refused: ${response.statusCode} ${response.body}`);
     },
     async memberSession(websiteId, role) {
       const email = `${role}-${randomBytes(4).toString('hex')}@example.test`;
