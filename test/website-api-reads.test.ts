@@ -244,6 +244,22 @@ describeEachEventEngine('website API reads', (engine) => {
       recentPayments: [],
     });
   });
+
+  it("gives a live visitor their visit's source, not the site itself after a full-page click", async () => {
+    const live = await analyticsFixture(t);
+    const { newEvent } = await import('./helpers/factories.ts');
+    const at = (ms: number) => new Date(Date.now() - ms).toISOString();
+    const host = live.website.domain;
+    await t.app.events.write([
+      newEvent(live.website.id, 'from-google', { sessionId: 'visit-g', occurredAt: at(60_000), path: '/', hostname: host, referrer: 'https://www.google.com/', details: { referrerHost: 'www.google.com', referrerSource: 'Google', utmCampaign: 'spring' } }),
+      // The next page of the same visit: the browser sends the site's own page as the referrer.
+      newEvent(live.website.id, 'from-google', { sessionId: 'visit-g', occurredAt: at(30_000), path: '/pricing', hostname: host, referrer: `https://${host}/`, details: { referrerHost: host, referrerSource: null } }),
+    ]);
+    const map = await t.request('GET', '/api/v1/analytics/realtime/map', { token: live.owner.token, query: { websiteId: live.website.id } });
+    expect(map.status, map.raw).toBe(200);
+    const visitor = map.body.data.visitors.find((v: { visitorId: string }) => v.visitorId === 'from-google');
+    expect(visitor).toMatchObject({ currentUrl: `https://${host}/pricing`, referrer: 'Google', params: { utm_campaign: 'spring' } });
+  });
 }, { withPostgres: true });
 
 describeEachEventEngine('website API time series additions', (engine) => {

@@ -57,14 +57,19 @@ export interface VisitStats {
   currentStartAt: string;
 }
 
-/** A live map visitor from their latest event with a page and their sessions. */
-export function liveVisitor(visitorId: string, latest: EventRow | undefined, visits: VisitStats | undefined): LiveVisitor {
+/**
+ * A live map visitor from their latest event with a page, where the visit it belongs to came from
+ * (`visit`: its session's source; else the event's own, which after a full-page click is the
+ * site itself), and their sessions.
+ */
+export function liveVisitor(visitorId: string, latest: EventRow | undefined, visits: VisitStats | undefined, visit?: Partial<SourceRow>): LiveVisitor {
+  const source = visit ?? latest;
   return {
     visitorId,
     ...placeOf(latest),
     currentUrl: urlOf(latest),
-    referrer: latest?.referrer_source ?? null,
-    params: paramsOf(latest),
+    referrer: source?.referrer_source ?? null,
+    params: paramsOf(source),
     visitCount: visits?.count ?? 0,
     sessionStartedAt: visits?.currentStartAt ?? null,
   };

@@ -6,7 +6,7 @@ import { MAP_VISITORS, RECENT_EVENTS, peopleOf } from '../sql/live-sql.ts';
 import { recentPayments, visitorPeople } from '../sql/visitor-people.ts';
 import { liveEvent, liveVisitor } from '../visitor-shapes.ts';
 import { isoOf, msOf, num } from './scope-ch.ts';
-import { type ChEventRow, latestEvents, visitStats } from './visitor-rows-ch.ts';
+import { type ChEventRow, latestEvents, sessionStarts, visitStats } from './visitor-rows-ch.ts';
 
 // Realtime over ClickHouse (the meaning of ../sql/live-sql.ts): who has had an event since a
 // moment, and what happened. Payments and who the visitors are (what they paid under, their
@@ -42,8 +42,13 @@ export async function liveMap(ch: ClickHouse, db: Kysely<Database>, websiteId: s
     visitStats(ch, websiteId, ids),
     visitorPeople(db, websiteId, peopleOf(ids, recent, payments)),
   ]);
+  const starts = await sessionStarts(ch, websiteId, latest.values());
+  const visitOf = (visitorId: string) => {
+    const sessionId = latest.get(visitorId)?.session_id;
+    return sessionId ? starts.get(sessionId) : undefined;
+  };
   return {
-    visitors: ids.map((visitorId) => liveVisitor(visitorId, latest.get(visitorId), visits.get(visitorId))),
+    visitors: ids.map((visitorId) => liveVisitor(visitorId, latest.get(visitorId), visits.get(visitorId), visitOf(visitorId))),
     events: recent.map((row) => liveEvent(row, isoOf(row.occurred_ms))),
     payments,
     people,

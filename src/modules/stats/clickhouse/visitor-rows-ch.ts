@@ -42,6 +42,21 @@ export async function visitStats(ch: ClickHouse, websiteId: string, visitorIds: 
 }
 
 /**
+ * The first event of each of these events' sessions, by session id: where each event's visit came
+ * from (the relational store reads the session's row, which keeps its first event's values).
+ */
+export async function sessionStarts(ch: ClickHouse, websiteId: string, events: Iterable<{ session_id: string | null }>): Promise<Map<string, ChEventRow>> {
+  const ids = [...new Set([...events].map((event) => event.session_id).filter((id): id is string => id !== null))];
+  if (ids.length === 0) return new Map();
+  const rows = await ch.rows<ChEventRow>(sql`
+    select * from events
+    where website_id = ${websiteId} and session_id in (${sql.join(ids)})
+    order by session_id, occurred_ms, id
+    limit 1 by session_id`);
+  return new Map(rows.map((row) => [row.session_id!, row]));
+}
+
+/**
  * Each visitor's first event of a session (the relational store reads their first session, which
  * carries its first event's referrer and campaign parameters): where the visitor came from.
  */

@@ -4,7 +4,7 @@ import type { LiveMap } from '../event-store.ts';
 import { num } from './scope-sql.ts';
 import { liveEvent, liveVisitor } from '../visitor-shapes.ts';
 import { recentPayments, visitorPeople } from './visitor-people.ts';
-import { iso, latestEvents, visitStats } from './visitor-rows.ts';
+import { iso, latestEvents, sessionsOf, visitStats } from './visitor-rows.ts';
 
 // Realtime: who has had an event since a moment, and what happened.
 
@@ -39,8 +39,13 @@ export async function liveMap(db: Kysely<Database>, websiteId: string, since: st
     visitStats(db, websiteId, ids),
     visitorPeople(db, websiteId, peopleOf(ids, recent, payments)),
   ]);
+  const sessions = await sessionsOf(db, websiteId, latest.values());
+  const visitOf = (visitorId: string) => {
+    const sessionId = latest.get(visitorId)?.session_id;
+    return sessionId ? sessions.get(sessionId) : undefined;
+  };
   return {
-    visitors: ids.map((visitorId) => liveVisitor(visitorId, latest.get(visitorId), visits.get(visitorId))),
+    visitors: ids.map((visitorId) => liveVisitor(visitorId, latest.get(visitorId), visits.get(visitorId), visitOf(visitorId))),
     events: recent.map((row) => liveEvent(row, iso(row.occurred_at))),
     payments,
     people,

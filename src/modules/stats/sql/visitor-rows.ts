@@ -32,6 +32,14 @@ export async function visitStats(db: Kysely<Database>, websiteId: string, visito
   return new Map(rows.map((row) => [row.visitor_id, { count: num(row.n), currentStartAt: iso(row.latest) }]));
 }
 
+/** The sessions of these events, by session id: where each event's visit came from. */
+export async function sessionsOf(db: Kysely<Database>, websiteId: string, events: Iterable<{ session_id: string | null }>): Promise<Map<string, SessionsTable>> {
+  const ids = [...new Set([...events].map((event) => event.session_id).filter((id): id is string => id !== null))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('sessions').selectAll().where('website_id', '=', websiteId).where('session_id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.session_id, row]));
+}
+
 /** Each visitor's first session (earliest start; ties by session id): where the visitor came from. */
 export async function firstSessions(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<Map<string, SessionsTable>> {
   if (visitorIds.length === 0) return new Map();
