@@ -28,6 +28,28 @@ export type DerivedTableName = keyof Database &
     | 'goal_visitors'
   );
 
+/** The website API's reads the planner routes (src/modules/stats/read-planner.ts). */
+export const PLANNED_READS = ['overview', 'breakdown', 'series', 'visitor-list'] as const;
+export type PlannedRead = (typeof PLANNED_READS)[number];
+
+/**
+ * A read's range as the derived data sees it: all time, whole local days of the website's own
+ * zone (all time included), or anything else (instants, hours, another zone).
+ */
+export type RangeShape = 'all-time' | 'whole-days' | 'instants';
+/** A read's filters as the derived data sees them: none, only visitor attributes (visitor-attributes.ts), or any. */
+export type FilterShape = 'none' | 'visitor-attributes' | 'any';
+
+/** A shape of read a derived table answers. */
+export interface Answer {
+  read: PlannedRead;
+  /** 'whole-days' answers all time as well (every day). */
+  range: 'all-time' | 'whole-days';
+  filters: 'none' | 'visitor-attributes';
+  /** Other derived tables its reader reads besides: all must be available. */
+  with?: readonly DerivedTableName[];
+}
+
 export interface DerivedTable {
   name: DerivedTableName;
   /** What its rows are computed from. */
@@ -36,8 +58,14 @@ export interface DerivedTable {
   groupBy: readonly string[];
   /** Its rows hold local days of the website's zone: a change of zone moves them (day-relocation.ts). */
   localDays: boolean;
-  /** The reads it lets answer without the raw events. */
-  answers: string;
+  /** What its rows are, in words. */
+  holds: string;
+  /**
+   * The reads it answers without the raw events, in the planner's terms (src/modules/stats/
+   * read-planner.ts): a read of that shape goes to the first declared table that answers it and
+   * is available, or else to the raw events.
+   */
+  answers?: readonly Answer[];
   /**
    * Rows the writers may leave at zero where a rebuild has none (a count that fell back to zero):
    * a condition, over the table's columns, that a row carries data. Comparisons keep only those.
@@ -58,22 +86,22 @@ export interface DerivedTable {
 }
 
 export const DERIVED_TABLES: readonly DerivedTable[] = [
-  { name: 'visitor_days', from: ['events'], groupBy: ['website_id', 'day', 'visitor_id'], localDays: true, answers: 'per visitor and local day: the links daily_totals and visitor_recency sum' },
-  { name: 'daily_totals', from: ['visitor_days'], groupBy: ['website_id', 'day'], localDays: true, answers: 'day, week and month series; overview counts over whole days' },
-  { name: 'visitor_recency', from: ['visitor_days'], groupBy: ['website_id', 'day', 'prev_day'], localDays: true, answers: 'distinct visitors and converted visitors over several whole days' },
-  { name: 'sessions', from: ['events'], groupBy: ['website_id', 'session_id'], localDays: false, answers: 'bounce rate, durations, entry and exit pages, sources; filtered reads join it', replacedPerVisitor: true },
-  { name: 'session_buckets', from: ['sessions'], groupBy: ['website_id', 'bucket'], localDays: false, answers: 'unfiltered session counts, bounces and durations over whole 15-minute slots', nonZero: ['sessions', 'bounces', 'millis'], replacedPerVisitor: true },
-  { name: 'visitor_totals', from: ['events', 'payments', 'visitor_profiles'], groupBy: ['website_id', 'visitor_id'], localDays: false, answers: 'the visitor list and page, first and last visits, attributes', replacedPerVisitor: true },
-  { name: 'profile_totals', from: ['visitor_totals'], groupBy: ['website_id', 'profile'], localDays: false, answers: 'all-time overview counts per visitor profile' },
-  { name: 'breakdown_visitors', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id', 'breakdown', 'key'], localDays: true, answers: "per visitor and key: what breakdown_totals sums, and each visitor's last day under the key" },
-  { name: 'breakdown_totals', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'key'], localDays: false, answers: 'all-time breakdowns' },
-  { name: 'breakdown_profiles', from: ['breakdown_visitors', 'visitor_totals'], groupBy: ['website_id', 'breakdown', 'key', 'profile'], localDays: false, answers: 'all-time breakdowns filtered by visitor attributes' },
-  { name: 'breakdown_days', from: ['events', 'sessions'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, answers: 'pageviews and events of breakdowns over whole days' },
-  { name: 'breakdown_last_days', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, answers: 'distinct visitors of breakdowns over whole days up to the latest', nonZero: ['visitors'] },
-  { name: 'breakdown_revenue', from: ['breakdown_visitors', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'currency', 'renewal'], localDays: false, answers: 'revenue of all-time breakdowns', nonZero: ['minor'] },
-  { name: 'breakdown_profile_revenue', from: ['breakdown_profiles', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'profile', 'currency', 'renewal'], localDays: false, answers: 'revenue of all-time breakdowns by visitor attributes', nonZero: ['minor'] },
-  { name: 'goal_stats', from: ['events'], groupBy: ['website_id', 'goal_name'], localDays: false, answers: 'the goals list: completions, visitors, last completion', keptAtIngestion: true },
-  { name: 'goal_visitors', from: ['events'], groupBy: ['website_id', 'goal_name', 'visitor_id'], localDays: false, answers: "goal_stats' distinct visitors", keptAtIngestion: true },
+  { name: 'visitor_days', from: ['events'], groupBy: ['website_id', 'day', 'visitor_id'], localDays: true, holds: 'per visitor and local day: the links daily_totals and visitor_recency sum' },
+  { name: 'daily_totals', from: ['visitor_days'], groupBy: ['website_id', 'day'], localDays: true, holds: 'day, week and month series; overview counts over whole days', answers: [{ read: 'overview', range: 'whole-days', filters: 'none', with: ['visitor_recency', 'session_buckets'] }, { read: 'series', range: 'whole-days', filters: 'none', with: ['visitor_recency'] }] },
+  { name: 'visitor_recency', from: ['visitor_days'], groupBy: ['website_id', 'day', 'prev_day'], localDays: true, holds: 'distinct visitors and converted visitors over several whole days' },
+  { name: 'sessions', from: ['events'], groupBy: ['website_id', 'session_id'], localDays: false, holds: 'bounce rate, durations, entry and exit pages, sources; filtered reads join it', replacedPerVisitor: true },
+  { name: 'session_buckets', from: ['sessions'], groupBy: ['website_id', 'bucket'], localDays: false, holds: 'unfiltered session counts, bounces and durations over whole 15-minute slots', nonZero: ['sessions', 'bounces', 'millis'], replacedPerVisitor: true },
+  { name: 'visitor_totals', from: ['events', 'payments', 'visitor_profiles'], groupBy: ['website_id', 'visitor_id'], localDays: false, holds: 'the visitor list and page, first and last visits, attributes', answers: [{ read: 'visitor-list', range: 'all-time', filters: 'none' }, { read: 'visitor-list', range: 'all-time', filters: 'visitor-attributes' }], replacedPerVisitor: true },
+  { name: 'profile_totals', from: ['visitor_totals'], groupBy: ['website_id', 'profile'], localDays: false, holds: 'all-time overview counts per visitor profile', answers: [{ read: 'overview', range: 'all-time', filters: 'visitor-attributes', with: ['visitor_totals'] }] },
+  { name: 'breakdown_visitors', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id', 'breakdown', 'key'], localDays: true, holds: "per visitor and key: what breakdown_totals sums, and each visitor's last day under the key" },
+  { name: 'breakdown_totals', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'key'], localDays: false, holds: 'all-time breakdowns', answers: [{ read: 'breakdown', range: 'all-time', filters: 'none', with: ['breakdown_revenue'] }] },
+  { name: 'breakdown_profiles', from: ['breakdown_visitors', 'visitor_totals'], groupBy: ['website_id', 'breakdown', 'key', 'profile'], localDays: false, holds: 'all-time breakdowns filtered by visitor attributes', answers: [{ read: 'breakdown', range: 'all-time', filters: 'visitor-attributes', with: ['breakdown_profile_revenue', 'visitor_totals'] }] },
+  { name: 'breakdown_days', from: ['events', 'sessions'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, holds: 'pageviews and events of breakdowns over whole days', answers: [{ read: 'breakdown', range: 'whole-days', filters: 'none', with: ['breakdown_last_days', 'breakdown_visitors'] }] },
+  { name: 'breakdown_last_days', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, holds: 'distinct visitors of breakdowns over whole days up to the latest', nonZero: ['visitors'] },
+  { name: 'breakdown_revenue', from: ['breakdown_visitors', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'currency', 'renewal'], localDays: false, holds: 'revenue of all-time breakdowns', nonZero: ['minor'] },
+  { name: 'breakdown_profile_revenue', from: ['breakdown_profiles', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'profile', 'currency', 'renewal'], localDays: false, holds: 'revenue of all-time breakdowns by visitor attributes', nonZero: ['minor'] },
+  { name: 'goal_stats', from: ['events'], groupBy: ['website_id', 'goal_name'], localDays: false, holds: 'the goals list: completions, visitors, last completion', keptAtIngestion: true },
+  { name: 'goal_visitors', from: ['events'], groupBy: ['website_id', 'goal_name', 'visitor_id'], localDays: false, holds: "goal_stats' distinct visitors", keptAtIngestion: true },
 ];
 
 /** The derived tables whose rows follow the website's time zone. */

@@ -2,6 +2,7 @@ import { invalidField } from '../../errors.ts';
 import { normaliseTimezone } from '../../lib/formats.ts';
 import { type InstantRange, parseRange } from '../goals/tracked-goals.range.ts';
 import { FILTER_PARAMS, type Filter, parseFilters } from './stats.filters.ts';
+import type { DerivedState } from './read-planner.ts';
 import { type DaySpan, wholeDaysOf } from './whole-days.ts';
 
 // The common query parameters of every analytics read (website-api.md section 2). A route says
@@ -54,8 +55,8 @@ export interface StatsScope {
   filters: Filter[];
   /** The range as whole local days of the website's own time zone, when it is (whole-days.ts). */
   wholeDays?: DaySpan | null;
-  /** False while the website's derived tables are being built: all-time reads skip their rollups too. */
-  allTimeRollups?: boolean;
+  /** What the website's derived data can answer now (read-planner.ts); 'ready' when not said. */
+  derivedState?: DerivedState;
 }
 
 export interface PageRequest {
@@ -121,10 +122,9 @@ export function parseCommonParams(
   const page = uses.includes('page')
     ? { limit: integerParam(query, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT), offset: integerParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER) }
     : { limit: DEFAULT_LIMIT, offset: 0 };
-  // The planner's questions: may the day rollups answer? Only in the website's own zone, and not
-  // while they move or are built. May the all-time rollups? Not while they are built.
-  const rebuilding = website.relocating === true || website.building === true;
-  const wholeDays = timezone === website.timezone && !rebuilding ? wholeDaysOf(range, timezone) : null;
-  const allTimeRollups = website.building !== true;
-  return { scope: { websiteId: website.id, range, timezone, filters, wholeDays, allTimeRollups }, page, ignored, rebuilding };
+  // What the planner (read-planner.ts) asks: is the range whole days of the website's own zone,
+  // and may its derived data answer now?
+  const derivedState: DerivedState = website.building === true ? 'building' : website.relocating === true ? 'moving' : 'ready';
+  const wholeDays = timezone === website.timezone ? wholeDaysOf(range, timezone) : null;
+  return { scope: { websiteId: website.id, range, timezone, filters, wholeDays, derivedState }, page, ignored, rebuilding: derivedState !== 'ready' };
 }

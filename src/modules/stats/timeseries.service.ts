@@ -9,6 +9,7 @@ import { presentTimeseries, type SeriesCounts } from './timeseries.presenter.ts'
 import * as repo from './timeseries.repository.ts';
 import type { TrafficCounts } from './sql/series-sql.ts';
 import { METRICS, type Metric, type TimeseriesQueryInput, type TimeseriesView } from './timeseries.schemas.ts';
+import { type ReadShape, answerRead } from './read-planner.ts';
 import { type Bucket, type Interval, type ZonedRange, bucketCountBound, buckets, startOfLocalDay } from '../analytics/zoned-time.ts';
 import { moneyRulesOf } from './money-rules.ts';
 
@@ -134,10 +135,12 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
   if (wants(TRAFFIC)) {
     // While the day rollups move to a new zone (day-relocation.ts) the raw events answer.
     if (website.relocating && notes) notes.rebuilding = true;
-    const fromRollups = interval !== 'hour' && timezone === website.timezone && filters.length === 0 && !website.relocating;
-    counts.traffic = fromRollups
-      ? await rollupTraffic(store, websiteId, list, whole, interval, wants(DISTINCT))
-      : await eventTraffic(store, scope, list, whole, wants(DISTINCT));
+    // Days, weeks and months of the website's own zone are whole local days: the planner may send them to the day rollups.
+    const shape: ReadShape = { range: interval !== 'hour' && timezone === website.timezone ? 'whole-days' : 'instants', filters: filters.length === 0 ? 'none' : 'any' };
+    counts.traffic = await answerRead('series', shape, website.relocating ? 'moving' : 'ready', {
+      daily_totals: () => rollupTraffic(store, websiteId, list, whole, interval, wants(DISTINCT)),
+      events: () => eventTraffic(store, scope, list, whole, wants(DISTINCT)),
+    });
   }
   if (wants(['revenue', 'payments'])) {
     const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));

@@ -9,7 +9,7 @@ import { EVENT_KIND_CONDITION } from '../../analytics/breakdown-keys.ts';
 import { profiledRevenue, profiledRows } from './breakdown-profile-reads.ts';
 import { dayRolledUpRevenue, dayRolledUpRows, rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { attributeMask } from '../../analytics/visitor-attributes.ts';
+import { answerRead, shapeOf } from '../read-planner.ts';
 import { paymentScope, sessionScope } from './overview-sql.ts';
 import { num, pageTotal, scopeCondition } from './scope-sql.ts';
 import { variedVisitors } from './steady-split-sql.ts';
@@ -60,32 +60,38 @@ export async function breakdown(
 }
 
 /**
- * The page of rows and each row's revenue. Every breakdown is kept all time as a rollup: whole
- * without filters, by visitor profile for filters on visitor attributes alone (the varied
- * visitors' share read raw); anything else reads the raw events or sessions.
+ * The page of rows and each row's revenue, from the source the planner (../read-planner.ts) picks:
+ * all time, the whole rollup without filters, or by visitor profile for filters on visitor
+ * attributes alone (the varied visitors' share read raw); over whole days up to the latest data,
+ * the day rollups; anything else the raw events or sessions.
  */
 async function keyedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, page: PageRequest, money: MoneyRules) {
   const spec = BREAKDOWN_SPECS[kind];
   const noRevenue = new Map<string, number>();
-  const allTime = scope.range === null && scope.allTimeRollups !== false;
-  if (allTime && scope.filters.length === 0) {
-    const { rows, total } = await rolledUpRows(db, kind, scope, page);
-    return { rows, total, revenue: rows.length > 0 ? await rolledUpRevenue(db, kind, scope, money) : noRevenue };
-  }
-  const days = scope.wholeDays;
-  if (scope.range !== null && scope.filters.length === 0 && days && days !== 'all') {
-    const found = await dayRolledUpRows(db, kind, scope, days, page);
-    if (found) return { ...found, revenue: found.rows.length > 0 ? await dayRolledUpRevenue(db, kind, scope, days.first, money) : noRevenue };
-  }
-  if (allTime && attributeMask(scope.filters) !== null) {
-    const varied = variedVisitors(scope.websiteId);
-    const { rows, total } = await profiledRows(db, kind, scope, page, whereOf(spec, scope, false, varied));
-    if (rows.length === 0) return { rows, total, revenue: noRevenue };
-    const revenue = sumMaps(await profiledRevenue(db, kind, scope, money), await revenueByKey(db, spec, scope, money, varied));
-    return { rows, total, revenue };
-  }
-  const { rows, total } = await rawRows(db, spec, scope, page);
-  return { rows, total, revenue: rows.length > 0 ? await revenueByKey(db, spec, scope, money) : noRevenue };
+  return answerRead('breakdown', shapeOf(scope), scope.derivedState ?? 'ready', {
+    breakdown_totals: async () => {
+      const { rows, total } = await rolledUpRows(db, kind, scope, page);
+      return { rows, total, revenue: rows.length > 0 ? await rolledUpRevenue(db, kind, scope, money) : noRevenue };
+    },
+    breakdown_days: async () => {
+      const days = scope.wholeDays;
+      if (!days || days === 'all') return undefined;
+      const found = await dayRolledUpRows(db, kind, scope, days, page);
+      if (!found) return undefined;
+      return { ...found, revenue: found.rows.length > 0 ? await dayRolledUpRevenue(db, kind, scope, days.first, money) : noRevenue };
+    },
+    breakdown_profiles: async () => {
+      const varied = variedVisitors(scope.websiteId);
+      const { rows, total } = await profiledRows(db, kind, scope, page, whereOf(spec, scope, false, varied));
+      if (rows.length === 0) return { rows, total, revenue: noRevenue };
+      const revenue = sumMaps(await profiledRevenue(db, kind, scope, money), await revenueByKey(db, spec, scope, money, varied));
+      return { rows, total, revenue };
+    },
+    events: async () => {
+      const { rows, total } = await rawRows(db, spec, scope, page);
+      return { rows, total, revenue: rows.length > 0 ? await revenueByKey(db, spec, scope, money) : noRevenue };
+    },
+  });
 }
 
 /** Groups the events (or sessions) in scope: a key's `k_<name>` columns, visitors, pageviews and rows. */

@@ -7,17 +7,18 @@ import { num, rangeCondition, scopeCondition } from './scope-sql.ts';
 import { BOUNCE, millisBetween } from '../../analytics/session-terms.ts';
 import { dailyTotals, distinctVisitors } from './series-sql.ts';
 import { engineOf } from '../../../db/engine.ts';
-import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { profileFilters, steadyAndPassing, variedVisitors } from './steady-split-sql.ts';
 import { countedCurrency, paidMinor } from './money-sql.ts';
+import { answerRead, shapeOf } from '../read-planner.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
 // bounces and duration from the sessions that started in the range (and, when filtered, hold an
 // event in scope); revenue from the payments in the range (when filtered, of the visitors in scope).
-// Unfiltered, over whole local days of the website, the same numbers come from the rollups:
-// visitor_recency and daily_totals for the traffic, session_buckets for the sessions (a few
-// thousand rows for a month instead of every event and session). All time and filtered on visitor
-// attributes alone, they come from profile_totals and the varied visitors' raw rows.
+// The planner (../read-planner.ts) picks the source: unfiltered, over whole local days of the
+// website or all time, the same numbers come from the rollups: visitor_recency and daily_totals
+// for the traffic, session_buckets for the sessions (a few thousand rows for a month instead of
+// every event and session). All time and filtered on visitor attributes alone, they come from
+// profile_totals and the varied visitors' raw rows.
 
 /**
  * `s.<...>` restricted to the sessions in scope; with `visitors` (a subquery of visitor ids), to
@@ -72,8 +73,15 @@ async function sessionTotals(db: Kysely<Database>, scope: StatsScope, fromBucket
 }
 
 export async function overview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
-  if (scope.range === null && scope.allTimeRollups !== false && scope.filters.length > 0 && attributeMask(scope.filters) !== null) return profiledOverview(db, scope, money);
-  const days = scope.filters.length === 0 ? (scope.wholeDays ?? null) : null;
+  return answerRead('overview', shapeOf(scope), scope.derivedState ?? 'ready', {
+    daily_totals: () => plainOverview(db, scope, money, scope.wholeDays ?? 'all'),
+    profile_totals: () => profiledOverview(db, scope, money),
+    events: () => plainOverview(db, scope, money, null),
+  });
+}
+
+/** The counts from the raw events and sessions, or over whole `days` from the day rollups and session_buckets. */
+async function plainOverview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules, days: DaySpan | null): Promise<OverviewCounts> {
   const [t, s, payments] = await Promise.all([
     days ? rollupTraffic(db, scope.websiteId, days) : eventTraffic(db, scope),
     sessionTotals(db, scope, days !== null),

@@ -4,6 +4,7 @@ import type { RowsPage, VisitorActivity, VisitorListItem, VisitorListOptions, Vi
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { visitedPageFilters } from '../visitor-list.params.ts';
+import { answerRead, shapeOf } from '../read-planner.ts';
 import { columnCondition, matches, num, pageTotal, scopeCondition } from './scope-sql.ts';
 import { type EventRow, type VisitStats, urlOf, visitorListItem, visitorSummary } from '../visitor-shapes.ts';
 import { firstSessions, iso, latestEvents, visitStats } from './visitor-rows.ts';
@@ -70,15 +71,17 @@ export async function visitor(db: Kysely<Database>, websiteId: string, visitorId
 const narrowsVisitors = (options: VisitorListOptions): boolean => Object.values(options).some((value) => value !== undefined);
 
 export async function visitors(db: Kysely<Database>, scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorListItem>> {
-  const allTime = scope.range === null && !narrowsVisitors(options);
-  // All time, with filters on visitor attributes only (none is mask 0), the list reads visitor_totals.
-  const mask = allTime ? attributeMask(scope.filters) : null;
-  const { rows, total } =
-    mask === 0
-      ? await visitorTotalsPage(db, scope.websiteId, page)
-      : mask !== null
-        ? await attributeFilteredPage(db, scope, mask, page)
-        : await groupedVisitors(db, scope, options, page);
+  // What the visitors did (a goal, a page, a payment) filters them as any event filter does.
+  const shape = shapeOf(scope);
+  if (narrowsVisitors(options)) shape.filters = 'any';
+  const { rows, total } = await answerRead('visitor-list', shape, scope.derivedState ?? 'ready', {
+    // All time, with filters on visitor attributes only, the list reads visitor_totals.
+    visitor_totals: () => {
+      const mask = attributeMask(scope.filters);
+      return mask === 0 ? visitorTotalsPage(db, scope.websiteId, page) : attributeFilteredPage(db, scope, mask!, page);
+    },
+    events: () => groupedVisitors(db, scope, options, page),
+  });
   const ids = rows.map((row) => row.visitor_id);
   const [latest, firsts] = await Promise.all([latestEvents(db, scope.websiteId, ids), firstSessions(db, scope.websiteId, ids)]);
   return {
