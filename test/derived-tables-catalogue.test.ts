@@ -1,7 +1,9 @@
 import { type Kysely, sql } from 'kysely';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/schema.ts';
-import { DERIVED_TABLES, LOCAL_DAY_TABLES } from '../src/modules/analytics/derived-tables.ts';
+import { DERIVATIONS } from '../src/modules/analytics/derivations.ts';
+import { BUILT_TABLES, DERIVED_TABLES, type DerivedTable, LOCAL_DAY_TABLES } from '../src/modules/analytics/derived-tables.ts';
+import { REBUILD_ORDER } from '../src/modules/analytics/maintainer.ts';
 import { TABLES_OWNED_BY_A_WEBSITE } from '../src/modules/websites/website-deletion.ts';
 import { useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
@@ -72,5 +74,39 @@ describeEachEngine('the catalogue of derived tables', (engine) => {
     expect(owned).toEqual(known);
     // And a website's deletion takes every one of them.
     expect([...TABLES_OWNED_BY_A_WEBSITE].sort()).toEqual(known);
+  });
+});
+
+describe('the derivations that keep the catalogue', () => {
+  const keepers = (name: string) => DERIVATIONS.filter((derivation) => derivation.keeps.includes(name as never));
+  const derivedFrom = (table: DerivedTable, source: string): boolean =>
+    table.from.some((from) => from === source || derivedFrom(DERIVED_TABLES.find((other) => other.name === from) ?? { ...table, from: [] }, source));
+
+  it('keep each table the deriver builds, each by one derivation, and no table the catalogue does not declare', () => {
+    for (const table of DERIVED_TABLES) expect(keepers(table.name).map((d) => d.name), table.name).toHaveLength(table.keptAtIngestion ? 0 : 1);
+    const declared = DERIVED_TABLES.map((table) => table.name as string);
+    for (const derivation of DERIVATIONS) for (const name of derivation.keeps) expect(declared, `${derivation.name} keeps ${name}`).toContain(name);
+  });
+
+  it('follow every change their tables are derived from: events, payments and moves of local days', () => {
+    for (const table of BUILT_TABLES) {
+      const [keeper] = keepers(table.name);
+      // A sum over other tables' rows per visitor follows them by its leave and join hooks instead.
+      const follows = keeper!.fold ?? (keeper!.leave && keeper!.join);
+      if (derivedFrom(table, 'events')) expect(follows, `${keeper!.name} folds events into ${table.name}`).toBeTypeOf('function');
+      if (table.from.includes('payments')) expect(keeper!.payments, `${keeper!.name} moves payments in ${table.name}`).toBeTypeOf('function');
+      if (table.localDays) expect(keeper!.move, `${keeper!.name} moves the local days of ${table.name}`).toBeTypeOf('function');
+    }
+  });
+
+  it('rebuild each derivation after those keeping what its tables are derived from', () => {
+    for (const [index, derivation] of REBUILD_ORDER.entries()) {
+      const sources = DERIVED_TABLES.filter((table) => derivation.keeps.includes(table.name)).flatMap((table) => table.from);
+      for (const source of sources) {
+        const keeper = keepers(source)[0];
+        if (keeper && keeper !== derivation) expect(REBUILD_ORDER.indexOf(keeper), `${keeper.name} before ${derivation.name}`).toBeLessThan(index);
+      }
+    }
+    expect(REBUILD_ORDER).toHaveLength(DERIVATIONS.length);
   });
 });

@@ -1,10 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../src/db/schema.ts';
 import { DERIVED_TABLES, type DerivedTableName } from '../../src/modules/analytics/derived-tables.ts';
-import { rebuildBreakdownRollups } from '../../src/modules/analytics/breakdown-rollups.ts';
-import { rebuildDailyRollups } from '../../src/modules/analytics/rollup-rebuild.ts';
-import { rebuildSessions } from '../../src/modules/analytics/session-rebuild.ts';
-import { rebuildVisitorTotals } from '../../src/modules/analytics/visitor-totals.ts';
+import { rebuildWebsite } from '../../src/modules/analytics/maintainer.ts';
 
 // Every table ingestion derives from the raw events (the declared catalogue,
 // src/modules/analytics/derived-tables.ts), read in a stable order, and the same tables as a
@@ -25,10 +22,11 @@ export async function rowsOf(db: Kysely<Database>, table: DerivedTableName, webs
 }
 
 /**
- * Every declared derived table the rebuild below recomputes: all but the goal statistics, which
- * the goals module recounts (the crash and goal tests compare those with the raw events).
+ * Every declared derived table the rebuild below recomputes: all but those kept at ingestion (the
+ * goal statistics, which the goals module recounts; the crash and goal tests compare those with
+ * the raw events).
  */
-export const DERIVED = DERIVED_TABLES.map((table) => table.name).filter((name) => name !== 'goal_stats' && name !== 'goal_visitors');
+export const DERIVED = DERIVED_TABLES.filter((table) => !table.keptAtIngestion).map((table) => table.name);
 
 /** The derived tables rebuilt from the raw events, read inside a transaction that is rolled back. */
 export async function rebuilt(db: Kysely<Database>, websiteId: string, timezone: string) {
@@ -37,10 +35,7 @@ export async function rebuilt(db: Kysely<Database>, websiteId: string, timezone:
   await db
     .transaction()
     .execute(async (trx) => {
-      await rebuildDailyRollups(trx, websiteId, timezone);
-      await rebuildSessions(trx, websiteId);
-      await rebuildVisitorTotals(trx, websiteId);
-      await rebuildBreakdownRollups(trx, websiteId);
+      await rebuildWebsite(trx, websiteId, timezone);
       for (const table of DERIVED) tables[table] = await rowsOf(trx, table, websiteId);
       throw rolledBack;
     })

@@ -4,12 +4,10 @@ import { lockWebsiteRollups } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { startBuild } from './derived-build.ts';
 import { relocationsOf } from './visitor-zones.ts';
-import { moveVisitorEventDays } from './breakdown-rollups.ts';
 import { visitorsOffsets } from './breakdown-days.ts';
 import type { WebsiteOffsets } from './local-day-sql.ts';
 import { deriveBacklog } from './rollup-backlog.ts';
-import { moveVisitorSessionDays } from './session-breakdown-rollups.ts';
-import { rebuildVisitorRollups } from './visitor-rollup-repair.ts';
+import { moveDays } from './maintainer.ts';
 
 // A time-zone change moves the website's day rollups (visitor_days, daily_totals, visitor_recency,
 // breakdown_days, breakdown_last_days and the last days of breakdown_visitors) to the new zone's
@@ -88,9 +86,7 @@ export async function relocateChunk(trx: Kysely<Database>, websiteId: string, li
   const visitors = await nextVisitors(trx, websiteId, row.cursor, limit);
   if (visitors.length > 0) {
     const [from, to] = (await visitorsOffsets(trx, websiteId, visitors, [row.from_timezone, row.to_timezone])) as [WebsiteOffsets, WebsiteOffsets];
-    await moveVisitorEventDays(trx, websiteId, visitors, from, to);
-    await moveVisitorSessionDays(trx, websiteId, visitors, from, to);
-    await rebuildVisitorRollups(trx, websiteId, row.to_timezone, visitors);
+    await moveDays(trx, { websiteId, visitorIds: visitors, to: row.to_timezone, fromOffsets: from, toOffsets: to });
     await trx
       .updateTable('rollup_relocations')
       .set({ cursor: visitors.at(-1)!, visitors_done: Number(row.visitors_done) + visitors.length })

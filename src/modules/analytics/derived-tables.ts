@@ -3,30 +3,14 @@ import type { Database } from '../../db/schema.ts';
 // The catalogue of the relational store's derived tables: every table whose rows are a function
 // of a website's raw events and payments, what each is derived from, what it groups by, whether
 // its rows follow the website's time zone (and so move when it changes: day-relocation.ts), and
-// which reads it answers. The website deletion, the tests' oracle (a rebuild from the raw events
+// which reads it answers. Everything else follows from it: the planner sends each read to the
+// first available table that declares it answers it (src/modules/stats/read-planner.ts); the
+// derivations that keep the tables (derivations.ts) run through one maintainer (maintainer.ts)
+// in the order of `from`; the website deletion, the tests' oracle (a rebuild from the raw events
 // compared with what the writers keep, test/helpers/derived-tables.ts) and the catalogue test
-// (every table with a website_id is a record, a queue or declared here) read it, so a new derived
-// table cannot be left out of any of them.
-
-export type DerivedTableName = keyof Database &
-  (
-    | 'visitor_days'
-    | 'daily_totals'
-    | 'visitor_recency'
-    | 'sessions'
-    | 'session_buckets'
-    | 'visitor_totals'
-    | 'profile_totals'
-    | 'breakdown_visitors'
-    | 'breakdown_totals'
-    | 'breakdown_profiles'
-    | 'breakdown_days'
-    | 'breakdown_last_days'
-    | 'breakdown_revenue'
-    | 'breakdown_profile_revenue'
-    | 'goal_stats'
-    | 'goal_visitors'
-  );
+// (every table with a website_id is a record, a queue or declared here; every declared table has
+// its derivation and every change it depends on a hook) read it, so a new derived table cannot be
+// left out of any of them.
 
 /** The website API's reads the planner routes (src/modules/stats/read-planner.ts). */
 export const PLANNED_READS = ['overview', 'breakdown', 'series', 'visitor-list'] as const;
@@ -91,7 +75,7 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   { name: 'visitor_recency', from: ['visitor_days'], groupBy: ['website_id', 'day', 'prev_day'], localDays: true, holds: 'distinct visitors and converted visitors over several whole days' },
   { name: 'sessions', from: ['events'], groupBy: ['website_id', 'session_id'], localDays: false, holds: 'bounce rate, durations, entry and exit pages, sources; filtered reads join it', replacedPerVisitor: true },
   { name: 'session_buckets', from: ['sessions'], groupBy: ['website_id', 'bucket'], localDays: false, holds: 'unfiltered session counts, bounces and durations over whole 15-minute slots', nonZero: ['sessions', 'bounces', 'millis'], replacedPerVisitor: true },
-  { name: 'visitor_totals', from: ['events', 'payments', 'visitor_profiles'], groupBy: ['website_id', 'visitor_id'], localDays: false, holds: 'the visitor list and page, first and last visits, attributes', answers: [{ read: 'visitor-list', range: 'all-time', filters: 'none' }, { read: 'visitor-list', range: 'all-time', filters: 'visitor-attributes' }], replacedPerVisitor: true },
+  { name: 'visitor_totals', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id'], localDays: false, holds: 'the visitor list and page, first and last visits, attributes', answers: [{ read: 'visitor-list', range: 'all-time', filters: 'none' }, { read: 'visitor-list', range: 'all-time', filters: 'visitor-attributes' }], replacedPerVisitor: true },
   { name: 'profile_totals', from: ['visitor_totals'], groupBy: ['website_id', 'profile'], localDays: false, holds: 'all-time overview counts per visitor profile', answers: [{ read: 'overview', range: 'all-time', filters: 'visitor-attributes', with: ['visitor_totals'] }] },
   { name: 'breakdown_visitors', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id', 'breakdown', 'key'], localDays: true, holds: "per visitor and key: what breakdown_totals sums, and each visitor's last day under the key" },
   { name: 'breakdown_totals', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'key'], localDays: false, holds: 'all-time breakdowns', answers: [{ read: 'breakdown', range: 'all-time', filters: 'none', with: ['breakdown_revenue'] }] },

@@ -7,7 +7,6 @@ import type { RecordedEvent } from '../events/event.types.ts';
 import { VISITOR_ATTRIBUTES, attributeBit, attributesOf } from './visitor-attributes.ts';
 import { BOUNCE, millisBetween } from './session-terms.ts';
 import { leaveProfiles } from './breakdown-profiles.ts';
-import { rebuildProfileTotals } from './profile-totals.ts';
 
 // Keeps visitor_totals: per website and visitor, all time, the first and last event, pageviews
 // and events, so the unfiltered visitor list (newest activity first, with its full count) reads
@@ -222,12 +221,8 @@ export async function repairVisitorTotals(db: Kysely<Database>, websiteId: strin
   }
 }
 
-/**
- * Replaces a website's rows with ones derived from all its events and sessions (so rebuild the
- * sessions first), and its profile totals with ones derived from them.
- */
+/** Replaces a website's rows with ones derived from all its events and sessions (so rebuild the sessions first). */
 export async function rebuildVisitorTotals(db: Kysely<Database>, websiteId: string): Promise<void> {
   await db.deleteFrom('visitor_totals').where('website_id', '=', websiteId).execute();
   await deriveVisitorTotals(db, websiteId);
-  await rebuildProfileTotals(db, websiteId);
 }

@@ -1,13 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { joinProfiles, leaveProfiles } from '../analytics/breakdown-profiles.ts';
-import { repairBreakdownRollups, subtractDeletedEvents } from '../analytics/breakdown-rollups.ts';
-import { buildScope } from '../analytics/derived-build.ts';
-import { deriveBacklog } from '../analytics/rollup-backlog.ts';
-import { profileTotalsIn, profileTotalsOut } from '../analytics/profile-totals.ts';
-import { rebuildVisitorRollups, repairRollupsAfterDelete } from '../analytics/visitor-rollup-repair.ts';
-import { visitorsByZone } from '../analytics/visitor-zones.ts';
-import { repairVisitorTotals } from '../analytics/visitor-totals.ts';
+import * as derivedData from '../analytics/maintainer.ts';
 import { recountGoalStats } from '../goals/goal-stats.ts';
 import { type GoalStatsRow, goalStatsBetween } from '../goals/tracked-goals.repository.ts';
 import { visitorHasEvent } from '../identify/identify.repository.ts';
@@ -42,40 +35,17 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
       db.transaction().execute(async (trx) => {
         const timezone = await deletes.lockWebsiteTimezone(trx, websiteId);
         if (timezone === undefined) throw notFound('Website not found');
-        // The repairs below derive the visitors again from their stored events: first fold in
-        // the waiting ones, or they would count once from the events and again when derived.
-        await deriveBacklog(trx, websiteId);
+        // The repairs derive the visitors again from their stored events: first fold in the
+        // waiting ones, or they would count once from the events and again when derived.
+        await derivedData.settleWebsite(trx, websiteId);
         const doomed = await deletes.findServerGoals(trx, websiteId, filters);
         if (doomed.length === 0) return 0;
-        // While a build runs, only the visitors it has derived have rows to repair; the others'
-        // chunks will read what is left of their events (derived-build.ts).
-        const { building, built } = await buildScope(trx, websiteId, doomed.map((event) => event.visitorId));
-        const repaired = new Set(built);
-        const inRollups = doomed.filter((event) => repaired.has(event.visitorId));
-        // While the website's days move to a new zone, each visitor's are repaired in theirs (visitor-zones.ts).
-        const { moving, groups } = await visitorsByZone(trx, websiteId, timezone, inRollups.map((event) => event.visitorId));
-        // Their days leave breakdown_days while the events can still be read.
-        for (const [zone, ids] of groups) {
-          const theirs = new Set(ids);
-          await subtractDeletedEvents(trx, websiteId, zone, inRollups.filter((event) => theirs.has(event.visitorId)));
-        }
-        const rows = await deletes.deleteEvents(trx, websiteId, doomed.map((event) => event.id));
+        let rows: Awaited<ReturnType<typeof deletes.deleteEvents>> = [];
+        await derivedData.deleteEvents(trx, websiteId, timezone, doomed, async () => {
+          rows = await deletes.deleteEvents(trx, websiteId, doomed.map((event) => event.id));
+          return rows.map((row) => row.visitor_id);
+        });
         const visitorIds = [...new Set(rows.map((row) => row.visitor_id))];
-        const repairedIds = visitorIds.filter((id) => repaired.has(id));
-        for (const [zone, ids] of groups) {
-          // A move or a build keeps the other visitors' days as they are, so it repairs these visitors only.
-          if (moving || building) await rebuildVisitorRollups(trx, websiteId, zone, ids);
-          else await repairRollupsAfterDelete(trx, websiteId, zone, ids);
-        }
-        if (repairedIds.length > 0) {
-          // The visitors leave their profiles as they were and join them as repaired.
-          await leaveProfiles(trx, websiteId, repairedIds);
-          await profileTotalsOut(trx, websiteId, repairedIds);
-          for (const [zone, ids] of groups) await repairBreakdownRollups(trx, websiteId, zone, ids);
-          await repairVisitorTotals(trx, websiteId, repairedIds);
-          await joinProfiles(trx, websiteId, repairedIds);
-          await profileTotalsIn(trx, websiteId, repairedIds);
-        }
         // The goal statistics are kept at ingestion, never built: every visitor's are recounted.
         await recountGoalStats(trx, websiteId, rows.map((row) => row.name as string), visitorIds);
         return rows.length;

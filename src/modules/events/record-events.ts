@@ -3,7 +3,7 @@ import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import { fireAlertsForGoals } from '../alerts/alert-firing.ts';
-import { queueForRollups } from '../analytics/rollup-backlog.ts';
+import { eventsRecorded } from '../analytics/maintainer.ts';
 import { updateGoalStats } from '../goals/goal-stats.ts';
 import { COLUMNS, type EventRow, eventRow } from './event-columns.ts';
 import type { EventEffectsConfig, NewEvent, RecordedEvent } from './event.types.ts';
@@ -50,7 +50,7 @@ export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], ef
   } else {
     const rows = recorded.map(eventRow);
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
-    await queueForRollups(trx, recorded);
+    await eventsRecorded(trx, recorded);
   }
   await updateGoalStats(trx, recorded);
   await fireAlertsForGoals(trx, recorded, effects);

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import { movePaymentRevenue } from '../analytics/breakdown-revenue.ts';
+import { paymentsChanged } from '../analytics/maintainer.ts';
 import type { InstantRange } from '../goals/tracked-goals.range.ts';
 
 const IDS_PER_STATEMENT = 500;
@@ -71,7 +71,7 @@ function matchingPayments(db: Kysely<Database>, websiteId: string, filters: Paym
  */
 export async function deletePayments(db: Kysely<Database>, websiteId: string, filters: PaymentFilters): Promise<number> {
   const matching = matchingPayments(db, websiteId, filters);
-  await movePaymentRevenue(db, sql`p.website_id = ${websiteId} and p.id in (${matching})`, -1);
+  await paymentsChanged(db, sql`p.website_id = ${websiteId} and p.id in (${matching})`, -1);
   const result = await db.deleteFrom('payments').where('website_id', '=', websiteId).where('id', 'in', matching).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

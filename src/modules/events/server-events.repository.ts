@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, EventsTable, PaymentsTable } from '../../db/schema.ts';
-import { movePaymentRevenue } from '../analytics/breakdown-revenue.ts';
+import { paymentsChanged } from '../analytics/maintainer.ts';
 
 export type PageviewContext = Pick<Selectable<EventsTable>, 'hostname' | 'country' | 'region' | 'city' | 'browser' | 'os' | 'device'>;
 
@@ -46,13 +46,13 @@ export async function insertPaymentOnce(db: Kysely<Database>, row: NewPaymentRow
     .onConflict((oc) => oc.columns(['website_id', 'transaction_id']).doNothing())
     .returning('id')
     .execute();
-  if (inserted.length > 0) await movePaymentRevenue(db, sql`p.website_id = ${row.website_id} and p.id = ${row.id}`, 1);
+  if (inserted.length > 0) await paymentsChanged(db, sql`p.website_id = ${row.website_id} and p.id = ${row.id}`, 1);
   return inserted.length > 0;
 }
 
 /** Marks a recorded payment refunded; true when it was not refunded before. In a transaction holding the website's row lock. */
 export async function markRefunded(db: Kysely<Database>, websiteId: string, transactionId: string): Promise<boolean> {
-  await movePaymentRevenue(db, sql`p.website_id = ${websiteId} and p.transaction_id = ${transactionId}`, -1);
+  await paymentsChanged(db, sql`p.website_id = ${websiteId} and p.transaction_id = ${transactionId}`, -1);
   const result = await db
     .updateTable('payments')
     .set({ refunded: true })
