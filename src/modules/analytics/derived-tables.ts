@@ -12,6 +12,26 @@ import type { Database } from '../../db/schema.ts';
 // its derivation and every change it depends on a hook) read it, so a new derived table cannot be
 // left out of any of them.
 
+export type DerivedTableName = keyof Database &
+  (
+    | 'visitor_days'
+    | 'daily_totals'
+    | 'visitor_recency'
+    | 'sessions'
+    | 'session_buckets'
+    | 'visitor_totals'
+    | 'profile_totals'
+    | 'breakdown_visitors'
+    | 'breakdown_totals'
+    | 'breakdown_profiles'
+    | 'breakdown_days'
+    | 'breakdown_last_days'
+    | 'breakdown_revenue'
+    | 'breakdown_profile_revenue'
+    | 'goal_stats'
+    | 'goal_visitors'
+  );
+
 /** The website API's reads the planner routes (src/modules/stats/read-planner.ts). */
 export const PLANNED_READS = ['overview', 'breakdown', 'series', 'visitor-list'] as const;
 export type PlannedRead = (typeof PLANNED_READS)[number];
