@@ -85,7 +85,7 @@ describe.skipIf(!haveChromium)('the filter editor, comparison and notes in Chrom
     page.on('request', (request) => {
       if (request.url().includes('/api/v1/analytics/timeseries')) seriesReads.push(new URL(request.url()));
     });
-    expect(await visitorsTile(page)).toBe('5');
+    await expect.poll(() => visitorsTile(page)).toBe('5');
 
     // The KPI row: every tile on one line at 1280 px, the conversion rate's included.
     const tops = await page.locator('.an-tile-item').evaluateAll((items) => items.map((item) => Math.round(item.getBoundingClientRect().top)));
@@ -111,7 +111,7 @@ describe.skipIf(!haveChromium)('the filter editor, comparison and notes in Chrom
     await axeInBothThemes(page, 'editor');
     await editor.getByRole('button', { name: 'Apply filter' }).click();
     await page.waitForURL((url) => url.searchParams.get('filter_page') === 'contains:blog');
-    expect(await visitorsTile(page)).toBe('3');
+    await expect.poll(() => visitorsTile(page)).toBe('3');
 
     // A second filter: Country is not Germany, two values typed then one removed.
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
@@ -128,7 +128,7 @@ describe.skipIf(!haveChromium)('the filter editor, comparison and notes in Chrom
     await editor.getByRole('button', { name: 'Apply filter' }).click();
     await page.waitForURL((url) => url.searchParams.get('filter_country') === 'is_not:DE');
     expect(new URL(page.url()).searchParams.get('filter_page')).toBe('contains:blog');
-    expect(await visitorsTile(page)).toBe(String(blogNotGerman));
+    await expect.poll(() => visitorsTile(page)).toBe(String(blogNotGerman));
     const chips = page.getByRole('group', { name: 'Active filters' });
     await chips.getByRole('button', { name: 'Change filter: Page contains blog' }).waitFor();
     await chips.getByRole('button', { name: 'Change filter: Country is not DE' }).waitFor();
@@ -138,7 +138,7 @@ describe.skipIf(!haveChromium)('the filter editor, comparison and notes in Chrom
     const filtered = page.url();
     await page.reload();
     await page.getByRole('region', { name: 'Overview' }).waitFor();
-    expect(await visitorsTile(page)).toBe(String(blogNotGerman));
+    await expect.poll(() => visitorsTile(page)).toBe(String(blogNotGerman));
     expect(page.url()).toBe(filtered);
 
     // Changing a chip: Page contains blog -> Page is not /pricing, in its place.
@@ -149,11 +149,11 @@ describe.skipIf(!haveChromium)('the filter editor, comparison and notes in Chrom
     await editor.getByRole('combobox', { name: /^Value/ }).fill('/pricing');
     await editor.getByRole('button', { name: 'Apply filter' }).click();
     await page.waitForURL((url) => url.searchParams.get('filter_page') === 'is_not:/pricing');
-    expect(await visitorsTile(page)).toBe(String(await overview('filter_page=is_not:/pricing&filter_country=is_not:DE')));
+    await expect.poll(() => visitorsTile(page)).toBe(String(await overview('filter_page=is_not:/pricing&filter_country=is_not:DE')));
     await chips.getByRole('button', { name: 'Remove filter: Country is not DE' }).click();
     await chips.getByRole('button', { name: 'Remove filter: Page is not /pricing' }).click();
     await page.waitForURL((url) => ![...url.searchParams.keys()].some((name) => name.startsWith('filter_')));
-    expect(await visitorsTile(page)).toBe('5');
+    await expect.poll(() => visitorsTile(page)).toBe('5');
 
     // Goals: conversion rate per goal (2 of 5 visitors signed up), and its property report.
     const goals = page.getByRole('region', { name: 'Goals' });
