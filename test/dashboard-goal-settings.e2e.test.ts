@@ -102,7 +102,7 @@ describe.skipIf(!haveChromium)('goal customizations and the KPI on the analytics
     const signupRow = goals.getByRole('row').filter({ has: page.getByRole('button', { name: 'Sign-up', exact: true }) });
     expect(await signupRow.locator('.an-swatch').evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgb(239, 68, 68)');
     expect(await signupRow.locator('.an-key-sub').textContent()).toBe('signup · A visitor created an account');
-    expect(await signupRow.getByRole('button').getAttribute('title')).toBe('Filter: Sign-up (goal signup): A visitor created an account');
+    expect(await signupRow.getByRole('button', { name: 'Sign-up', exact: true }).getAttribute('title')).toBe('Filter: Sign-up (goal signup): A visitor created an account');
     await goals.getByRole('button', { name: 'upgrade', exact: true }).waitFor();
     await goals.getByRole('button', { name: 'newsletter', exact: true }).waitFor();
     expect(await goals.locator('.an-swatch').count()).toBe(1);

@@ -90,7 +90,7 @@ export function AnalyticsPage(props: { websiteId: string; role?: 'owner' | 'memb
           </div>
           <DateRangePicker view={view} resolved={resolved} today={today} timeZone={timeZone} onChange={update} />
         </header>
-        <FilterBar filters={view.filters} onChange={update} />
+        <FilterBar websiteId={websiteId} resolved={resolved} filters={view.filters} onChange={update} />
         <OverviewCards
           {...shared}
           metric={view.metric}
@@ -100,7 +100,16 @@ export function AnalyticsPage(props: { websiteId: string; role?: 'owner' | 'memb
           onSelect={(metric) => update({ metric }, { replace: true })}
         />
         <UnconvertedNotice websiteId={websiteId} role={role} />
-        <TimeSeriesChart {...shared} pending={pending} metric={view.metric} timeZone={timeZone} currency={currency} />
+        <TimeSeriesChart
+          {...shared}
+          pending={pending}
+          metric={view.metric}
+          timeZone={timeZone}
+          currency={currency}
+          compare={view.compare}
+          onCompare={(compare) => update({ compare }, { replace: true })}
+          canWriteNotes={role === 'owner' || role === 'member'}
+        />
         <Breakdowns {...shared} currency={currency} onFilter={addFilters}>
           <Funnels {...shared} pending={pending} />
         </Breakdowns>

@@ -1,6 +1,6 @@
 // One report's rows as a table: the row's name (a button that adds its filter) over a bar sized by
 // its visitors, and its numbers. The bar is decorative; the numbers are text.
-import { formatExact, formatMoney, formatNumber } from './format.ts';
+import { formatExact, formatMoney, formatNumber, formatPercent } from './format.ts';
 import { Swatch, useGoals } from './goal-display.tsx';
 import type { Metric, Row, Tab } from './breakdown-config.ts';
 import type { Filter } from './view-state.ts';
@@ -12,6 +12,8 @@ interface Props {
   currency: string;
   caption: string;
   onFilter: (filters: Filter[]) => void;
+  /** A second button after a row's name (a goal's "Properties"), when the row has a key. */
+  rowAction?: { label: string; describe: (name: string) => string; run: (row: Row) => void };
 }
 
 function numberOf(row: Row, field: string): number {
@@ -19,7 +21,7 @@ function numberOf(row: Row, field: string): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-export function BreakdownTable({ tab, rows, metrics, currency, caption, onFilter }: Props) {
+export function BreakdownTable({ tab, rows, metrics, currency, caption, onFilter, rowAction }: Props) {
   const barField = metrics[0]?.field ?? 'visitors';
   const max = rows.reduce((top, row) => Math.max(top, numberOf(row, barField)), 0);
   const goals = useGoals();
@@ -79,10 +81,23 @@ export function BreakdownTable({ tab, rows, metrics, currency, caption, onFilter
                   ) : (
                     label
                   )}
+                  {rowAction && key && (
+                    <button type="button" class="an-link-button an-row-action" aria-haspopup="dialog" aria-label={rowAction.describe(name)} onClick={() => rowAction.run(row)}>
+                      {rowAction.label}
+                    </button>
+                  )}
                 </span>
               </th>
               {metrics.map((metric) => {
                 const value = numberOf(row, metric.field);
+                if (metric.percent) {
+                  const rate = row[metric.field];
+                  return (
+                    <td key={metric.field} class="an-num">
+                      {typeof rate === 'number' ? formatPercent(rate) : '–'}
+                    </td>
+                  );
+                }
                 return (
                   <td key={metric.field} class="an-num" title={metric.money ? undefined : formatExact(value)}>
                     {metric.money ? formatMoney(value, currency) : formatNumber(value)}

@@ -4,7 +4,9 @@ import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { BreakdownTable } from './BreakdownTable.tsx';
 import { CARDS, type CardDef, fetchBreakdown } from './breakdown-config.ts';
+import { useConversionRates } from './conversion-rate.ts';
 import { DetailsDialog } from './DetailsDialog.tsx';
+import { GoalPropertiesDialog, propertiesAction } from './GoalPropertiesDialog.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
 import { useFetch } from './use-fetch.ts';
 import type { Filter } from './view-state.ts';
@@ -22,6 +24,7 @@ interface Shared {
 function BreakdownCard({ card, ...shared }: Shared & { card: CardDef }) {
   const [selected, setSelected] = useState(0);
   const [details, setDetails] = useState(false);
+  const [propertiesOf, setPropertiesOf] = useState<string | null>(null);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
   const tab = card.tabs[selected] ?? card.tabs[0]!;
   const query = readQuery(shared.websiteId, shared.resolved.range, shared.filters, { limit: TOP_ROWS });
@@ -41,7 +44,9 @@ function BreakdownCard({ card, ...shared }: Shared & { card: CardDef }) {
     tabRefs.current[next]?.focus();
   }
 
-  const rows = data?.rows ?? [];
+  const converted = useConversionRates(tab, shared.websiteId, shared.resolved.range, shared.filters, data?.rows ?? []);
+  const rows = converted.rows;
+  const metrics = converted.metric ? [...tab.metrics, converted.metric] : tab.metrics;
   return (
     <section class="an-card an-breakdown" aria-labelledby={`an-title-${card.id}`}>
       <div class="an-card-head">
@@ -87,7 +92,15 @@ function BreakdownCard({ card, ...shared }: Shared & { card: CardDef }) {
         ) : rows.length === 0 ? (
           <p class="an-empty">No data yet</p>
         ) : (
-          <BreakdownTable tab={tab} rows={rows} metrics={tab.metrics} currency={shared.currency} caption={tab.title} onFilter={shared.onFilter} />
+          <BreakdownTable
+            tab={tab}
+            rows={rows}
+            metrics={metrics}
+            currency={shared.currency}
+            caption={tab.title}
+            onFilter={shared.onFilter}
+            rowAction={propertiesAction(tab, setPropertiesOf)}
+          />
         )}
       </div>
       <div class="an-card-foot">
@@ -107,8 +120,10 @@ function BreakdownCard({ card, ...shared }: Shared & { card: CardDef }) {
             shared.onFilter(filters);
           }}
           onClose={() => setDetails(false)}
+          onProperties={setPropertiesOf}
         />
       )}
+      {propertiesOf && <GoalPropertiesDialog goal={propertiesOf} {...shared} onClose={() => setPropertiesOf(null)} />}
     </section>
   );
 }

@@ -3,7 +3,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { BreakdownTable } from './BreakdownTable.tsx';
 import { type Tab, fetchBreakdown } from './breakdown-config.ts';
+import { useConversionRates } from './conversion-rate.ts';
 import { formatExact } from './format.ts';
+import { propertiesAction } from './GoalPropertiesDialog.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
 import { useFetch } from './use-fetch.ts';
 import type { Filter } from './view-state.ts';
@@ -18,9 +20,11 @@ interface Props {
   currency: string;
   onFilter: (filters: Filter[]) => void;
   onClose: () => void;
+  /** Opens a goal's property report (the goals report only). */
+  onProperties?: (goal: string) => void;
 }
 
-export function DetailsDialog({ tab, websiteId, resolved, filters, currency, onFilter, onClose }: Props) {
+export function DetailsDialog({ tab, websiteId, resolved, filters, currency, onFilter, onClose, onProperties }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [offset, setOffset] = useState(0);
   const query = readQuery(websiteId, resolved.range, filters, { limit: PAGE_SIZE, offset });
@@ -39,9 +43,11 @@ export function DetailsDialog({ tab, websiteId, resolved, filters, currency, onF
     };
   }, []);
 
+  const converted = useConversionRates(tab, websiteId, resolved.range, filters, data?.rows ?? []);
   const total = data?.total ?? 0;
   // Revenue only when this page of rows has some.
-  const metrics = tab.detailMetrics.filter((metric) => !metric.money || data?.rows.some((row) => Number(row[metric.field] ?? 0) !== 0));
+  const shown = tab.detailMetrics.filter((metric) => !metric.money || data?.rows.some((row) => Number(row[metric.field] ?? 0) !== 0));
+  const metrics = converted.metric ? [...shown, converted.metric] : shown;
   const first = total === 0 ? 0 : offset + 1;
   const last = Math.min(offset + PAGE_SIZE, total);
 
@@ -66,7 +72,15 @@ export function DetailsDialog({ tab, websiteId, resolved, filters, currency, onF
         ) : data.rows.length === 0 ? (
           <p class="an-empty">No data yet</p>
         ) : (
-          <BreakdownTable tab={tab} rows={data.rows} metrics={metrics} currency={currency} caption={tab.title} onFilter={onFilter} />
+          <BreakdownTable
+            tab={tab}
+            rows={converted.rows}
+            metrics={metrics}
+            currency={currency}
+            caption={tab.title}
+            onFilter={onFilter}
+            rowAction={onProperties ? propertiesAction(tab, onProperties) : undefined}
+          />
         )}
       </div>
       <nav class="an-pager" aria-label="Pages">

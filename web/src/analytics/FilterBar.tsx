@@ -1,14 +1,11 @@
-// The active filters as removable chips ("Country is US ×"); every read sends them.
-import { DIMENSION_LABELS, type Filter, type UpdateView, withoutFilter } from './view-state.ts';
+// The active filters as chips ("Country is US ×"; the text opens the filter editor to change it),
+// and the "Filter" button that opens the editor to add one. Every read sends the filters.
+import { useState } from 'preact/hooks';
+import { DIMENSION_LABELS, type Filter, type UpdateView, replaceFilter, withoutFilter } from './view-state.ts';
 import { countryName } from './format.ts';
+import { FilterEditor, OPERATOR_TEXT } from './FilterEditor.tsx';
 import { type Goals, useGoals } from './goal-display.tsx';
-
-const OPERATOR_TEXT: Record<Filter['operator'], string> = {
-  is: 'is',
-  is_not: 'is not',
-  contains: 'contains',
-  does_not_contain: 'does not contain',
-};
+import type { ResolvedRange } from './range.ts';
 
 /** "Goal is Sign-up": a goal filter names its goals as the owner customized them. */
 export function filterText(filter: Filter, goals?: Goals): string {
@@ -25,32 +22,57 @@ function filterTitle(filter: Filter, goals: Goals): string {
   return `Country ${OPERATOR_TEXT[filter.operator]} ${filter.values.map(countryName).join(' or ')}`;
 }
 
-export function FilterBar({ filters, onChange }: { filters: Filter[]; onChange: UpdateView }) {
+interface Props {
+  websiteId: string;
+  resolved: ResolvedRange;
+  filters: Filter[];
+  onChange: UpdateView;
+}
+
+export function FilterBar({ websiteId, resolved, filters, onChange }: Props) {
   const goals = useGoals();
-  if (filters.length === 0) {
-    return <p class="an-hint an-filter-hint">Click a row in a report below to filter by it.</p>;
-  }
+  // The filter being changed, 'new' while one is added, null with the editor closed.
+  const [editing, setEditing] = useState<Filter | 'new' | null>(null);
   return (
     <div class="an-filters" role="group" aria-label="Active filters">
-      <ul class="an-chips">
-        {filters.map((filter) => (
-          <li key={filter.dimension} class="an-chip" title={filterTitle(filter, goals)}>
-            <span>{filterText(filter, goals)}</span>
-            <button
-              type="button"
-              class="an-chip-remove"
-              aria-label={`Remove filter: ${filterText(filter, goals)}`}
-              onClick={() => onChange({ filters: withoutFilter(filters, filter.dimension) })}
-            >
-              <span aria-hidden="true">×</span>
-            </button>
-          </li>
-        ))}
-      </ul>
+      <button type="button" class="an-button an-filter-button" aria-haspopup="dialog" onClick={() => setEditing('new')}>
+        <span aria-hidden="true">+ </span>Filter
+      </button>
+      {filters.length === 0 ? (
+        <p class="an-hint an-filter-hint">or click a row in a report below.</p>
+      ) : (
+        <ul class="an-chips">
+          {filters.map((filter) => (
+            <li key={filter.dimension} class="an-chip" title={filterTitle(filter, goals)}>
+              <button type="button" class="an-chip-edit" aria-haspopup="dialog" aria-label={`Change filter: ${filterText(filter, goals)}`} onClick={() => setEditing(filter)}>
+                {filterText(filter, goals)}
+              </button>
+              <button
+                type="button"
+                class="an-chip-remove"
+                aria-label={`Remove filter: ${filterText(filter, goals)}`}
+                onClick={() => onChange({ filters: withoutFilter(filters, filter.dimension) })}
+              >
+                <span aria-hidden="true">×</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       {filters.length > 1 && (
         <button type="button" class="an-link-button" onClick={() => onChange({ filters: [] })}>
           Clear all filters
         </button>
+      )}
+      {editing && (
+        <FilterEditor
+          websiteId={websiteId}
+          resolved={resolved}
+          filters={filters}
+          editing={editing === 'new' ? null : editing}
+          onApply={(filter, replaced) => onChange({ filters: replaceFilter(filters, replaced, filter) })}
+          onClose={() => setEditing(null)}
+        />
       )}
     </div>
   );

@@ -1,16 +1,21 @@
 // The chart of the selected metric over the range (uPlot), with the website's notes drawn as
 // markers and listed below. Buckets are in the website's time zone (contract.md section 5).
-import { useEffect, useRef, useState } from 'preact/hooks';
+// "Compare" adds a dashed line: the same metric over the previous period or the year before,
+// bucket by bucket. Whoever may write notes adds one with a click on the chart (or the "Add
+// note" button) and changes one from its marker or from the list.
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, request } from '../api.ts';
 import { type Note, COUNT_STEPS, bucketLabel, noteBucket, tickLabels, valueText } from './chart-helpers.ts';
+import { ChartNotes } from './ChartNotes.tsx';
 import { formatInstant } from './format.ts';
 import { lineColor, useGoals } from './goal-display.tsx';
 import { METRIC_LABELS } from './OverviewCards.tsx';
-import { type ResolvedRange, queryKey, readQuery } from './range.ts';
+import { NoteDialog } from './NoteDialog.tsx';
+import { type DayRange, type ResolvedRange, comparisonRange, dayIn, queryKey, readQuery } from './range.ts';
 import { useFetch } from './use-fetch.ts';
-import type { ChartMetric, Filter } from './view-state.ts';
+import { COMPARISONS, type ChartMetric, type Comparison, type Filter } from './view-state.ts';
 
 interface Bucket {
   name: string;
@@ -37,6 +42,21 @@ interface Props {
   currency: string;
   /** The range is not known yet (the first day of "All time" is being looked up). */
   pending?: boolean;
+  compare: Comparison;
+  onCompare: (compare: Comparison) => void;
+  /** Whether the signed-in account may write notes (owners and members; not viewers). */
+  canWriteNotes: boolean;
+}
+
+const FIELDS = 'visitors,sessions,pageviews,revenue,conversion_rate';
+
+async function fetchSeries(query: Record<string, string | number | undefined>): Promise<Series> {
+  return (await request<Bucket>('GET', '/api/v1/analytics/timeseries', { query })) as unknown as Series;
+}
+
+function comparisonLabel(compare: Comparison, range: DayRange | null): string {
+  const name = COMPARISONS.find((option) => option.value === compare)?.label ?? '';
+  return range ? `${name} (${range.startAt} – ${range.endAt})` : name;
 }
 
 const HEIGHT = 280;
@@ -76,12 +96,17 @@ function chartColors(element: Element) {
   };
 }
 
-export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone, currency, pending }: Props) {
-  const query = readQuery(websiteId, resolved.chartRange, filters, {
-    fields: 'visitors,sessions,pageviews,revenue,conversion_rate',
-    interval: resolved.interval,
-  });
-  const series = useFetch(pending ? null : async () => (await request<Bucket>('GET', '/api/v1/analytics/timeseries', { query })) as unknown as Series, queryKey(query));
+export function TimeSeriesChart(props: Props) {
+  const { websiteId, resolved, filters, metric, timeZone, currency, pending, compare, onCompare, canWriteNotes } = props;
+  const ids = useId();
+  const query = readQuery(websiteId, resolved.chartRange, filters, { fields: FIELDS, interval: resolved.interval });
+  const series = useFetch(pending ? null : () => fetchSeries(query), queryKey(query));
+  const shifted = comparisonRange(resolved, compare);
+  const compareQuery = shifted ? readQuery(websiteId, shifted, filters, { fields: FIELDS, interval: resolved.interval }) : null;
+  const earlier = useFetch(pending || !compareQuery ? null : () => fetchSeries(compareQuery), compareQuery ? queryKey(compareQuery) : 'none');
+  const compared = compareQuery && earlier.data ? earlier.data : null;
+  // The note being written: a new one's day (or hour), or a note being changed.
+  const [noteEditing, setNoteEditing] = useState<{ note: Note | null; at: string } | null>(null);
   const noteQuery = { ...resolved.chartRange, limit: 200 };
   const notes = useFetch(
     pending ? null : () => api.list<Note>(`/api/v1/admin/websites/${encodeURIComponent(websiteId)}/notes`, noteQuery),
@@ -103,6 +128,28 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
   const xs = buckets.map((bucket) => Date.parse(bucket.timestamp) / 1000);
   // Buckets that have not started yet (the rest of today) are left out of the line.
   const ys = buckets.map((bucket, index) => (xs[index]! > nowSeconds ? null : (bucket[metric] ?? 0)));
+  // The earlier buckets drawn over the current ones, first on first (a shorter month leaves a gap).
+  const earlierBuckets = compared?.data ?? [];
+  const earlierYs = xs.map((_x, index) => {
+    const bucket = earlierBuckets[index];
+    return bucket ? (bucket[metric] ?? 0) : null;
+  });
+  // Where a click on the chart puts a new note: the bucket's day, or its hour on an hourly chart.
+  const noteAt = (index: number): string | null => {
+    const bucket = buckets[index];
+    if (!bucket) return null;
+    return resolved.interval === 'hour' ? bucket.timestamp : dayIn(timeZone, bucket.timestamp);
+  };
+  const picks = useRef<{ add: (index: number) => void; edit: (note: Note) => void } | null>(null);
+  picks.current = canWriteNotes
+    ? {
+        add: (index) => {
+          const at = noteAt(index);
+          if (at) setNoteEditing({ note: null, at });
+        },
+        edit: (note) => setNoteEditing({ note, at: note.timestamp }),
+      }
+    : null;
 
   useEffect(() => {
     const element = box.current;
@@ -129,6 +176,18 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
           points: { show: xs.length <= 40, size: 5 },
           value: (_u, value) => valueText(metric, value, money),
         },
+        ...(compared
+          ? [
+              {
+                label: comparisonLabel(compare, shifted),
+                stroke: colors.axis,
+                width: 1.5,
+                dash: [6, 4],
+                points: { show: false },
+                value: (_u: uPlot, value: number | null) => valueText(metric, value, money),
+              },
+            ]
+          : []),
       ],
       axes: [
         {
@@ -181,18 +240,34 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
             ctx.restore();
             // Hover targets carrying each note's text as a tooltip.
             for (const old of u.over.querySelectorAll('.an-note-marker')) old.remove();
+            // Hidden from assistive technology: the list under the chart names each note (and
+            // carries its "Edit" button).
             for (const mark of marks) {
               const marker = document.createElement('div');
-              marker.className = 'an-note-marker';
+              marker.className = picks.current ? 'an-note-marker an-note-editable' : 'an-note-marker';
               marker.style.left = `${u.valToPos(mark.x!, 'x')}px`;
-              marker.title = `${formatInstant(mark.note.timestamp, timeZone)}: ${mark.note.text}`;
+              marker.title = `${formatInstant(mark.note.timestamp, timeZone)}: ${mark.note.text}${picks.current ? ' (click to edit)' : ''}`;
+              marker.dataset.noteId = mark.note.id;
+              marker.setAttribute('aria-hidden', 'true');
               u.over.appendChild(marker);
             }
           },
         ],
       },
     };
-    const plot = new uPlot(options, [xs, ys] as uPlot.AlignedData, element);
+    const plot = new uPlot(options, (compared ? [xs, ys, earlierYs] : [xs, ys]) as uPlot.AlignedData, element);
+    // A click on a note's marker edits it; anywhere else on the plot adds a note on that bucket.
+    const clicked = (event: MouseEvent) => {
+      const pick = picks.current;
+      if (!pick) return;
+      const noteId = (event.target as HTMLElement).closest<HTMLElement>('.an-note-marker')?.dataset.noteId;
+      const note = noteId ? noteList.find((candidate) => candidate.id === noteId) : undefined;
+      if (note) return pick.edit(note);
+      const index = plot.cursor.idx;
+      if (index !== null && index !== undefined) pick.add(index);
+    };
+    plot.over.addEventListener('click', clicked);
+    if (canWriteNotes) plot.over.classList.add('an-chart-writable');
     const observer = new ResizeObserver(() => {
       const width = Math.max(element.clientWidth, 200);
       if (width !== plot.width) plot.setSize({ width, height: HEIGHT });
@@ -202,7 +277,7 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
       observer.disconnect();
       plot.destroy();
     };
-  }, [series.data, notes.data, metric, timeZone, goalColor, goals, dark]);
+  }, [series.data, notes.data, compared, metric, timeZone, goalColor, goals, dark, canWriteNotes]);
 
   const total = series.data?.totals?.[metric];
   let peakIndex = -1;
@@ -216,11 +291,36 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
       (peak !== null && peak !== undefined && peak > 0
         ? `, peak ${valueText(metric, peak, money)} (${bucketLabel(xs[peakIndex]!, resolved.interval, timeZone)})`
         : '') +
+      (compared ? `; dashed: ${comparisonLabel(compare, shifted).toLowerCase()}, ${metric === 'conversion_rate' ? 'overall' : 'total'} ${valueText(metric, compared.totals?.[metric], money)}` : '') +
       (noteList.length ? `; ${noteList.length} note${noteList.length === 1 ? '' : 's'} marked, listed below` : '')
     : `${METRIC_LABELS[metric]} chart, loading`;
 
   return (
     <section class="an-card an-chart-card" aria-label={`${METRIC_LABELS[metric]} over time`} aria-busy={series.loading || pending}>
+      <div class="an-chart-tools">
+        <label class="an-field an-inline">
+          Compare
+          <select id={`${ids}-compare`} value={compare} onChange={(event) => onCompare(event.currentTarget.value as Comparison)}>
+            {COMPARISONS.map((option) => (
+              <option key={option.value} value={option.value} disabled={option.value === 'previous' && !resolved.range}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {canWriteNotes && (
+          <button
+            type="button"
+            class="an-button an-filter-button"
+            aria-haspopup="dialog"
+            title="Or click the chart on a day"
+            onClick={() => setNoteEditing({ note: null, at: resolved.chartRange.endAt })}
+          >
+            <span aria-hidden="true">+ </span>Add note
+          </button>
+        )}
+      </div>
+      {earlier.error && <p class="an-hint">The comparison could not be loaded: {earlier.error.message}</p>}
       {series.error && (
         <p class="an-error" role="alert">
           Could not load the chart: {series.error.message}
@@ -234,23 +334,18 @@ export function TimeSeriesChart({ websiteId, resolved, filters, metric, timeZone
           </p>
         )}
       </div>
-      {noteList.length > 0 && (
-        <div class="an-notes">
-          <h3 class="an-subheading">Notes</h3>
-          <ul>
-            {noteList.map((note) => (
-              <li key={note.id}>
-                <span class="an-note-dot" aria-hidden="true" />
-                <time dateTime={note.timestamp}>{formatInstant(note.timestamp, timeZone)}</time>
-                {' · '}
-                <span class="an-note-text">{note.text}</span>
-                {note.author && <span class="an-muted"> — {note.author.name}</span>}
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      <ChartNotes notes={noteList} timeZone={timeZone} onEdit={canWriteNotes ? (note) => setNoteEditing({ note, at: note.timestamp }) : null} />
       {notes.error && <p class="an-hint">Notes could not be loaded: {notes.error.message}</p>}
+      {noteEditing && (
+        <NoteDialog
+          websiteId={websiteId}
+          timeZone={timeZone}
+          note={noteEditing.note}
+          at={noteEditing.at}
+          onSaved={notes.reload}
+          onClose={() => setNoteEditing(null)}
+        />
+      )}
     </section>
   );
 }

@@ -28,6 +28,8 @@ export interface Metric {
   field: string;
   label: string;
   money?: boolean;
+  /** A percentage (the conversion rate); null shows as a dash. */
+  percent?: boolean;
 }
 
 export interface Tab {

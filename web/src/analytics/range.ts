@@ -1,7 +1,7 @@
 // From a view's period to the days every read asks for. Days are calendar days in the website's
 // time zone (YYYY-MM-DD), which the server reads in that zone; the previous period is the one of
 // the same length just before. Interval and bucket limits: contract.md section 5.
-import { PERIODS, type Filter, type ViewState, filterQuery } from './view-state.ts';
+import { PERIODS, type Comparison, type Filter, type ViewState, filterQuery } from './view-state.ts';
 
 export type Interval = 'hour' | 'day' | 'week' | 'month';
 
@@ -130,6 +130,24 @@ export function resolveRange(view: ViewState, timeZone: string, firstDay: string
   return fixed({ startAt: addDays(today, -29), endAt: today }, 'day', 'Last 30 days');
 }
 
+/** The same calendar day a year earlier (29 February: the 28th). */
+export function yearBefore(day: string): string {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  const earlier = new Date(Date.UTC(year - 1, month - 1, date));
+  if (earlier.getUTCMonth() !== month - 1) earlier.setUTCDate(0);
+  return toDay(earlier);
+}
+
+/**
+ * The days the chart's dashed line covers: the previous period of the same length (none for
+ * "All time", which has no period before it) or the same days a year before.
+ */
+export function comparisonRange(resolved: ResolvedRange, compare: Comparison): DayRange | null {
+  if (compare === 'previous') return resolved.range ? previousOf(resolved.chartRange) : null;
+  if (compare === 'year') return { startAt: yearBefore(resolved.chartRange.startAt), endAt: yearBefore(resolved.chartRange.endAt) };
+  return null;
+}
+
 type Query = Record<string, string | number | undefined>;
 
 /** The query of an analytics read: the website, the days (none for all time) and the filters. */
@@ -145,6 +163,10 @@ export function readQuery(websiteId: string, range: DayRange | null, filters: Fi
 /** A stable key for effects that refetch when the query changes. */
 export function queryKey(query: Query): string {
   return JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export function isDayString(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value);
 }
 
 /** The day (YYYY-MM-DD) in `timeZone` of an instant (an ISO timestamp). */

@@ -56,6 +56,14 @@ export interface Filter {
 export const CHART_METRICS = ['visitors', 'sessions', 'pageviews', 'revenue', 'conversion_rate'] as const;
 export type ChartMetric = (typeof CHART_METRICS)[number];
 
+/** The second, dashed line of the chart: the same days of the previous period or a year before. */
+export const COMPARISONS = [
+  { value: 'off', label: 'No comparison' },
+  { value: 'previous', label: 'Previous period' },
+  { value: 'year', label: 'Year before' },
+] as const;
+export type Comparison = (typeof COMPARISONS)[number]['value'];
+
 export interface ViewState {
   period: Period;
   /** YYYY-MM-DD, with `period: 'custom'`. */
@@ -63,6 +71,7 @@ export interface ViewState {
   to?: string;
   filters: Filter[];
   metric: ChartMetric;
+  compare: Comparison;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -107,21 +116,23 @@ export function parseView(search: string): ViewState {
   }
   const metricParam = query.get('metric');
   const metric = (CHART_METRICS as readonly string[]).includes(metricParam ?? '') ? (metricParam as ChartMetric) : 'visitors';
+  const compareParam = query.get('compare');
+  const compare = COMPARISONS.some((option) => option.value === compareParam) ? (compareParam as Comparison) : 'off';
   const from = query.get('from');
   const to = query.get('to');
   if (isDay(from) && isDay(to)) {
-    return { period: 'custom', from: from <= to ? from : to, to: from <= to ? to : from, filters, metric };
+    return { period: 'custom', from: from <= to ? from : to, to: from <= to ? to : from, filters, metric, compare };
   }
   const periodParam = query.get('period');
   const known = PERIODS.some((period) => period.value === periodParam && period.value !== 'custom');
-  return { period: known ? (periodParam as Period) : DEFAULT_PERIOD, filters, metric };
+  return { period: known ? (periodParam as Period) : DEFAULT_PERIOD, filters, metric, compare };
 }
 
 /** The query string of `view`, keeping the parameters that are not the view's (a tab, a modal). */
 export function viewSearch(view: ViewState, base: string = location.search): string {
   const query = new URLSearchParams(base);
   for (const name of [...query.keys()]) {
-    if (name === 'period' || name === 'from' || name === 'to' || name === 'metric' || name.startsWith('filter_')) query.delete(name);
+    if (['period', 'from', 'to', 'metric', 'compare'].includes(name) || name.startsWith('filter_')) query.delete(name);
   }
   if (view.period === 'custom' && view.from && view.to) {
     query.set('from', view.from);
@@ -131,6 +142,7 @@ export function viewSearch(view: ViewState, base: string = location.search): str
   }
   for (const filter of view.filters) query.set(`filter_${filter.dimension}`, filterParam(filter));
   if (view.metric !== 'visitors') query.set('metric', view.metric);
+  if (view.compare !== 'off') query.set('compare', view.compare);
   const text = query.toString();
   return text ? `?${text}` : '';
 }
@@ -164,6 +176,20 @@ export function useViewState(): [ViewState, UpdateView] {
 /** The filters with `filter` in place of any filter on the same dimension. */
 export function withFilter(filters: Filter[], filter: Filter): Filter[] {
   return [...filters.filter((existing) => existing.dimension !== filter.dimension), filter];
+}
+
+/** The filters with `filter` where `replaced` was (its place kept), or added when it was not there. */
+export function replaceFilter(filters: Filter[], replaced: Dimension | null, filter: Filter): Filter[] {
+  const at = replaced === null ? -1 : filters.findIndex((existing) => existing.dimension === replaced);
+  const others = filters.filter((existing) => existing.dimension !== filter.dimension && existing.dimension !== replaced);
+  if (at < 0) return [...others, filter];
+  const before = filters.slice(0, at).filter((existing) => others.includes(existing)).length;
+  return [...others.slice(0, before), filter, ...others.slice(before)];
+}
+
+/** Operators the API accepts on `dimension` (website-api.md section 2: contains on pages only). */
+export function operatorsOf(dimension: Dimension): Operator[] {
+  return dimension === 'page' || dimension === 'entry_page' ? [...OPERATORS] : ['is', 'is_not'];
 }
 
 export function withoutFilter(filters: Filter[], dimension: Dimension): Filter[] {

@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import { api, request } from '../../api.ts';
 import { ActionButton, Card, CheckboxField, DataTable, ErrorMessage, Loaded, TextAreaField, TextField, fieldErrors, formatDateTime, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
+import { type Goals, Swatch, goalTitle, useGoalCustomizations } from '../../analytics/goal-display.tsx';
 import type { SectionProps } from './section-props.ts';
 import { type EditorProps, GoalNameList, ItemDialog, useGoalNames } from './shared.tsx';
 
@@ -23,6 +24,19 @@ interface HistoryEntry {
   error: string | null;
   visitorId: string | null;
   triggeredAt: string;
+}
+
+/** A goal as the reports show it: its display name and colour, the raw name beside when renamed. */
+function GoalCell({ goalName, goals }: { goalName: string; goals: Goals }): JSX.Element {
+  const look = goals.look(goalName);
+  const shown = goals.label(goalName);
+  return (
+    <span class="alert-goal" title={goalTitle(goalName, look)}>
+      <Swatch color={look?.color} />
+      {shown === goalName ? <code>{goalName}</code> : <span>{shown}</span>}
+      {shown !== goalName && <code class="muted small block">{goalName}</code>}
+    </span>
+  );
 }
 
 type Counts = Record<'queued' | 'sent' | 'failed' | 'skipped' | 'throttled' | 'total', number>;
@@ -83,7 +97,7 @@ function AlertEditor({ item: alert, base, goalNames, onClose, onSaved }: EditorP
   );
 }
 
-function History({ base, version }: { base: string; version: number }): JSX.Element {
+function History({ base, version, goals }: { base: string; version: number; goals: Goals }): JSX.Element {
   const history = useAsync(async () => {
     const answer = await request<HistoryEntry>('GET', `${base}/history`, { query: { limit: 50 } });
     return { entries: answer.data, counts: answer.counts as Counts | undefined };
@@ -108,7 +122,7 @@ function History({ base, version }: { base: string; version: number }): JSX.Elem
                     <td>{formatDateTime(entry.triggeredAt)}</td>
                     <td>{entry.alertName}</td>
                     <td>
-                      <code>{entry.goalName}</code>
+                      <GoalCell goalName={entry.goalName} goals={goals} />
                     </td>
                     <td>
                       <span class={`status status-${entry.status}`}>{entry.status}</span>
@@ -130,6 +144,7 @@ export function AlertsSection({ website, editable }: SectionProps): JSX.Element 
   const base = `/api/v1/admin/websites/${website.id}/alerts`;
   const alerts = useAsync(() => api.list<Alert>(base), [base]);
   const goalNames = useGoalNames(website.id);
+  const goals = useGoalCustomizations(website.id);
   const [editing, setEditing] = useState<Alert | 'new' | null>(null);
   const [version, setVersion] = useState(0);
   const toggling = useSubmit();
@@ -171,7 +186,7 @@ export function AlertsSection({ website, editable }: SectionProps): JSX.Element 
                 <tr key={alert.id}>
                   <td>{alert.name}</td>
                   <td>
-                    <code>{alert.trigger.goalName}</code>
+                    <GoalCell goalName={alert.trigger.goalName} goals={goals} />
                   </td>
                   <td>{alert.isEnabled ? <span class="status status-sent">enabled</span> : <span class="status">disabled</span>}</td>
                   <td>{alert.lastTriggeredAt ? formatDateTime(alert.lastTriggeredAt) : 'Never'}</td>
@@ -188,7 +203,7 @@ export function AlertsSection({ website, editable }: SectionProps): JSX.Element 
           )}
         </Loaded>
       </Card>
-      <History base={base} version={version} />
+      <History base={base} version={version} goals={goals} />
       {editing && (
         <AlertEditor
           item={editing === 'new' ? null : editing}
