@@ -12,6 +12,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
 import { CLICKHOUSE_URL, describeWithClickHouse, testClickHouseDatabase } from './helpers/clickhouse.ts';
 import { rollupsHeld, rollupsRebuilt } from './helpers/event-rollups.ts';
+import { sessionsHeld, sessionsNotOnce, sessionsOfEvents } from './helpers/stored-sessions.ts';
 import { type Site, Sightline, call } from './helpers/listening-sightline.ts';
 import { Processes, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
@@ -21,7 +22,8 @@ import { startTcpProxy } from './helpers/tcp-proxy.ts';
 // tests cut the way at each point where a crash can: ClickHouse unreachable, ClickHouse storing
 // an INSERT whose answer never comes back, a shipment half stored, and Sightline killed with
 // SIGKILL while clients send events. Each time every acknowledged event ends up in ClickHouse
-// exactly once.
+// exactly once, and every session in the sessions table once (its collapsing pairs add up to one
+// live row, the one the events give).
 
 const scratch = mkdtempSync(join(tmpdir(), 'sightline-relay-'));
 const dropped: (() => Promise<void>)[] = [];
@@ -30,11 +32,30 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A pageview on a path of its own, so each event can be found (and counted) in ClickHouse. */
-function sendPageview(site: Site, path: string) {
+/**
+ * A pageview on a path of its own, so each event can be found (and counted) in ClickHouse; in a
+ * session of its own unless one is named (then one visitor per session).
+ */
+function sendPageview(site: Site, path: string, sessionId?: string) {
+  const visitorId = sessionId ? `visitor-${sessionId}` : randomUUID();
   return call(site.baseUrl, 'POST', '/api/events', {
-    body: { websiteId: site.website.trackingId, domain: site.website.domain, href: `https://${site.website.domain}${path}`, visitorId: randomUUID(), type: 'pageview' },
+    body: {
+      websiteId: site.website.trackingId,
+      domain: site.website.domain,
+      href: `https://${site.website.domain}${path}`,
+      visitorId,
+      sessionId: sessionId ?? `session-${randomUUID()}`,
+      type: 'pageview',
+    },
   });
+}
+
+/** Every session once in the sessions table, as the events give it. */
+async function expectSessionsOnce(ch: ClickHouse, websiteId: string) {
+  expect(await sessionsNotOnce(ch, websiteId), 'sessions whose pairs do not add up to one live row').toEqual([]);
+  const held = await sessionsHeld(ch, websiteId);
+  expect(held.length).toBeGreaterThan(0);
+  expect(held).toEqual(await sessionsOfEvents(ch, websiteId));
 }
 
 /** How many times each path is stored for the website. */
@@ -91,12 +112,12 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
     try {
       const site = sightline.site;
       const before = Array.from({ length: 10 }, (_, i) => `/before-${i}`);
-      for (const path of before) expect((await sendPageview(site, path)).status).toBe(200);
+      for (const path of before) expect((await sendPageview(site, path, `kept-${path.length % 3}`)).status).toBe(200);
       expect((await overviewPageviews(site)).body.data[0].pageviews).toBe(10);
 
       await proxy.cut();
       const during = Array.from({ length: 10 }, (_, i) => `/during-${i}`);
-      for (const path of during) expect((await sendPageview(site, path)).status).toBe(200);
+      for (const path of during) expect((await sendPageview(site, path, `kept-${path.length % 3}`)).status).toBe(200);
       const read = await overviewPageviews(site);
       expect(read.status, JSON.stringify(read.body)).toBe(503);
       expect(JSON.stringify(read.body)).not.toMatch(/127\.0\.0\.1|8123|ECONNREFUSED/);
@@ -107,6 +128,7 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       expect(answer.body.data[0].pageviews).toBe(20);
       expect((await call(site.baseUrl, 'GET', '/readyz')).status).toBe(200);
       expectEachOnce(await storedPaths(ch, site.website.id), [...before, ...during]);
+      await expectSessionsOnce(ch, site.website.id);
       expect(await sightline.db.kysely.selectFrom('event_relay').select('seq').execute()).toEqual([]);
     } finally {
       await stop();
@@ -125,6 +147,57 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       const answer = await overviewOnceBack(site);
       expect(answer.body.data[0].pageviews).toBe(2);
       expectEachOnce(await storedPaths(ch, site.website.id), ['/warm-up', '/marked-for-loss']);
+      await expectSessionsOnce(ch, site.website.id);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('does not write twice the session rows of an INSERT that ClickHouse took but whose answer was lost', async () => {
+    const { proxy, sightline, ch, stop } = await startBehindProxy('lost-pair');
+    try {
+      const site = sightline.site;
+      expect((await sendPageview(site, '/first', 'lost-pair')).status).toBe(200);
+      expect((await overviewPageviews(site)).status).toBe(200);
+      // Only an INSERT of session rows holds a cancel row: its answer does not come back.
+      proxy.dropAfterSending('"sign":-1');
+      expect((await sendPageview(site, '/second', 'lost-pair')).status).toBe(200);
+      const answer = await overviewOnceBack(site);
+      expect(answer.body.data[0]).toMatchObject({ pageviews: 2, sessions: 1, bounce_rate: 0 });
+      expectEachOnce(await storedPaths(ch, site.website.id), ['/first', '/second']);
+      await expectSessionsOnce(ch, site.website.id);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('finishes session rows that a crash cut in half: the cancel row stored, the new state not', async () => {
+    const { proxy, sightline, ch, stop } = await startBehindProxy('half-pair');
+    try {
+      const site = sightline.site;
+      expect((await sendPageview(site, '/one', 'half-pair')).status).toBe(200);
+      expect((await overviewPageviews(site)).status).toBe(200);
+      await proxy.cut();
+      expect((await sendPageview(site, '/two', 'half-pair')).status).toBe(200);
+      // What a crash leaves: the batch claimed, its events stored, and of its session pair only
+      // the cancel row (an INSERT spanning two months writes two parts, one of which can fail).
+      const relay = sightline.app.clickhouse!.relay;
+      await relay.stop();
+      const db = sightline.db.kysely;
+      await db.updateTable('event_relay').set({ batch: 'cut-pair' }).execute();
+      const rows = await db.selectFrom('event_relay').select('row').orderBy('seq').execute();
+      await ch.insert('events', rows.map((r) => JSON.parse(r.row) as object));
+      await ch.command(sql`insert into sessions select website_id, session_id, -1, events, 'cut-pair', started_at, started_ms, ended_ms,
+          visitor_id, pageviews, goals, entry_ms, entry_hostname, entry_path, exit_ms, exit_path, referrer_host, referrer_source,
+          utm_source, utm_medium, utm_campaign, utm_term, utm_content, ref_param, source_param, via_param
+        from sessions where website_id = ${site.website.id} and sign = 1`);
+      await proxy.restore();
+      relay.start();
+
+      const answer = await overviewOnceBack(site);
+      expect(answer.body.data[0]).toMatchObject({ pageviews: 2, sessions: 1, bounce_rate: 0 });
+      expectEachOnce(await storedPaths(ch, site.website.id), ['/one', '/two']);
+      await expectSessionsOnce(ch, site.website.id);
     } finally {
       await stop();
     }
@@ -140,6 +213,9 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       const paths = Array.from({ length: 12 }, (_, i) => `/half-${i}`);
       for (const path of paths) expect((await sendPageview(site, path)).status).toBe(200);
       // What a crash leaves: the rows claimed under a batch name, half of them already inserted.
+      // The relay is stopped first, as a crash stops it: a retry in flight would ship rows renamed under it.
+      const relay = sightline.app.clickhouse!.relay;
+      await relay.stop();
       const db = sightline.db.kysely;
       await db.updateTable('event_relay').set({ batch: 'cut-short' }).execute();
       const rows = await db.selectFrom('event_relay').select('row').orderBy('seq').execute();
@@ -148,12 +224,14 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       await deleteAndWait(ch, 'event_hours', sql`website_id = ${site.website.id}`);
       await deleteAndWait(ch, 'event_days', sql`website_id = ${site.website.id}`);
       await proxy.restore();
+      relay.start();
 
       const answer = await overviewOnceBack(site);
       expect(answer.body.data[0].pageviews).toBe(12);
       const stored = await storedPaths(ch, site.website.id);
       expectEachOnce(stored, paths);
       expect([...stored.values()].reduce((a, b) => a + b, 0)).toBe(12);
+      await expectSessionsOnce(ch, site.website.id);
       // The batch shipped again had its days computed again from the events.
       const held = await rollupsHeld(ch, site.website.id);
       expect(held.day.length).toBeGreaterThan(0);
@@ -210,7 +288,7 @@ describeWithClickHouse('the ClickHouse relay across kill -9', () => {
         for (let n = 0; running; n++) {
           const path = `/r${round}-w${worker}-${n}`;
           try {
-            const answer = await sendPageview(site, path);
+            const answer = await sendPageview(site, path, `r${round}-w${worker}`);
             if (answer.status === 200) acknowledged.push(path);
           } catch {
             return; // The server died under this request: not acknowledged.
@@ -235,8 +313,9 @@ describeWithClickHouse('the ClickHouse relay across kill -9', () => {
       expectEachOnce(stored, acknowledged);
       // Unacknowledged events may be stored (their commit can land before the kill), once at most.
       expect(answer.body.data[0].pageviews).toBe([...stored.values()].reduce((a, b) => a + b, 0));
-      // And the rollups hold each of them once.
+      // And the rollups hold each of them once, and the sessions table each session once.
       expect(await rollupsHeld(ch, site.website.id)).toEqual(await rollupsRebuilt(ch, site.website.id));
+      await expectSessionsOnce(ch, site.website.id);
     } finally {
       await ch.close();
     }

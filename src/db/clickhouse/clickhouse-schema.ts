@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { EVENT_ROLLUPS_SCHEMA } from '../../modules/events/clickhouse-event-rollups.ts';
 import { SESSION_ROLLUPS_SCHEMA } from '../../modules/events/clickhouse-session-rollups.ts';
+import { SESSIONS_TABLE } from '../../modules/events/clickhouse-sessions.ts';
 import type { ClickHouse } from './clickhouse.ts';
 
 // The tables Sightline keeps in ClickHouse: the raw events, one row each, as the relational
@@ -72,5 +73,7 @@ ORDER BY (website_id, occurred_at, visitor_id)`);
  */
 export async function migrateClickHouse(ch: ClickHouse): Promise<void> {
   await ch.command(EVENTS_TABLE);
+  // The sessions written at ingestion; an existing installation's are filled by the relay.
+  await ch.command(SESSIONS_TABLE);
   for (const statement of [...EVENT_ROLLUPS_SCHEMA, ...SESSION_ROLLUPS_SCHEMA]) await ch.command(statement);
 }

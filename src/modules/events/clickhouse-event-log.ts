@@ -19,6 +19,7 @@ import type { PageviewContext } from './server-events.repository.ts';
 /** Deletes a website's events and their rollups (of events and of sessions). */
 export async function deleteWebsiteRows(ch: ClickHouse, websiteId: string): Promise<void> {
   await deleteAndWait(ch, 'events', sql`website_id = ${websiteId}`);
+  await deleteAndWait(ch, 'sessions', sql`website_id = ${websiteId}`);
   for (const { table } of [...Object.values(SPANS), ...Object.values(SESSION_SPANS)]) await deleteAndWait(ch, table, sql`website_id = ${websiteId}`);
 }
 

@@ -8,7 +8,9 @@ import { isPostgres } from '../../db/engine.ts';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
 import { buildEventRollupsOnce, daysOf, rebuildEventRollups } from './clickhouse-event-rollups.ts';
+import { fillSessionsStep, refillTouchedDays, sessionsTableReady } from './clickhouse-session-fill.ts';
 import { closeSessions, rebuildTouchedSessions } from './clickhouse-session-rollups.ts';
+import { SessionStates } from './clickhouse-session-state.ts';
 
 // Ships accepted events from the relational event_relay table to ClickHouse, exactly once.
 //
@@ -36,6 +38,12 @@ import { closeSessions, rebuildTouchedSessions } from './clickhouse-session-roll
 // events reach sessions already written. Work that must see no INSERT meanwhile (that, the
 // rollups' first build, a delete's rebuild) runs under `exclusive`: after this process's
 // shipment, and on PostgreSQL under the shippers' lock, so no instance ships during it.
+//
+// Sessions are written at ingestion too (clickhouse-sessions.ts): after a batch's events, the
+// rows of the sessions they change, as collapsing pairs from the state the relay keeps
+// (clickhouse-session-state.ts), with the same protocol (the batch's name on every row, its
+// query id, only the rows ClickHouse lacks when a batch is shipped again). An installation that
+// had events before the sessions table is filled a day per turn first (clickhouse-session-fill.ts).
 
 /** Rows per shipment: one INSERT, and an id lookup that fits ClickHouse's 256 KiB query limit. */
 const BATCH_SIZE = 2000;
@@ -59,12 +67,17 @@ export class ClickHouseRelay {
   private queue: Promise<unknown> = Promise.resolve();
   private rollupsBuilt = false;
   private nextCloseCheck = 0;
+  /** Whether the sessions table holds every session (null: not asked yet in this process). */
+  private sessionsReady: boolean | null = null;
+  private readonly sessions: SessionStates;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly ch: ClickHouse,
     private readonly log: FastifyBaseLogger,
-  ) {}
+  ) {
+    this.sessions = new SessionStates(ch, (queryId) => this.untilNoInsertRuns(queryId));
+  }
 
   start(): void {
     this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
@@ -119,6 +132,7 @@ export class ClickHouseRelay {
           await buildEventRollupsOnce(this.ch);
           this.rollupsBuilt = true;
         }
+        this.sessionsReady ??= await sessionsTableReady(this.ch);
         let leftover = await this.leftoverBatch(db);
         while (leftover !== null) {
           await this.ship(db, leftover, true);
@@ -134,6 +148,8 @@ export class ClickHouseRelay {
           if (Number(claimed.numUpdatedRows) === 0) break;
           await this.ship(db, batch, false);
         }
+        // Every event accepted so far is shipped: the upgrade's fill can take its next day.
+        if (!this.sessionsReady) this.sessionsReady = await fillSessionsStep(this.ch, Date.now());
         // Every event accepted so far is shipped: hours old enough can be closed.
         if (Date.now() >= this.nextCloseCheck) {
           await closeSessions(this.ch, Date.now());
@@ -143,6 +159,8 @@ export class ClickHouseRelay {
       if (this.failing) this.log.info('event relay: ClickHouse takes events again');
       this.failing = false;
     } catch (error) {
+      // What ClickHouse holds of the sessions is unknown now: their states are read from it again.
+      this.sessions.forget();
       this.dirty = true;
       this.failedAt = Date.now();
       if (!this.failing) this.log.warn({ fault: describeFault(error) }, 'event relay: cannot ship events to ClickHouse; retrying every second');
@@ -190,17 +208,19 @@ export class ClickHouseRelay {
     await this.ch.insert('events', events, batch);
     const all = mayBeShipped ? rows.map((r) => JSON.parse(r.row) as ClickHouseEventRow) : events;
     if (mayBeShipped) await rebuildEventRollups(this.ch, daysOf(all));
+    if (this.sessionsReady) await this.sessions.ship(all, batch, mayBeShipped);
+    else await refillTouchedDays(this.ch, all);
     await rebuildTouchedSessions(this.ch, all, Date.now());
     await db.deleteFrom('event_relay').where('batch', '=', batch).execute();
   }
 
-  /** Waits until an earlier INSERT of the batch, if any, has ended on the server. */
-  private async untilNoInsertRuns(batch: string): Promise<void> {
+  /** Waits until an earlier INSERT of this query id (a batch's), if any, has ended on the server. */
+  private async untilNoInsertRuns(queryId: string): Promise<void> {
     const sinceFailure = Date.now() - this.failedAt;
     if (sinceFailure < SETTLE_AFTER_FAILURE_MS) await sleep(SETTLE_AFTER_FAILURE_MS - sinceFailure);
     const deadline = Date.now() + RUNNING_INSERT_WAIT_MS;
     for (;;) {
-      const [row] = await this.ch.rows<{ running: string }>(sql`select count() as running from system.processes where query_id = ${batch}`);
+      const [row] = await this.ch.rows<{ running: string }>(sql`select count() as running from system.processes where query_id = ${queryId}`);
       if (Number(row?.running ?? 0) === 0) return;
       if (Date.now() > deadline) throw new Error('an earlier INSERT of the batch is still running on ClickHouse');
       await sleep(100);

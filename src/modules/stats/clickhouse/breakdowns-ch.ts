@@ -6,12 +6,12 @@ import type { Breakdown } from '../../analytics/breakdowns.ts';
 import { ONLY, rolledUpKey } from '../../events/clickhouse-event-rollups.ts';
 import type { SessionRollup } from '../../events/clickhouse-session-rollups.ts';
 import { type BreakdownSpec, BREAKDOWN_SPECS } from '../../analytics/breakdown-specs.ts';
-import type { PageRequest, StatsScope } from '../stats.params.ts';
+import type { PageRequest } from '../stats.params.ts';
 import { paymentScope } from '../sql/overview-sql.ts';
 import { rollupReadable, rollupStates } from './event-rollups-ch.ts';
 import { sessionsInScope } from './overview-ch.ts';
 import { sessionRollupsReadable, sessionStates } from './session-rollups-ch.ts';
-import { type SessionColumn, num, scopeCondition } from './scope-ch.ts';
+import { type ClickHouseScope, type SessionColumn, num, scopeCondition } from './scope-ch.ts';
 import { paidMinor } from '../sql/money-sql.ts';
 
 // Breakdowns, as ../sql/breakdowns-sql.ts: rows of distinct visitors per key, sorted by visitors.
@@ -33,7 +33,7 @@ const keyColumns = (spec: BreakdownSpec) => keyNames(spec).map((name) => sql.ref
 const keyOf = (row: Record<string, unknown>, names: string[]) => JSON.stringify(names.map((name) => row[`k_${name}`] ?? null));
 
 /** `from ... where ...` of the rows the breakdown groups (and that pass `extra`). */
-function rowsOf(spec: BreakdownSpec, scope: StatsScope, extra: RawBuilder<unknown> = sql`1 = 1`): RawBuilder<unknown> {
+function rowsOf(spec: BreakdownSpec, scope: ClickHouseScope, extra: RawBuilder<unknown> = sql`1 = 1`): RawBuilder<unknown> {
   if (spec.from === 'sessions') {
     const columns = ['visitor_id', 'pageviews', ...Object.values(spec.keys)] as SessionColumn[];
     return sql`from ${sessionsInScope(scope, columns)} where ${extra}`;
@@ -52,7 +52,7 @@ export async function breakdown(
   ch: ClickHouse,
   db: Kysely<Database>,
   kind: Breakdown,
-  scope: StatsScope,
+  scope: ClickHouseScope,
   page: PageRequest,
   money: MoneyRules,
 ): Promise<RowsPage<BreakdownRow>> {
@@ -67,7 +67,7 @@ export async function breakdown(
 }
 
 /** From the event or session rollups when they can answer, else from the events. */
-async function queriesFor(ch: ClickHouse, kind: Breakdown, scope: StatsScope, page: PageRequest): Promise<BreakdownQueries> {
+async function queriesFor(ch: ClickHouse, kind: Breakdown, scope: ClickHouseScope, page: PageRequest): Promise<BreakdownQueries> {
   if (await rollupReadable(ch, kind, scope)) return rolledUpQueries(kind, rollupStates(kind, scope), sql`events`, page);
   const closedUntil = await sessionRollupsReadable(ch, kind, scope);
   if (closedUntil !== null) return rolledUpQueries(kind, sessionStates(kind as SessionRollup, scope, closedUntil), sql`sessions`, page);
@@ -75,7 +75,7 @@ async function queriesFor(ch: ClickHouse, kind: Breakdown, scope: StatsScope, pa
 }
 
 /** Grouping the events (or sessions) in scope. */
-function eventQueries(spec: BreakdownSpec, scope: StatsScope, page: PageRequest): BreakdownQueries {
+function eventQueries(spec: BreakdownSpec, scope: ClickHouseScope, page: PageRequest): BreakdownQueries {
   const names = keyNames(spec);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
@@ -128,7 +128,7 @@ function rowOf(spec: BreakdownSpec, names: string[], row: Record<string, unknown
  * What each key's visitors paid: the paying visitors of the range (relational), then, per key,
  * the sum of what its paying visitors in scope paid (each visitor, hence each payment, once).
  */
-async function revenueByKey(ch: ClickHouse, db: Kysely<Database>, spec: BreakdownSpec, scope: StatsScope, money: MoneyRules): Promise<Map<string, number>> {
+async function revenueByKey(ch: ClickHouse, db: Kysely<Database>, spec: BreakdownSpec, scope: ClickHouseScope, money: MoneyRules): Promise<Map<string, number>> {
   const paying = await sql<{ visitor_id: string; minor: unknown }>`
     select p.visitor_id, sum(${paidMinor(money)}) as minor from payments p
     where ${paymentScope({ ...scope, filters: [] }, money)} and p.visitor_id is not null

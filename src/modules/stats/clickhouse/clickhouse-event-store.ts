@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
+import { sessionsTableReady } from '../../events/clickhouse-session-fill.ts';
 import type { EventStore } from '../event-store.ts';
+import type { StatsScope } from '../stats.params.ts';
+import type { ClickHouseScope, SessionSource } from './scope-ch.ts';
 import { breakdown } from './breakdowns-ch.ts';
 import { funnel } from './funnel-ch.ts';
 import { liveMap, liveVisitors } from './live-ch.ts';
@@ -23,24 +26,29 @@ import { visitor, visitors } from './visitors-ch.ts';
  * (src/modules/events/clickhouse-event-log.ts), stay exact.
  */
 export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settle: () => Promise<void>): EventStore {
+  // Once the sessions table is filled it stays so: asked until then, remembered after.
+  let source: SessionSource = 'events';
   const settled =
     <A extends unknown[], R>(read: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       await settle();
+      if (source === 'events' && (await sessionsTableReady(ch))) source = 'table';
       return read(...args);
     };
+  /** The scope with where its sessions come from. */
+  const on = (scope: StatsScope): ClickHouseScope => ({ ...scope, sessions: source });
   return {
-    spanTraffic: settled((scope, spans) => series.eventTraffic(ch, scope, spans)),
+    spanTraffic: settled((scope, spans) => series.eventTraffic(ch, on(scope), spans)),
     dailyTotals: settled((websiteId, firstDay, lastDay) => series.dailyTotals(ch, db, websiteId, firstDay, lastDay)),
     spanDistinctVisitors: settled((websiteId, spans) => series.distinctVisitors(ch, db, websiteId, spans)),
-    spanPayments: settled((scope, spans, money) => series.paymentTotals(ch, db, scope, spans, money)),
-    overview: settled((scope, money) => overview(ch, db, scope, money)),
-    breakdown: settled((kind, scope, page, money) => breakdown(ch, db, kind, scope, page, money)),
-    goalProperties: settled((scope, eventName, propertyName, page) => goalProperties(ch, scope, eventName, propertyName, page)),
-    funnel: settled((scope, steps, money) => funnel(ch, db, scope, steps, money)),
+    spanPayments: settled((scope, spans, money) => series.paymentTotals(ch, db, on(scope), spans, money)),
+    overview: settled((scope, money) => overview(ch, db, on(scope), money)),
+    breakdown: settled((kind, scope, page, money) => breakdown(ch, db, kind, on(scope), page, money)),
+    goalProperties: settled((scope, eventName, propertyName, page) => goalProperties(ch, on(scope), eventName, propertyName, page)),
+    funnel: settled((scope, steps, money) => funnel(ch, db, on(scope), steps, money)),
     liveVisitors: settled((websiteId, since) => liveVisitors(ch, websiteId, since)),
     liveMap: settled((websiteId, since) => liveMap(ch, db, websiteId, since)),
     visitor: settled((websiteId, visitorId) => visitor(ch, db, websiteId, visitorId)),
-    visitors: settled((scope, options, page) => visitors(ch, db, scope, options, page)),
+    visitors: settled((scope, options, page) => visitors(ch, db, on(scope), options, page)),
   };
 }

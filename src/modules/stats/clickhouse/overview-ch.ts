@@ -6,7 +6,8 @@ import type { StatsScope } from '../stats.params.ts';
 import { rollupReadable, rollupStates } from './event-rollups-ch.ts';
 import { paymentCondition } from './payments-ch.ts';
 import { sessionRollupsReadable, sessionStates } from './session-rollups-ch.ts';
-import { BOUNCE, type SessionColumn, num, scopeCondition, sessionsTable } from './scope-ch.ts';
+import { BOUNCE, type ClickHouseScope, type SessionColumn, num, scopeCondition, sessionsTable } from './scope-ch.ts';
+import { storedSessionRows } from './stored-sessions-ch.ts';
 import { paidMinor } from '../sql/money-sql.ts';
 
 // Overview counts, as ../sql/overview-sql.ts: visitors, pageviews and converted visitors from the
@@ -20,13 +21,17 @@ import { paidMinor } from '../sql/money-sql.ts';
  * range and, when the scope filters, hold an event in scope (tested before grouping, so only the
  * events of those sessions are grouped).
  */
-export function sessionsInScope(scope: StatsScope, columns: readonly SessionColumn[]): RawBuilder<unknown> {
-  if (scope.filters.length === 0) return sessionsTable(scope.websiteId, scope.range, 'started', columns);
-  const inScope = sql`session_id in (select session_id from events where ${scopeCondition(scope)} and isNotNull(session_id))`;
-  return sessionsTable(scope.websiteId, scope.range, 'started', columns, inScope);
+export function sessionsInScope(scope: ClickHouseScope, columns: readonly SessionColumn[]): RawBuilder<unknown> {
+  return sessionsTable(scope.websiteId, scope.range, 'started', columns, inScopeSessions(scope), scope.sessions);
 }
 
-export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts> {
+/** The sessions that hold an event in scope (every one when the scope does not filter), as a condition on session_id. */
+function inScopeSessions(scope: ClickHouseScope): RawBuilder<unknown> {
+  if (scope.filters.length === 0) return sql`1 = 1`;
+  return sql`session_id in (select session_id from events where ${scopeCondition(scope)} and isNotNull(session_id))`;
+}
+
+export async function overview(ch: ClickHouse, db: Kysely<Database>, scope: ClickHouseScope, money: MoneyRules): Promise<OverviewCounts> {
   const [t, s, payments] = await Promise.all([
     trafficCounts(ch, scope),
     sessionCounts(ch, scope),
@@ -67,8 +72,17 @@ async function trafficCounts(ch: ClickHouse, scope: StatsScope): Promise<Record<
   return row ?? {};
 }
 
-/** Sessions, bounces and duration: unfiltered, from the session rollups; otherwise from the events. */
-async function sessionCounts(ch: ClickHouse, scope: StatsScope): Promise<Record<string, unknown>> {
+/**
+ * Sessions, bounces and duration: unfiltered, from the session rollups; otherwise from the
+ * sessions table (sums weighted by sign, no grouping), or from the events until it is filled.
+ */
+async function sessionCounts(ch: ClickHouse, scope: ClickHouseScope): Promise<Record<string, unknown>> {
+  if (scope.sessions === 'table' && scope.filters.length > 0) {
+    const [row] = await ch.rows<Record<string, unknown>>(sql`select sum(sign) as session_count, sum(sign * toInt64(${BOUNCE})) as bounces,
+        sum(sign * toInt64(ended_ms - started_ms)) as millis
+      from sessions where ${storedSessionRows(scope.websiteId, scope.range, 'started')} and ${inScopeSessions(scope)}`);
+    return row ?? {};
+  }
   const closedUntil = await sessionRollupsReadable(ch, 'overview', scope);
   const [row] = await ch.rows<Record<string, unknown>>(
     closedUntil !== null

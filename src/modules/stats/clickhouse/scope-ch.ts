@@ -3,6 +3,7 @@ import type { InstantRange } from '../../goals/tracked-goals.range.ts';
 import { type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { EVENT_COLUMN, SESSION_COLUMN, isNegated, likePattern } from '../stats.dimensions.ts';
+import { storedSessionsTable } from './stored-sessions-ch.ts';
 
 // The WHERE clause of a scope over ClickHouse's events table: website, range and filters, with
 // the same meaning as the relational store's (../sql/scope-sql.ts). Queries name columns without
@@ -68,6 +69,8 @@ const SESSION_COLUMNS = {
   entry_hostname: onFirstPageview('argMinIf', 'hostname'),
   entry_path: onFirstPageview('argMinIf', 'path'),
   exit_path: onFirstPageview('argMaxIf', 'path'),
+  entry_ms: "minIf(occurred_ms, type = 'pageview')",
+  exit_ms: "maxIf(occurred_ms, type = 'pageview')",
 } as const;
 
 /** Where the session came from: its first event's referrer and campaign parameters. */
@@ -95,7 +98,9 @@ export function sessionsTable(
   which: 'started' | 'overlapping',
   columns: readonly SessionColumn[] = ALL_SESSION_COLUMNS,
   only: RawBuilder<unknown> = sql`1 = 1`,
+  source: SessionSource = 'events',
 ): RawBuilder<unknown> {
+  if (source === 'table') return storedSessionsTable(websiteId, range, which, columns, only);
   const selected = sql.join([sql`session_id, min(occurred_ms) as started_ms, max(occurred_ms) as ended_ms`, ...columns.map(sessionColumn)]);
   let kept = sql`1 = 1`;
   if (range) {
@@ -125,15 +130,16 @@ export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder
  * when its visitor has a session in the range that passes, and a negated filter keeps it when
  * none does, as on the relational engines (scope-sql.ts).
  */
-function sessionCondition(test: RawBuilder<unknown>, columns: SessionColumn[], filter: Filter, scope: StatsScope): RawBuilder<unknown> {
-  const inSessions = sql`session_id in (select session_id from ${sessionsTable(scope.websiteId, scope.range, 'overlapping', columns)} where ${test})`;
+function sessionCondition(test: RawBuilder<unknown>, columns: SessionColumn[], filter: Filter, scope: ClickHouseScope): RawBuilder<unknown> {
+  const sessions = (wanted: SessionColumn[]) => sessionsTable(scope.websiteId, scope.range, 'overlapping', wanted, sql`1 = 1`, scope.sessions);
+  const inSessions = sql`session_id in (select session_id from ${sessions(columns)} where ${test})`;
   const withVisitor: SessionColumn[] = columns.includes('visitor_id') ? columns : [...columns, 'visitor_id'];
-  const visitorPasses = sql`visitor_id in (select visitor_id from ${sessionsTable(scope.websiteId, scope.range, 'overlapping', withVisitor)} where ${test})`;
+  const visitorPasses = sql`visitor_id in (select visitor_id from ${sessions(withVisitor)} where ${test})`;
   if (isNegated(filter)) return sql`if(isNull(session_id), not ${visitorPasses}, not ${inSessions})`;
   return sql`(${inSessions} or (isNull(session_id) and ${visitorPasses}))`;
 }
 
-function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown> {
+function filterCondition(filter: Filter, scope: ClickHouseScope): RawBuilder<unknown> {
   if (filter.dimension === 'referrer') {
     return sessionCondition(sql`(${matches(sql.ref('referrer_source'), filter)} or ${matches(sql.ref('referrer_host'), filter)})`, ['referrer_source', 'referrer_host'], filter, scope);
   }
@@ -148,8 +154,17 @@ function filterCondition(filter: Filter, scope: StatsScope): RawBuilder<unknown>
   return isNegated(filter) ? sql`(isNull(${column}) or not ${test})` : test;
 }
 
+/**
+ * Where a read takes its sessions from: the sessions table written at ingestion once it holds
+ * every session (`table`), else grouped from the events (`events`, the fallback during an upgrade).
+ */
+export type SessionSource = 'events' | 'table';
+
+/** A scope on ClickHouse, with where its sessions come from (the events when unsaid). */
+export type ClickHouseScope = StatsScope & { sessions?: SessionSource };
+
 /** `website_id = ? and <range> and <filters>` over the events table. */
-export function scopeCondition(scope: StatsScope, options: { range?: boolean } = {}): RawBuilder<unknown> {
+export function scopeCondition(scope: ClickHouseScope, options: { range?: boolean } = {}): RawBuilder<unknown> {
   const parts = [sql`website_id = ${scope.websiteId}`];
   if (options.range !== false) parts.push(rangeCondition(scope.range));
   for (const filter of scope.filters) parts.push(filterCondition(filter, scope));

@@ -14,7 +14,7 @@ import {
 import type { Breakdown } from '../../analytics/breakdowns.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { DAY_MS, floorTo, splitRange } from './rollup-spans.ts';
-import { isoOf, msOf, sessionsTable } from './scope-ch.ts';
+import { type ClickHouseScope, type SessionSource, isoOf, msOf, sessionsTable } from './scope-ch.ts';
 
 // Reads of the session rollups (src/modules/events/clickhouse-session-rollups.ts): the states of
 // the sessions that started in a range, from the rollups for the hours the relay has closed
@@ -42,13 +42,13 @@ const FAR_FUTURE_MS = Date.UTC(2100, 0, 1);
  * the states of the sessions that started in the scope's range, in rows per bucket and key. Merge
  * them per key (uniqCombinedMerge, sumMerge, countMerge).
  */
-export function sessionStates(kind: SessionRollup, scope: StatsScope, closedUntil: number): RawBuilder<unknown> {
+export function sessionStates(kind: SessionRollup, scope: ClickHouseScope, closedUntil: number): RawBuilder<unknown> {
   const rollup = (table: string, from: number | null, to: number) => {
     const after = from === null ? sql`1 = 1` : sql`bucket >= toDateTime(${from / 1000})`;
     return sql`select ${COLUMNS} from ${sql.table(table)}
       where website_id = ${scope.websiteId} and breakdown = ${kind} and ${after} and bucket < toDateTime(${to / 1000})`;
   };
-  const raw = (from: number, to: number) => rawSessionStates(kind, scope.websiteId, from, to);
+  const raw = (from: number, to: number) => rawSessionStates(kind, scope.websiteId, from, to, scope.sessions);
   const from = scope.range ? msOf(scope.range.from) : null;
   const to = scope.range ? msOf(scope.range.to) : FAR_FUTURE_MS;
   const parts: RawBuilder<unknown>[] = [];
@@ -70,9 +70,9 @@ export function sessionStates(kind: SessionRollup, scope: StatsScope, closedUnti
   return sql`(${sql.join(parts, sql` union all `)})`;
 }
 
-/** The states of the website's sessions that started in [from, to), from the events. */
-function rawSessionStates(kind: SessionRollup, websiteId: string, from: number, to: number): RawBuilder<unknown> {
+/** The states of the website's sessions that started in [from, to), from the sessions table (or the events until it is filled). */
+function rawSessionStates(kind: SessionRollup, websiteId: string, from: number, to: number, source?: SessionSource): RawBuilder<unknown> {
   const [key1, key2] = sessionKeyColumns(kind);
-  const sessions = sessionsTable(websiteId, { from: isoOf(from), to: isoOf(to) }, 'started', sessionColumnsOf(kind));
+  const sessions = sessionsTable(websiteId, { from: isoOf(from), to: isoOf(to) }, 'started', sessionColumnsOf(kind), undefined, source);
   return sql`select ${keysOf(key1, key2)}, ${SESSION_STATES} from ${statedSessions(sessions)} group by ${KEY_ORDER}`;
 }

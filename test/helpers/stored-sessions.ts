@@ -1,0 +1,26 @@
+import { sql } from 'kysely';
+import type { ClickHouse } from '../../src/db/clickhouse/clickhouse.ts';
+import { sessionsTable } from '../../src/modules/stats/clickhouse/scope-ch.ts';
+import { storedSessionsTable } from '../../src/modules/stats/clickhouse/stored-sessions-ch.ts';
+
+// The sessions table written at ingestion (src/modules/events/clickhouse-sessions.ts) as plain
+// rows, against the sessions grouped from the events: equal when every session is counted once.
+
+const COLUMNS = ['visitor_id', 'pageviews', 'events', 'goals', 'entry_hostname', 'entry_path', 'exit_path', 'referrer_source', 'utm_campaign'] as const;
+const SELECTED = sql`session_id, toString(started_ms) as started, toString(ended_ms) as ended, visitor_id, toUInt64(pageviews) as pageviews,
+  toUInt64(events) as events, toUInt64(goals) as goals, entry_hostname, entry_path, exit_path, referrer_source, utm_campaign`;
+
+/** The live sessions of the table, one row each. */
+export function sessionsHeld(ch: ClickHouse, websiteId: string): Promise<Record<string, unknown>[]> {
+  return ch.rows(sql`select ${SELECTED} from ${storedSessionsTable(websiteId, null, 'started', COLUMNS, sql`1 = 1`)} order by session_id`);
+}
+
+/** The sessions as the events give them. */
+export function sessionsOfEvents(ch: ClickHouse, websiteId: string): Promise<Record<string, unknown>[]> {
+  return ch.rows(sql`select ${SELECTED} from ${sessionsTable(websiteId, null, 'started', COLUMNS)} order by session_id`);
+}
+
+/** Sessions whose rows do not add up to one live row (a pair written twice, or half of one). */
+export function sessionsNotOnce(ch: ClickHouse, websiteId: string): Promise<Record<string, unknown>[]> {
+  return ch.rows(sql`select session_id, sum(sign) as live from sessions where website_id = ${websiteId} group by session_id having live != 1`);
+}
