@@ -10,7 +10,7 @@ import { ADD_TO_TOTALS, addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed,
 import { addKeyedToProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
 import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, moveLastDays, setLastDays, timezoneOf, visitorRowsOf, websiteOffsets } from './breakdown-days.ts';
 import { type WebsiteOffsets, rowDaySql, offsetsOf } from './local-day-sql.ts';
-import type { RecordedEvent } from '../events/event.types.ts';
+import type { RecordedEvent } from '../../db/event-records.ts';
 import { deriveWebsiteSessionRollups } from './session-breakdown-rollups.ts';
 import { rebuildBreakdownRevenue, subtractRevenueOfRows } from './breakdown-revenue.ts';
 

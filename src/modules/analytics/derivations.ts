@@ -1,6 +1,6 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import type { RecordedEvent } from '../events/event.types.ts';
+import type { RecordedEvent } from '../../db/event-records.ts';
 import { movePaymentRevenue } from './breakdown-revenue.ts';
 import { joinProfiles, leaveProfiles } from './breakdown-profiles.ts';
 import { moveVisitorEventDays, rebuildBreakdownRollups, repairBreakdownRollups, subtractDeletedEvents, updateBreakdownRollups } from './breakdown-rollups.ts';

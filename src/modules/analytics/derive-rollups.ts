@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import type { RecordedEvent } from '../events/event.types.ts';
+import type { RecordedEvent } from '../../db/event-records.ts';
 import { DERIVATIONS, type Derivation, type VisitorsHook } from './derivations.ts';
 import { visitorsByWebsite } from './profile-totals.ts';
 import { lockWebsiteZones } from './rollups.ts';

@@ -3,7 +3,7 @@ import { isPostgres } from '../../db/engine.ts';
 import { lockWebsiteRollups } from '../../db/locks.ts';
 import type { Database, DerivedBuildsTable, EventsTable } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import { eventFromRow } from '../events/event-columns.ts';
+import { eventFromRow } from '../../db/event-columns.ts';
 import { deriveRollups } from './derive-rollups.ts';
 import { BUILT_TABLES, type DerivedTable } from './derived-tables.ts';
 import { deriveBacklog } from './rollup-backlog.ts';

@@ -5,8 +5,8 @@ import { lockWebsiteRollups } from '../../db/locks.ts';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import { eventFromRow } from '../events/event-columns.ts';
-import type { RecordedEvent } from '../events/event.types.ts';
+import { eventFromRow } from '../../db/event-columns.ts';
+import type { RecordedEvent } from '../../db/event-records.ts';
 import { deriveRollups } from './derive-rollups.ts';
 
 // The rollups are derived from the raw events after the answer, many events at a time.

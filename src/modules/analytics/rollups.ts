@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
-import type { RecordedEvent } from '../events/event.types.ts';
+import type { RecordedEvent } from '../../db/event-records.ts';
 import { inChunks } from '../../lib/chunks.ts';
 import { VisitorDayBook } from './visitor-day-book.ts';
 import { LocalDays } from './zoned-time.ts';

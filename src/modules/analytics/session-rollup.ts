@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import type { RecordedEvent } from '../events/event.types.ts';
+import type { RecordedEvent } from '../../db/event-records.ts';
 import { followSessionUpsert, sessionsWhere } from './session-breakdown-rollups.ts';
 import { addSessionTotals } from './visitor-totals.ts';
 

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../events/event.types.ts';
+import type { NewEvent } from '../../db/event-records.ts';
 
 // The filter dimensions that describe the visitor rather than the page: where they are and what
 // they browse with. Nearly every visitor keeps one value of each across all their events, so

@@ -1,5 +1,5 @@
 import type { VisitorDaysTable } from '../../db/schema.ts';
-import { type NewEvent, isGoal } from '../events/event.types.ts';
+import { type NewEvent, isGoal } from '../../db/event-records.ts';
 
 type VisitorDayRow = VisitorDaysTable;
 

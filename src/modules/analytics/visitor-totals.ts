@@ -3,7 +3,7 @@ import { isPostgres } from '../../db/engine.ts';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import type { RecordedEvent } from '../events/event.types.ts';
+import type { RecordedEvent } from '../../db/event-records.ts';
 import { VISITOR_ATTRIBUTES, attributeBit, attributesOf } from './visitor-attributes.ts';
 import { BOUNCE, millisBetween } from './session-terms.ts';
 import { leaveProfiles } from './breakdown-profiles.ts';

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import type { RecordedEvent } from '../events/event.types.ts';
+import type { RecordedEvent } from '../../db/event-records.ts';
 
 // Which zone each visitor's day rollups are in while the website's days move to a new zone
 // (day-relocation.ts): visitors up to the move's cursor, byte order of their ids, are in the new

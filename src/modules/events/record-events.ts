@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.ts';
 import { fireAlertsForGoals } from '../alerts/alert-firing.ts';
 import { eventsRecorded } from '../analytics/maintainer.ts';
 import { updateGoalStats } from '../goals/goal-stats.ts';
-import { COLUMNS, type EventRow, eventRow } from './event-columns.ts';
+import { COLUMNS, type EventRow, eventRow } from '../../db/event-columns.ts';
 import type { EventEffectsConfig, NewEvent, RecordedEvent } from './event.types.ts';
 
 // The one place events are written. What must hold the moment the event is acknowledged (the

@@ -1,8 +1,8 @@
-import type { EventsTable } from '../../db/schema.ts';
-import type { EventDetails, NewEvent, RecordedEvent } from './event.types.ts';
+import type { EventDetails, NewEvent, RecordedEvent } from './event-records.ts';
+import type { EventsTable } from './schema.ts';
 
 // How an event maps to the columns of the events table, both ways: ingestion writes rows from
-// it, and the rollup deriver (../analytics/rollup-backlog.ts) reads stored rows back as events.
+// it, and the rollup deriver (src/modules/analytics/rollup-backlog.ts) reads stored rows back as events.
 
 type Column = keyof EventsTable;
 
