@@ -455,7 +455,8 @@ describeEachEventEngine('time series', (engine) => {
     });
   });
 
-  describe('rollups', () => {
+  // Tens of batches, each shipped to ClickHouse with its session rows in one relay turn of its own.
+  describe('rollups', { timeout: 90_000 }, () => {
     // Deterministic pseudo-random events over ~70 days, written in shuffled batches so that days
     // arrive out of order (late events), then checked against an oracle and the raw events.
     // One session per visitor and local day, so session counts do not depend on arrival order.
