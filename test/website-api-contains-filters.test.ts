@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { type Fixture, MARCH, analyticsFixture } from './helpers/analytics-fixture.ts';
-import { type TestApp, useTestApp } from './helpers/app.ts';
+import { useTestApp } from './helpers/app.ts';
 import { EVERYTHING } from './helpers/attribute-filters.ts';
 import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { expectError } from './helpers/factories.ts';
@@ -67,7 +67,8 @@ describeEachEventEngine('website API contains filters on every dimension', (engi
   });
 
   it('answers all-time reads (the per-profile tables on the relational engines) as the raw events do', async () => {
-    for (const filters of [{ filter_country: 'contains:u' }, { filter_city: 'contains:jos' }, { filter_city: 'does_not_contain:jos', filter_os: 'contains:mac os' }]) {
+    const filterSets: Record<string, string>[] = [{ filter_country: 'contains:u' }, { filter_city: 'contains:jos' }, { filter_city: 'does_not_contain:jos', filter_os: 'contains:mac os' }];
+    for (const filters of filterSets) {
       const allTime = await counts(filters, {});
       expect(allTime, JSON.stringify(filters)).toEqual(await counts(filters, { startAt: EVERYTHING.from, endAt: EVERYTHING.to }));
       expect(allTime.visitors, JSON.stringify(filters)).toBeGreaterThan(0);
