@@ -75,6 +75,17 @@ describeEachEventEngine('website API contains filters on every dimension', (engi
     }
   });
 
+  it('lists the visitors a contains filter keeps (all time: the stored visitor rows on the relational engines)', async () => {
+    const listed = async (query: Record<string, string>) => {
+      const response = await t.request('GET', '/api/v1/visitors', { token: f.owner.token, query: { websiteId: f.website.id, ...query } });
+      expect(response.status, response.raw).toBe(200);
+      return response.body.data.map((row: { visitorId: string }) => row.visitorId);
+    };
+    expect(await listed({ filter_city: 'contains:JOS' })).toEqual(['v1']);
+    expect(await listed({ filter_country: 'contains:u' })).toEqual(['v3', 'v1']);
+    expect(await listed({ filter_utm_campaign: 'does_not_contain:spring' })).toEqual(['v3', 'v2']);
+  });
+
   it('answers 400 naming the field for an empty substring or a bad operator', async () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ filter_city: 'contains:' }, /query\.filter_city/],
