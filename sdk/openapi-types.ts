@@ -16078,79 +16078,79 @@ export interface operations {
                 limit?: number;
                 /** @description buckets to skip */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -16393,79 +16393,79 @@ export interface operations {
                 /** @description an IANA time zone for days; default the website's */
                 timezone?: string;
                 fields?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -16677,79 +16677,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -16958,79 +16958,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -17239,79 +17239,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -17520,79 +17520,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -17800,79 +17800,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -18098,79 +18098,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -18380,79 +18380,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -18661,79 +18661,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -18942,79 +18942,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -19222,79 +19222,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -19502,79 +19502,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -19782,79 +19782,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -20062,79 +20062,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -20342,79 +20342,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -20628,79 +20628,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -21524,79 +21524,79 @@ export interface operations {
                 endAt?: string;
                 /** @description an IANA time zone for days; default the website's */
                 timezone?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description alias of filter_page */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description alias of filter_goal */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;
@@ -21815,79 +21815,79 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
                 country?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_region?: string;
                 /** @description alias of filter_region */
                 region?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_city?: string;
                 /** @description alias of filter_city */
                 city?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_device?: string;
                 /** @description alias of filter_device */
                 device?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_browser?: string;
                 /** @description alias of filter_browser */
                 browser?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_os?: string;
                 /** @description alias of filter_os */
                 os?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_referrer?: string;
                 /** @description alias of filter_referrer */
                 referrer?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_page?: string;
                 /** @description only visitors who viewed one of these paths (comma-separated, at most 50; * a wildcard) */
                 page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains, does_not_contain; * is a wildcard; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
                 filter_entry_page?: string;
                 /** @description alias of filter_entry_page */
                 entry_page?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_hostname?: string;
                 /** @description alias of filter_hostname */
                 hostname?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_goal?: string;
                 /** @description only visitors who completed this goal; not with isCustomer */
                 goal?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_ref?: string;
                 /** @description alias of filter_ref */
                 ref?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_source?: string;
                 /** @description alias of filter_source */
                 source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_via?: string;
                 /** @description alias of filter_via */
                 via?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_source?: string;
                 /** @description alias of filter_utm_source */
                 utm_source?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_medium?: string;
                 /** @description alias of filter_utm_medium */
                 utm_medium?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_campaign?: string;
                 /** @description alias of filter_utm_campaign */
                 utm_campaign?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_term?: string;
                 /** @description alias of filter_utm_term */
                 utm_term?: string;
-                /** @description op:value1,value2 (values OR-ed; op is, is_not; is when left out) */
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
                 filter_utm_content?: string;
                 /** @description alias of filter_utm_content */
                 utm_content?: string;

@@ -166,6 +166,26 @@ describe.skipIf(!haveChromium)('goal customizations and the KPI on the analytics
     await screenshot(phone, 'goal-settings-phone');
     if (SCREENSHOTS) await phone.getByRole('region', { name: 'Overview' }).screenshot({ path: join(SCREENSHOTS, 'goal-settings-phone-overview.png') });
 
+    // The alert form suggests the goals by their display names, and saves the raw name.
+    await page.goto(`${server.base}/websites/${websiteId}/settings`);
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Alerts' }).click();
+    await page.getByRole('button', { name: 'New alert' }).click();
+    const alertForm = page.getByRole('dialog');
+    const goalInput = alertForm.getByRole('combobox', { name: /When this goal is completed/ });
+    const listed = await page.locator(`datalist#${await goalInput.getAttribute('list')} option`).evaluateAll((options) =>
+      options.map((option) => [(option as HTMLOptionElement).value, option.textContent]),
+    );
+    expect(listed).toContainEqual(['signup', 'Sign-up']);
+    expect(listed).toContainEqual(['newsletter', '']);
+    await alertForm.getByLabel('Name', { exact: true }).fill('Sign-ups');
+    await goalInput.fill('signup');
+    await alertForm.getByText('Shown as “Sign-up” in the reports.', { exact: false }).waitFor();
+    await alertForm.getByLabel('Email message').fill('Someone signed up just now.');
+    await alertForm.getByRole('button', { name: 'Create alert' }).click();
+    await alertForm.waitFor({ state: 'hidden' });
+    const alerts = await call('GET', `/api/v1/admin/websites/${websiteId}/alerts`, undefined, owner);
+    expect(alerts.json.data.map((alert: { trigger: { goalName: string } }) => alert.trigger.goalName)).toEqual(['signup']);
+
     // Deleting the customization: the raw name everywhere again, no swatch; the KPI stays, named raw.
     const reset = await call('DELETE', `/api/v1/admin/websites/${websiteId}/goals/customizations?goalName=signup`, undefined, owner);
     expect(reset.status, reset.text).toBe(200);

@@ -91,7 +91,7 @@ describeEachEventEngine('website API access', (engine) => {
       ['/api/v1/analytics/overview', { filter_colour: 'red' }, /filter_colour/],
       ['/api/v1/analytics/overview', { filter_country: 'Atlantis' }, /filter_country/],
       ['/api/v1/analytics/overview', { filter_device: 'phone' }, /filter_device/],
-      ['/api/v1/analytics/overview', { filter_browser: 'contains:Chr' }, /filter_browser/],
+      ['/api/v1/analytics/overview', { filter_browser: 'contains:' }, /filter_browser/],
       ['/api/v1/analytics/overview', { filter_page: 'matches:/x' }, /.*/],
       ['/api/v1/analytics/overview', { filter_country: 'is:' }, /filter_country/],
       ['/api/v1/analytics/overview', { startAt: '2026-03-01' }, /endAt/],

@@ -35,7 +35,7 @@ const CONNECTABLE = ['one', 'two', 'three', 'four'] as const;
 
 const R = '/api/v1/analytics';
 const BREAKDOWN_TOOLS = BREAKDOWNS;
-const FILTERED = 'Filters: filter_<dimension> = "op:value1,value2" (values OR-ed, filters AND-ed, op is or is_not, and contains or does_not_contain for page and entry_page), e.g. filter_country: "is:US,DE".';
+const FILTERED = 'Filters: filter_<dimension> = "op:value1,value2" (values OR-ed, filters AND-ed, op is, is_not, contains or does_not_contain: a substring, case ignored; on country the ISO code), e.g. filter_country: "is:US,DE".';
 const PAGED = `${FILTERED} Answers pagination {limit, offset, total} beside data.`;
 
 function read(tool: string, note?: string): OperationEntry {

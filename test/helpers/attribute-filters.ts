@@ -15,4 +15,9 @@ export const ATTRIBUTE_FILTER_SETS: Filter[][] = [
   [{ dimension: 'city', operator: 'contains', values: ['san', 'aus'] }],
   [{ dimension: 'browser', operator: 'contains', values: ['fire', 'saf'] }, { dimension: 'os', operator: 'is_not', values: ['Linux'] }],
   [{ dimension: 'browser', operator: 'does_not_contain', values: ['fire'] }, { dimension: 'os', operator: 'is', values: ['Windows', 'macOS'] }],
+  // contains on a country matches its code; % and _ are literal, as in a stored profile's JSON.
+  [{ dimension: 'country', operator: 'contains', values: ['u'] }, { dimension: 'city', operator: 'does_not_contain', values: ['dal'] }],
+  [{ dimension: 'country', operator: 'does_not_contain', values: ['s'] }],
+  [{ dimension: 'city', operator: 'contains', values: ['a_s', 'd%s'] }],
+  [{ dimension: 'os', operator: 'contains', values: ['mac os'], alsoIs: ['macOS'] }, { dimension: 'device', operator: 'contains', values: ['TOP'] }],
 ];

@@ -30,7 +30,7 @@ export interface ReportQuery {
   [filter: `filter_${string}`]: string;
 }
 
-const FILTER_HELP = `only what matches <dimension>=[<op>:]<v1>,<v2> (repeatable, AND-ed; values OR-ed; op is, is_not, or contains, does_not_contain for page and entry_page); dimensions: ${DIMENSIONS.join(', ')}`;
+const FILTER_HELP = `only what matches <dimension>=[<op>:]<v1>,<v2> (repeatable, AND-ed; values OR-ed; op is, is_not, contains, does_not_contain); dimensions: ${DIMENSIONS.join(', ')}`;
 
 function wholeNumber(minimum: number) {
   return (value: string): number => {

@@ -57,3 +57,12 @@ export function storedValuesOf(dimension: LabelledDimension, value: string): str
   const stored = STORED[dimension].get(value) ?? value;
   return [stored, ...(ALSO_MATCHES[dimension].get(value) ?? [])];
 }
+
+/**
+ * The stored names whose shown name contains `part` (ignoring case) while they do not: a contains
+ * filter on `X` or `mac os` matches the stored `Twitter` or `macOS` as the shown name promises.
+ */
+export function storedNamesShownContaining(dimension: LabelledDimension, part: string): string[] {
+  const wanted = part.toLowerCase();
+  return [...SHOWN[dimension]].filter(([stored, shown]) => shown.toLowerCase().includes(wanted) && !stored.toLowerCase().includes(wanted)).map(([stored]) => stored);
+}

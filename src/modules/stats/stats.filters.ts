@@ -1,6 +1,6 @@
 import { invalidField } from '../../errors.ts';
 import { countryCodeOf } from './countries.ts';
-import { isLabelled, storedValuesOf } from './labels.ts';
+import { isLabelled, storedNamesShownContaining, storedValuesOf } from './labels.ts';
 
 // The website API's filters (website-api.md section 2): `filter_<dim>=<op>:<v1>,<v2>`, values
 // OR-ed, filters AND-ed, `is` when the operator is left out; the bare dimension name is an alias
@@ -32,14 +32,24 @@ export type Dimension = (typeof DIMENSIONS)[number];
 export const OPERATORS = ['is', 'is_not', 'contains', 'does_not_contain'] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-/** Dimensions whose values are paths: they take contains/does_not_contain and the * wildcard. */
+/** Dimensions whose values are paths: a value is read as a path, and `is` takes the * wildcard. */
 export const PATH_DIMENSIONS: readonly Dimension[] = ['page', 'entry_page'];
 
 export interface Filter {
   dimension: Dimension;
   operator: Operator;
+  /** `is`/`is_not`: stored values; `contains`/`does_not_contain`: substrings, matched ignoring case. */
   values: string[];
+  /**
+   * `contains`/`does_not_contain` on a labelled dimension (labels.ts): stored names whose shown
+   * label contains one of the substrings while the stored name does not (`X` stands for the stored
+   * `Twitter`), matched exactly besides the substrings.
+   */
+  alsoIs?: string[];
 }
+
+/** Whether the filter's values are substrings rather than whole values. */
+export const isSubstringFilter = (filter: Pick<Filter, 'operator'>): boolean => filter.operator === 'contains' || filter.operator === 'does_not_contain';
 
 const DEVICES = ['desktop', 'mobile', 'tablet', 'tv'];
 const MAX_VALUES = 50;
@@ -55,14 +65,25 @@ function parseOne(field: string, dimension: Dimension, raw: string): Filter {
   } else if (colon > 0 && /^[a-z_]+$/.test(raw.slice(0, colon)) && !/^https?$/.test(raw.slice(0, colon))) {
     throw invalidField(field, `"${raw.slice(0, colon)}" is not an operator; use one of ${OPERATORS.join(', ')}`);
   }
-  if ((operator === 'contains' || operator === 'does_not_contain') && !PATH_DIMENSIONS.includes(dimension)) {
-    throw invalidField(field, `${operator} applies to page and entry_page only; use is or is_not`);
-  }
   const values = rest.split(',').map((value) => value.trim());
   if (values.some((value) => value === '')) throw invalidField(field, 'needs at least one value, and no empty value between commas');
   if (values.length > MAX_VALUES) throw invalidField(field, `takes at most ${MAX_VALUES} values`);
   if (values.some((value) => value.length > MAX_VALUE_LENGTH)) throw invalidField(field, `values are at most ${MAX_VALUE_LENGTH} characters`);
+  if (isSubstringFilter({ operator })) return substringFilter(dimension, operator, values);
   return { dimension, operator, values: [...new Set(values.flatMap((value) => normaliseValue(field, dimension, value)))] };
+}
+
+/**
+ * A contains/does_not_contain filter: each value is a substring of the stored value, as it is
+ * (a country's ISO code, a device's name, a goal's raw name), but for a path, read as one (`blog`
+ * is `/blog`); a shown label's stored name is matched too (`alsoIs`). No value is checked against
+ * a list: `contains:U` on country is every code with a U.
+ */
+function substringFilter(dimension: Dimension, operator: Operator, values: string[]): Filter {
+  const parts = [...new Set(PATH_DIMENSIONS.includes(dimension) ? values.map(pathOf) : values)];
+  if (!isLabelled(dimension)) return { dimension, operator, values: parts };
+  const alsoIs = [...new Set(parts.flatMap((part) => storedNamesShownContaining(dimension, part)))];
+  return { dimension, operator, values: parts, ...(alsoIs.length > 0 ? { alsoIs } : {}) };
 }
 
 /** The stored values a filter value matches (one, but a shown label may stand for several). */

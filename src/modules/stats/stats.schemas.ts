@@ -19,7 +19,7 @@ export const FILTER_QUERY_PARAMS = Object.fromEntries(
         Type.String({
           minLength: 1,
           maxLength: 8000,
-          description: `op:value1,value2 (values OR-ed; op is, is_not${dimension.endsWith('page') ? ', contains, does_not_contain; * is a wildcard' : ''}; is when left out)`,
+          description: `op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored${dimension === 'country' ? ', of the ISO code' : ''}); ${dimension.endsWith('page') ? '* is a wildcard; ' : ''}is when left out)`,
         }),
       ),
     ],

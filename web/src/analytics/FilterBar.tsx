@@ -1,15 +1,15 @@
 // The active filters as chips ("Country is US ×"; the text opens the filter editor to change it),
 // and the "Filter" button that opens the editor to add one. Every read sends the filters.
 import { useState } from 'preact/hooks';
-import { DIMENSION_LABELS, type Filter, type UpdateView, replaceFilter, withoutFilter } from './view-state.ts';
+import { DIMENSION_LABELS, type Filter, type UpdateView, isSubstringFilter, replaceFilter, withoutFilter } from './view-state.ts';
 import { countryName } from './format.ts';
 import { FilterEditor, OPERATOR_TEXT } from './FilterEditor.tsx';
 import { type Goals, useGoals } from './goal-display.tsx';
 import type { ResolvedRange } from './range.ts';
 
-/** "Goal is Sign-up": a goal filter names its goals as the owner customized them. */
+/** "Goal is Sign-up": a goal filter names its goals as the owner customized them (a part of a name stays as typed). */
 export function filterText(filter: Filter, goals?: Goals): string {
-  const values = filter.dimension === 'goal' && goals ? filter.values.map(goals.label) : filter.values;
+  const values = filter.dimension === 'goal' && goals && !isSubstringFilter(filter) ? filter.values.map(goals.label) : filter.values;
   return `${DIMENSION_LABELS[filter.dimension]} ${OPERATOR_TEXT[filter.operator]} ${values.join(' or ')}`;
 }
 
@@ -18,7 +18,7 @@ function filterTitle(filter: Filter, goals: Goals): string {
     const shown = filterText(filter, goals);
     return shown === filterText(filter) ? shown : `${shown} (${filter.values.join(', ')})`;
   }
-  if (filter.dimension !== 'country') return filterText(filter);
+  if (filter.dimension !== 'country' || isSubstringFilter(filter)) return filterText(filter);
   return `Country ${OPERATOR_TEXT[filter.operator]} ${filter.values.map(countryName).join(' or ')}`;
 }
 

@@ -6,7 +6,7 @@ import { type Suggestion, fetchSuggestions, suggestsValues } from './filter-sugg
 import { useGoals } from './goal-display.tsx';
 import type { ResolvedRange } from './range.ts';
 import { useFetch } from './use-fetch.ts';
-import { DIMENSION_LABELS, type Dimension, type Filter, type Operator, filterable, operatorsOf } from './view-state.ts';
+import { DIMENSION_LABELS, type Dimension, type Filter, OPERATORS, type Operator, filterable, isSubstringFilter } from './view-state.ts';
 
 export const OPERATOR_TEXT: Record<Operator, string> = {
   is: 'is',
@@ -42,7 +42,6 @@ export function FilterEditor({ websiteId, resolved, filters, editing, onApply, o
     suggestsValues(dimension) ? () => fetchSuggestions(dimension, websiteId, resolved, filters, goals) : null,
     `${dimension}|${websiteId}|${JSON.stringify(resolved.range)}`,
   );
-  const operators = operatorsOf(dimension);
 
   useEffect(() => {
     const element = dialog.current;
@@ -58,7 +57,6 @@ export function FilterEditor({ websiteId, resolved, filters, editing, onApply, o
 
   function chooseDimension(next: Dimension) {
     setDimension(next);
-    if (!operatorsOf(next).includes(operator)) setOperator('is');
     setValues([]);
     setProblem(null);
   }
@@ -100,7 +98,10 @@ export function FilterEditor({ websiteId, resolved, filters, editing, onApply, o
     dialog.current?.close();
   }
 
-  const labelOf = (value: string) => suggestions.data?.find((item) => item.value === value)?.label ?? (dimension === 'goal' ? goals.label(value) : value);
+  const substring = isSubstringFilter({ operator });
+  // A part of a value is shown as typed: it names no one country or goal.
+  const labelOf = (value: string) =>
+    substring ? value : (suggestions.data?.find((item) => item.value === value)?.label ?? (dimension === 'goal' ? goals.label(value) : value));
   const title = editing ? 'Change filter' : 'Add filter';
   return (
     <dialog ref={dialog} class="an-dialog an-filter-dialog" aria-labelledby={`${ids}-title`}>
@@ -124,7 +125,7 @@ export function FilterEditor({ websiteId, resolved, filters, editing, onApply, o
           <label class="an-field">
             Operator
             <select value={operator} onChange={(event) => setOperator(event.currentTarget.value as Operator)}>
-              {operators.map((name) => (
+              {OPERATORS.map((name) => (
                 <option key={name} value={name}>
                   {OPERATOR_TEXT[name]}
                 </option>
@@ -134,7 +135,7 @@ export function FilterEditor({ websiteId, resolved, filters, editing, onApply, o
         </div>
         <div class="an-filter-values">
           <label class="an-field" for={`${ids}-value`}>
-            Value{operator === 'contains' || operator === 'does_not_contain' ? ' (part of it)' : ''}
+            Value{substring ? (dimension === 'country' ? ' (part of the code, such as US)' : ' (part of it)') : ''}
           </label>
           <div class="an-filter-add">
             <input

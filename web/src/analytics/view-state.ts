@@ -187,9 +187,12 @@ export function replaceFilter(filters: Filter[], replaced: Dimension | null, fil
   return [...others.slice(0, before), filter, ...others.slice(before)];
 }
 
-/** Operators the API accepts on `dimension` (website-api.md section 2: contains on pages only). */
-export function operatorsOf(dimension: Dimension): Operator[] {
-  return dimension === 'page' || dimension === 'entry_page' ? [...OPERATORS] : ['is', 'is_not'];
+/**
+ * Whether the filter's values are parts of values (contains, does not contain; the API takes them
+ * on every dimension, a country's as part of its code): shown as typed, never as a label.
+ */
+export function isSubstringFilter(filter: Pick<Filter, 'operator'>): boolean {
+  return filter.operator === 'contains' || filter.operator === 'does_not_contain';
 }
 
 export function withoutFilter(filters: Filter[], dimension: Dimension): Filter[] {

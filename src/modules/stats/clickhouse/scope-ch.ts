@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { InstantRange } from '../../goals/tracked-goals.range.ts';
-import { type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
+import { type Filter, PATH_DIMENSIONS, isSubstringFilter } from '../stats.filters.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { EVENT_COLUMN, SESSION_COLUMN, isNegated, likePattern } from '../stats.dimensions.ts';
 import { storedSessionsTable } from './stored-sessions-ch.ts';
@@ -113,14 +113,18 @@ export function sessionsTable(
     group by session_id) where ${kept})`;
 }
 
-/** One value test on a column: exact, or a case-insensitive LIKE for wildcards and substrings. */
+/**
+ * One value test on a column: exact, or a case-insensitive LIKE for substrings (contains,
+ * does_not_contain) and path wildcards; a substring filter's `alsoIs` names are matched exactly.
+ */
 export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
-  const contains = filter.operator === 'contains' || filter.operator === 'does_not_contain';
+  const contains = isSubstringFilter(filter);
   const tests = filter.values.map((value) =>
     contains || (PATH_DIMENSIONS.includes(filter.dimension) && value.includes('*'))
       ? sql`lowerUTF8(${column}) like lowerUTF8(${likePattern(value, contains)})`
       : sql`${column} = ${value}`,
   );
+  for (const stored of filter.alsoIs ?? []) tests.push(sql`${column} = ${stored}`);
   return sql`(${sql.join(tests, sql` or `)})`;
 }
 

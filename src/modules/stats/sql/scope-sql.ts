@@ -1,20 +1,24 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { type Filter, PATH_DIMENSIONS } from '../stats.filters.ts';
+import { type Filter, PATH_DIMENSIONS, isSubstringFilter } from '../stats.filters.ts';
 import { EVENT_COLUMN, SESSION_COLUMN, isNegated, likePattern } from '../stats.dimensions.ts';
 
 // The WHERE clause of a scope over the events table (alias `e`): website, range and filters.
 // Every value is a bound parameter; column names come from the fixed table below, never from
 // the request.
 
-/** One value test on a column: exact, or a case-insensitive LIKE for wildcards and substrings. */
+/**
+ * One value test on a column: exact, or a case-insensitive LIKE for substrings (contains,
+ * does_not_contain) and path wildcards; a substring filter's `alsoIs` names are matched exactly.
+ */
 export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder<unknown> {
-  const contains = filter.operator === 'contains' || filter.operator === 'does_not_contain';
+  const contains = isSubstringFilter(filter);
   const tests = filter.values.map((value) =>
     contains || (PATH_DIMENSIONS.includes(filter.dimension) && value.includes('*'))
       ? sql`lower(${column}) like lower(${likePattern(value, contains)}) escape '\\'`
       : sql`${column} = ${value}`,
   );
+  for (const stored of filter.alsoIs ?? []) tests.push(sql`${column} = ${stored}`);
   return sql`(${sql.join(tests, sql` or `)})`;
 }
 

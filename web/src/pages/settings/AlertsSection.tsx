@@ -41,7 +41,8 @@ function GoalCell({ goalName, goals }: { goalName: string; goals: Goals }): JSX.
 
 type Counts = Record<'queued' | 'sent' | 'failed' | 'skipped' | 'throttled' | 'total', number>;
 
-function AlertEditor({ item: alert, base, goalNames, onClose, onSaved }: EditorProps<Alert>): JSX.Element {
+/** The alert form; its goal suggestions show the goals' display names, and send the raw name. */
+function AlertEditor({ item: alert, base, goalNames, goals, onClose, onSaved }: EditorProps<Alert> & { goals: Goals }): JSX.Element {
   const listId = useId();
   const [name, setName] = useState(alert?.name ?? '');
   const [goalName, setGoalName] = useState(alert?.trigger.goalName ?? '');
@@ -50,6 +51,8 @@ function AlertEditor({ item: alert, base, goalNames, onClose, onSaved }: EditorP
   const [isEnabled, setIsEnabled] = useState(alert?.isEnabled ?? true);
   const submit = useSubmit();
   const fields = fieldErrors(submit.error);
+  // The display name of the goal typed, when it has one.
+  const shownAs = goals.label(goalName.trim()) !== goalName.trim() ? goals.label(goalName.trim()) : null;
   const body = () => ({
     name: name.trim(),
     trigger: { type: 'goal', goalName: goalName.trim() },
@@ -69,7 +72,7 @@ function AlertEditor({ item: alert, base, goalNames, onClose, onSaved }: EditorP
       onClose={onClose}
     >
       <TextField label="Name" value={name} onValue={setName} required maxLength={100} error={fields.name} />
-      <GoalNameList id={listId} goalNames={goalNames} />
+      <GoalNameList id={listId} goalNames={goalNames} labelOf={goals.label} />
       <TextField
         label="When this goal is completed"
         value={goalName}
@@ -78,7 +81,7 @@ function AlertEditor({ item: alert, base, goalNames, onClose, onSaved }: EditorP
         maxLength={64}
         list={listId}
         spellcheck={false}
-        hint="A goal name: lower case letters, digits, _ : -"
+        hint={`A goal name: lower case letters, digits, _ : -${shownAs ? `. Shown as “${shownAs}” in the reports.` : ''}`}
         error={fields['trigger.goalName'] ?? fields.trigger}
       />
       <TextField label="Email subject (optional)" value={subject} onValue={setSubject} maxLength={200} error={fields['template.subject']} />
@@ -209,6 +212,7 @@ export function AlertsSection({ website, editable }: SectionProps): JSX.Element 
           item={editing === 'new' ? null : editing}
           base={base}
           goalNames={goalNames}
+          goals={goals}
           onClose={() => setEditing(null)}
           onSaved={alerts.reload}
         />

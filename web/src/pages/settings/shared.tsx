@@ -10,13 +10,22 @@ export function useGoalNames(websiteId: string): string[] {
   return goals.data?.map((goal) => goal.goalName) ?? [];
 }
 
-/** The `<datalist>` of goal names, for the `list` attribute of the inputs that take one. */
-export function GoalNameList({ id, goalNames }: { id: string; goalNames: string[] }): JSX.Element {
+/**
+ * The `<datalist>` of goal names, for the `list` attribute of the inputs that take one. With
+ * `labelOf`, each option shows the goal's display name beside it where it differs; the value
+ * picked is always the raw goal name.
+ */
+export function GoalNameList({ id, goalNames, labelOf }: { id: string; goalNames: string[]; labelOf?: (goalName: string) => string }): JSX.Element {
   return (
     <datalist id={id}>
-      {goalNames.map((goal) => (
-        <option key={goal} value={goal} />
-      ))}
+      {goalNames.map((goal) => {
+        const shown = labelOf?.(goal) ?? goal;
+        return (
+          <option key={goal} value={goal}>
+            {shown !== goal ? shown : undefined}
+          </option>
+        );
+      })}
     </datalist>
   );
 }
