@@ -186,6 +186,19 @@ describe.skipIf(!haveChromium)('goal customizations and the KPI on the analytics
     const alerts = await call('GET', `/api/v1/admin/websites/${websiteId}/alerts`, undefined, owner);
     expect(alerts.json.data.map((alert: { trigger: { goalName: string } }) => alert.trigger.goalName)).toEqual(['signup']);
 
+    // So does the funnel form's goal step.
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Funnels' }).click();
+    await page.getByRole('button', { name: 'New funnel' }).click();
+    const funnelForm = page.getByRole('dialog');
+    await funnelForm.getByRole('combobox', { name: 'Type' }).first().selectOption('goal');
+    const stepGoal = funnelForm.getByRole('combobox', { name: 'Goal name' }).first();
+    const offered = await page.locator(`datalist#${await stepGoal.getAttribute('list')} option`).evaluateAll((options) =>
+      options.map((option) => [(option as HTMLOptionElement).value, option.textContent]),
+    );
+    expect(offered).toContainEqual(['signup', 'Sign-up']);
+    await funnelForm.getByRole('button', { name: 'Cancel' }).click();
+    await funnelForm.waitFor({ state: 'hidden' });
+
     // Deleting the customization: the raw name everywhere again, no swatch; the KPI stays, named raw.
     const reset = await call('DELETE', `/api/v1/admin/websites/${websiteId}/goals/customizations?goalName=signup`, undefined, owner);
     expect(reset.status, reset.text).toBe(200);

@@ -3,6 +3,7 @@ import { useId, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ActionButton, Card, Loaded, SelectField, TextField, fieldErrors, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
 import type { SectionProps } from './section-props.ts';
+import { type Goals, useGoalCustomizations } from '../../analytics/goal-display.tsx';
 import { type EditorProps, GoalNameList, ItemDialog, useGoalNames } from './shared.tsx';
 
 interface Step {
@@ -28,7 +29,7 @@ function describeStep(step: Step): string {
   return step.name && step.name !== step.url && step.name !== step.goalName ? `${step.name} (${what})` : what;
 }
 
-function FunnelEditor({ item: funnel, base, goalNames, onClose, onSaved }: EditorProps<Funnel>): JSX.Element {
+function FunnelEditor({ item: funnel, base, goalNames, goals, onClose, onSaved }: EditorProps<Funnel> & { goals: Goals }): JSX.Element {
   const listId = useId();
   const [name, setName] = useState(funnel?.name ?? '');
   const [steps, setSteps] = useState<Step[]>(
@@ -68,7 +69,7 @@ function FunnelEditor({ item: funnel, base, goalNames, onClose, onSaved }: Edito
       onClose={onClose}
     >
       <TextField label="Funnel name" value={name} onValue={setName} required maxLength={100} error={fields.name} />
-      <GoalNameList id={listId} goalNames={goalNames} />
+      <GoalNameList id={listId} goalNames={goalNames} labelOf={goals.label} />
       <ol class="steps">
         {steps.map((step, index) => (
           <li key={index} class="step">
@@ -148,6 +149,7 @@ export function FunnelsSection({ website, editable }: SectionProps): JSX.Element
   const base = `/api/v1/admin/websites/${website.id}/funnels`;
   const funnels = useAsync(() => api.list<Funnel>(base), [base]);
   const goalNames = useGoalNames(website.id);
+  const goals = useGoalCustomizations(website.id);
   const [editing, setEditing] = useState<Funnel | 'new' | null>(null);
   const deletion = useConfirm((funnel: Funnel) => ({
     title: `Delete the funnel "${funnel.name}"?`,
@@ -200,6 +202,7 @@ export function FunnelsSection({ website, editable }: SectionProps): JSX.Element
           item={editing === 'new' ? null : editing}
           base={base}
           goalNames={goalNames}
+          goals={goals}
           onClose={() => setEditing(null)}
           onSaved={funnels.reload}
         />
