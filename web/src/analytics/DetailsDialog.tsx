@@ -1,6 +1,6 @@
 // The whole list of one report in a native <dialog>, a page at a time (limit/offset, and the
 // answer's pagination.total for the page count). Escape and the close button close it.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { BreakdownTable } from './BreakdownTable.tsx';
 import { type Tab, fetchBreakdown } from './breakdown-config.ts';
 import { useConversionRates } from './conversion-rate.ts';
@@ -9,6 +9,7 @@ import { propertiesAction } from './GoalPropertiesDialog.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
 import { useFetch } from './use-fetch.ts';
 import type { Filter } from './view-state.ts';
+import { useModal } from '../components/useModal.ts';
 
 const PAGE_SIZE = 50;
 
@@ -31,17 +32,7 @@ export function DetailsDialog({ tab, websiteId, resolved, filters, currency, onF
   const { data, error, loading } = useFetch(() => fetchBreakdown(tab.endpoint, query), `${tab.endpoint}|${queryKey(query)}`);
   const headingId = `an-details-${tab.id}`;
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (!element.open) element.showModal();
-    const closed = () => onClose();
-    element.addEventListener('close', closed);
-    return () => {
-      element.removeEventListener('close', closed);
-      if (element.open) element.close();
-    };
-  }, []);
+  useModal(dialog, onClose);
 
   const converted = useConversionRates(tab, websiteId, resolved.range, filters, data?.rows ?? []);
   const total = data?.total ?? 0;

@@ -1,12 +1,13 @@
 // The filter editor: a dialog to add a filter or change one (dimension, operator, one value or
 // several, OR-ed), with the values the dimension's report shows suggested. Applying writes the
 // filter into the URL like a click on a row does.
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId, useRef, useState } from 'preact/hooks';
 import { type Suggestion, fetchSuggestions, suggestsValues } from './filter-suggestions.ts';
 import { useGoals } from './goal-display.tsx';
 import type { ResolvedRange } from './range.ts';
 import { useFetch } from './use-fetch.ts';
 import { DIMENSION_LABELS, type Dimension, type Filter, OPERATORS, type Operator, filterable, isSubstringFilter } from './view-state.ts';
+import { useModal } from '../components/useModal.ts';
 
 export const OPERATOR_TEXT: Record<Operator, string> = {
   is: 'is',
@@ -43,17 +44,7 @@ export function FilterEditor({ websiteId, resolved, filters, editing, onApply, o
     `${dimension}|${websiteId}|${JSON.stringify(resolved.range)}`,
   );
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (!element.open) element.showModal();
-    const closed = () => onClose();
-    element.addEventListener('close', closed);
-    return () => {
-      element.removeEventListener('close', closed);
-      if (element.open) element.close();
-    };
-  }, []);
+  useModal(dialog, onClose);
 
   function chooseDimension(next: Dimension) {
     setDimension(next);

@@ -1,7 +1,7 @@
 // The custom-property report of one goal (GET /analytics/goals/properties): completions and
 // converting visitors per value of each property the goal was sent with, over the page's range and
 // filters, grouped by property.
-import { useEffect, useRef } from 'preact/hooks';
+import { useRef } from 'preact/hooks';
 import { request } from '../api.ts';
 import type { Row, Tab } from './breakdown-config.ts';
 import { formatExact, formatNumber } from './format.ts';
@@ -9,6 +9,7 @@ import { useGoals } from './goal-display.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
 import { useFetch } from './use-fetch.ts';
 import type { Filter } from './view-state.ts';
+import { useModal } from '../components/useModal.ts';
 
 interface PropertyRow {
   property: string;
@@ -49,17 +50,7 @@ export function GoalPropertiesDialog({ goal, websiteId, resolved, filters, onClo
     return { rows: answer.data, total: (answer.pagination as { total?: number } | undefined)?.total ?? answer.data.length };
   }, queryKey(query));
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (!element.open) element.showModal();
-    const closed = () => onClose();
-    element.addEventListener('close', closed);
-    return () => {
-      element.removeEventListener('close', closed);
-      if (element.open) element.close();
-    };
-  }, []);
+  useModal(dialog, onClose);
 
   const groups = new Map<string, PropertyRow[]>();
   for (const row of data?.rows ?? []) groups.set(row.property, [...(groups.get(row.property) ?? []), row]);

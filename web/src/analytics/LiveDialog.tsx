@@ -7,6 +7,7 @@ import { request } from '../api.ts';
 import { servedFlag } from './breakdown-config.ts';
 import { capitalise, countryName, formatMoney, formatNumber } from './format.ts';
 import { Swatch, goalTitle, useGoals } from './goal-display.tsx';
+import { useModal } from '../components/useModal.ts';
 
 const EVERY_MS = 10_000;
 /** The most recent events and payments shown, newest first. */
@@ -104,17 +105,7 @@ export function LiveDialog({ websiteId, filtered, onClose }: { websiteId: string
   const [failed, setFailed] = useState<string | null>(null);
   const [now, setNow] = useState(() => Date.now());
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (!element.open) element.showModal();
-    const closed = () => onClose();
-    element.addEventListener('close', closed);
-    return () => {
-      element.removeEventListener('close', closed);
-      if (element.open) element.close();
-    };
-  }, []);
+  useModal(dialog, onClose);
 
   // Polling: at once, then every 10 s while the tab is visible; at once again when it comes back.
   useEffect(() => {

@@ -1,10 +1,11 @@
 // Adds a note to the chart or changes or deletes one (the admin notes routes of website-api.md
 // section 4). A note is placed on a day of the website's zone: a new one at that day's noon (the
 // API's reading of a bare day), a changed one keeps its instant unless its day is changed.
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { Note } from './chart-helpers.ts';
 import { dayIn, isDayString } from './range.ts';
+import { useModal } from '../components/useModal.ts';
 
 const MAX_TEXT = 500;
 
@@ -29,17 +30,7 @@ export function NoteDialog({ websiteId, timeZone, note, at, onSaved, onClose }: 
   const [problem, setProblem] = useState<string | null>(null);
   const base = `/api/v1/admin/websites/${encodeURIComponent(websiteId)}/notes`;
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (!element.open) element.showModal();
-    const closed = () => onClose();
-    element.addEventListener('close', closed);
-    return () => {
-      element.removeEventListener('close', closed);
-      if (element.open) element.close();
-    };
-  }, []);
+  useModal(dialog, onClose);
 
   async function run(action: () => Promise<unknown>) {
     setBusy(true);
