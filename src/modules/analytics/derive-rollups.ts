@@ -35,7 +35,7 @@ export async function aroundVisitors(
  * website whose days are moving to a new zone gets each visitor's days in that visitor's zone
  * (visitor-zones.ts).
  */
-export async function deriveRollups(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
+export async function foldEvents(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
   if (events.length === 0) return;
   const timezones = await lockWebsiteZones(trx, events.map((event) => event.websiteId));
   for (const part of await splitByZone(trx, events, timezones)) {

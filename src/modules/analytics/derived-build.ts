@@ -4,7 +4,7 @@ import { lockWebsiteRollups } from '../../db/locks.ts';
 import type { Database, DerivedBuildsTable, EventsTable } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { eventFromRow } from '../../db/event-columns.ts';
-import { deriveRollups } from './derive-rollups.ts';
+import { foldEvents } from './derive-rollups.ts';
 import { BUILT_TABLES, type DerivedTable } from './derived-tables.ts';
 import { deriveBacklog } from './rollup-backlog.ts';
 import { inTimeOrder } from './time-order.ts';
@@ -118,7 +118,7 @@ async function finishVisitor(db: Kysely<Database>, websiteId: string, build: Sel
 /** Folds rows of the events table into the rollups in time order, EVENTS_PER_DERIVE at a time. */
 async function derive(db: Kysely<Database>, rows: EventsTable[]): Promise<void> {
   const events = inTimeOrder(rows.map(eventFromRow), (event) => event.occurredAt);
-  for (let i = 0; i < events.length; i += EVENTS_PER_DERIVE) await deriveRollups(db, events.slice(i, i + EVENTS_PER_DERIVE));
+  for (let i = 0; i < events.length; i += EVENTS_PER_DERIVE) await foldEvents(db, events.slice(i, i + EVENTS_PER_DERIVE));
 }
 
 /**

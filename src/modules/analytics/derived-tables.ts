@@ -1,4 +1,5 @@
 import type { Database } from '../../db/schema.ts';
+import { dependencyOrder } from '../../lib/dependency-order.ts';
 
 // The catalogue of the relational store's derived tables: every table whose rows are a function
 // of a website's raw events and payments, what each is derived from, what it groups by, whether
@@ -117,11 +118,6 @@ export const LOCAL_DAY_TABLES = DERIVED_TABLES.filter((table) => table.localDays
  */
 export const BUILT_TABLES: readonly DerivedTable[] = (() => {
   const kept = DERIVED_TABLES.filter((table) => !table.keptAtIngestion);
-  const ordered: DerivedTable[] = [];
-  while (ordered.length < kept.length) {
-    const next = kept.find((table) => !ordered.includes(table) && table.from.every((source) => !kept.some((other) => other.name === source) || ordered.some((done) => done.name === source)));
-    if (!next) throw new Error('derived-tables.ts: the derived tables are derived from each other in a circle');
-    ordered.push(next);
-  }
-  return ordered;
+  const needs = (table: DerivedTable) => kept.filter((other) => table.from.includes(other.name));
+  return dependencyOrder(kept, needs, 'derived-tables.ts: the derived tables');
 })();

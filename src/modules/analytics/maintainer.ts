@@ -1,6 +1,7 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { aroundVisitors, deriveRollups } from './derive-rollups.ts';
+import { dependencyOrder } from '../../lib/dependency-order.ts';
+import { aroundVisitors, foldEvents } from './derive-rollups.ts';
 import { DERIVATIONS, type DeletedEvents, type Derivation, type ZoneMove } from './derivations.ts';
 import { buildScope } from './derived-build.ts';
 import { DERIVED_TABLES } from './derived-tables.ts';
@@ -17,7 +18,7 @@ import { visitorsByZone } from './visitor-zones.ts';
 export const eventsRecorded = queueForRollups;
 
 /** New events folded into every derived table (derive-rollups.ts), in the caller's transaction. */
-export const foldEvents = deriveRollups;
+export { foldEvents };
 
 /** An event a delete takes: its id, visitor and instant. */
 export interface DoomedEvent {
@@ -76,19 +77,11 @@ export async function moveDays(trx: Kysely<Database>, move: ZoneMove): Promise<v
 export const REBUILD_ORDER: readonly Derivation[] = (() => {
   const keeper = new Map(DERIVATIONS.flatMap((derivation) => derivation.keeps.map((table) => [table as string, derivation])));
   const needs = (derivation: Derivation) =>
-    new Set(
-      DERIVED_TABLES.filter((table) => derivation.keeps.includes(table.name))
-        .flatMap((table) => table.from)
-        .map((source) => keeper.get(source))
-        .filter((other): other is Derivation => other !== undefined && other !== derivation),
-    );
-  const ordered: Derivation[] = [];
-  while (ordered.length < DERIVATIONS.length) {
-    const next = DERIVATIONS.find((d) => !ordered.includes(d) && [...needs(d)].every((other) => ordered.includes(other)));
-    if (!next) throw new Error('derivations.ts: the derivations depend on each other in a circle');
-    ordered.push(next);
-  }
-  return ordered;
+    DERIVED_TABLES.filter((table) => derivation.keeps.includes(table.name))
+      .flatMap((table) => table.from)
+      .map((source) => keeper.get(source))
+      .filter((other): other is Derivation => other !== undefined && other !== derivation);
+  return dependencyOrder(DERIVATIONS, needs, 'derivations.ts: the derivations');
 })();
 
 /** Every derived table the derivations keep, derived again for the whole website from its raw data, in the caller's transaction. */

@@ -7,7 +7,7 @@ import type { Database, EventsTable } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { eventFromRow } from '../../db/event-columns.ts';
 import type { RecordedEvent } from '../../db/event-records.ts';
-import { deriveRollups } from './derive-rollups.ts';
+import { foldEvents } from './derive-rollups.ts';
 
 // The rollups are derived from the raw events after the answer, many events at a time.
 //
@@ -81,7 +81,7 @@ export async function deriveBacklog(trx: Kysely<Database>, websiteId: string, li
       from rollup_backlog b left join events e on e.id = b.event_id left join derived_builds d on d.website_id = b.website_id
       where b.website_id = ${websiteId} order by b.seq limit ${take}`.execute(trx);
     if (rows.length === 0) break;
-    await deriveRollups(trx, rows.filter((row) => row.id !== null && Number(row.unbuilt) === 0).map(eventFromRow));
+    await foldEvents(trx, rows.filter((row) => row.id !== null && Number(row.unbuilt) === 0).map(eventFromRow));
     const last = rows[rows.length - 1]!.backlog_seq;
     await sql`delete from rollup_backlog where website_id = ${websiteId} and seq <= ${last}`.execute(trx);
     taken += rows.length;
