@@ -1,11 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { pageview } from './helpers/browser-events.ts';
 import { DESKTOP, PHONE, SCREENSHOTS, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
-import { sessionCookieOf } from './helpers/dashboard-session.ts';
 
 // The exchange rates of a website in the dashboard (issue 35 item 3), in a real browser: Debian's
 // Chromium (never a downloaded browser) drives the built dashboard (dist/web, built by the suite's
@@ -18,7 +17,6 @@ import { sessionCookieOf } from './helpers/dashboard-session.ts';
 // and 390 px, every button of the card fits a phone, and the analytics page keeps its JS budget.
 
 const JS_BUDGET_BYTES = 150 * 1024;
-const random = () => randomBytes(4).toString('hex');
 
 // What the visitor pays: USD counts as it is; GBP (3 payments, £120) and EUR (€20) have no rate yet.
 const USD_PAID = 50;
@@ -73,13 +71,8 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
 
   it('names the currencies counted nowhere, sets a rate from the warning, counts it in the revenue, removes it, and fits a phone', { timeout: 120_000 }, async () => {
     // The owner (the first-run setup signs in), a USD website and a df_ key, through the API.
-    const setup = await call('POST', '/api/v1/dashboard/setup', { email: `owner-${random()}@example.test`, name: 'Olivia Owner', password: 'owner password 123' });
-    expect(setup.status, setup.text).toBe(200);
-    const owner = { cookie: sessionCookieOf(setup.setCookie), csrfToken: setup.json.data[0].csrfToken as string };
-    const domain = `shop-${random()}.test`;
-    const created = await call('POST', '/api/v1/admin/websites', { domain, timezone: 'Europe/Paris', name: 'Shop' }, owner);
-    expect(created.status, created.text).toBe(200);
-    const website = created.json.data[0] as { id: string; domain: string; trackingId: string; currency: string };
+    const { owner, website } = await server.ownerWithWebsite();
+    const { domain } = website;
     // USD, the default: set it all the same, so the test does not lean on the default.
     if (website.currency !== 'USD') expect((await call('PUT', `/api/v1/admin/websites/${website.id}`, { currency: 'USD' }, owner)).status).toBe(200);
     const websiteId = website.id;

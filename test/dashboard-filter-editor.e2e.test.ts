@@ -1,9 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROME, goal, pageview } from './helpers/browser-events.ts';
 import { DESKTOP, PHONE, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
-import { sessionCookieOf } from './helpers/dashboard-session.ts';
 
 // The analytics page a daily user keeps open (issue 35 item 4), in Chromium: the filter editor
 // builds an `is_not` and a `contains` filter kept in the URL (contains on a page and on a country) and read by every report; the chart
@@ -12,7 +11,6 @@ import { sessionCookieOf } from './helpers/dashboard-session.ts';
 // conversion rate and opens its custom-property report; the KPI tiles fit one row at 1280 px;
 // axe-core finds nothing in either theme.
 
-const random = () => randomBytes(4).toString('hex');
 const GERMAN_IP = '217.0.0.1';
 const BRITISH_IP = '81.2.69.142';
 
@@ -47,13 +45,8 @@ describe.skipIf(!haveChromium)('the filter editor, comparison and notes in Chrom
   }
 
   it('builds is_not and contains filters, compares with the year before, and adds, edits and deletes a note', { timeout: 150_000 }, async () => {
-    const setup = await call('POST', '/api/v1/dashboard/setup', { email: `owner-${random()}@example.test`, name: 'Olivia Owner', password: 'owner password 123' });
-    expect(setup.status, setup.text).toBe(200);
-    const owner = { cookie: sessionCookieOf(setup.setCookie), csrfToken: setup.json.data[0].csrfToken as string };
-    const domain = `shop-${random()}.test`;
-    const created = await call('POST', '/api/v1/admin/websites', { domain, timezone: 'Europe/Paris', name: 'Shop' }, owner);
-    expect(created.status, created.text).toBe(200);
-    const website = created.json.data[0] as { id: string; domain: string; trackingId: string };
+    const { owner, website } = await server.ownerWithWebsite();
+    const { domain } = website;
     const websiteId = website.id;
     const at = (path: string) => `https://${domain}${path}`;
 

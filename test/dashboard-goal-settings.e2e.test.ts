@@ -1,10 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { goal, pageview } from './helpers/browser-events.ts';
 import { PHONE, SCREENSHOTS, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
-import { sessionCookieOf } from './helpers/dashboard-session.ts';
 
 // Goal customizations and the KPI on the analytics page, in a real browser: Debian's Chromium
 // (never a downloaded browser) drives the built dashboard (dist/web, built by the suite's global
@@ -15,7 +14,6 @@ import { sessionCookieOf } from './helpers/dashboard-session.ts';
 // and the filter chip, passes axe-core at 1280 and 390 px, and shows the raw name again once the
 // customization is deleted.
 
-const random = () => randomBytes(4).toString('hex');
 
 sayWhenChromiumIsMissing('goal customizations and the KPI on the analytics page in Chromium');
 
@@ -43,13 +41,8 @@ describe.skipIf(!haveChromium)('goal customizations and the KPI on the analytics
 
   it('shows a customized goal, its colour and the KPI card wherever the goal appears, and the raw name once reset', { timeout: 90_000 }, async () => {
     // The owner (the first-run setup signs in), a website and a df_ key, through the API.
-    const setup = await call('POST', '/api/v1/dashboard/setup', { email: `owner-${random()}@example.test`, name: 'Olivia Owner', password: 'owner password 123' });
-    expect(setup.status, setup.text).toBe(200);
-    const owner = { cookie: sessionCookieOf(setup.setCookie), csrfToken: setup.json.data[0].csrfToken as string };
-    const domain = `shop-${random()}.test`;
-    const created = await call('POST', '/api/v1/admin/websites', { domain, timezone: 'Europe/Paris', name: 'Shop' }, owner);
-    expect(created.status, created.text).toBe(200);
-    const website = created.json.data[0] as { id: string; domain: string; trackingId: string };
+    const { owner, website } = await server.ownerWithWebsite();
+    const { domain } = website;
     const websiteId = website.id;
     const keyAnswer = await call('POST', `/api/v1/admin/websites/${websiteId}/apikeys`, { name: 'server' }, owner);
     expect(keyAnswer.status, keyAnswer.text).toBe(200);

@@ -2,7 +2,6 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DESKTOP, PHONE, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
-import { sessionCookieOf } from './helpers/dashboard-session.ts';
 
 // The Integrations panel of a website's settings, in a real browser: Debian's Chromium (never a
 // downloaded browser) drives the built dashboard (dist/web, built by the suite's global setup)
@@ -12,7 +11,6 @@ import { sessionCookieOf } from './helpers/dashboard-session.ts';
 // it; Stripe is connected with a made-up key and shows its account check; a viewer sees the status
 // and no form; the panel passes axe-core and its buttons fit a 390 px wide phone.
 
-const random = () => randomBytes(4).toString('hex');
 
 /** A provider's card, found by its heading ("Shopify (provider-five)"). */
 function card(page: Page, title: string): Locator {
@@ -38,12 +36,8 @@ describe.skipIf(!haveChromium)('the Integrations panel in Chromium', () => {
   it('connects Shopify by its signing secret, counts a signed delivery, shows Stripe\'s account check, and fits a phone', { timeout: 60_000 }, async () => {
     // The owner (the first-run setup signs in) and a website, through the API: the setup and the
     // websites page have their own browser test (dashboard.e2e.test.ts).
-    const setup = await call('POST', '/api/v1/dashboard/setup', { email: `owner-${random()}@example.test`, name: 'Olivia Owner', password: 'owner password 123' });
-    expect(setup.status, setup.text).toBe(200);
-    const owner = { cookie: sessionCookieOf(setup.setCookie), csrfToken: setup.json.data[0].csrfToken as string };
-    const created = await call('POST', '/api/v1/admin/websites', { domain: `shop-${random()}.test`, timezone: 'Europe/Paris', name: 'Shop' }, owner);
-    expect(created.status, created.text).toBe(200);
-    const websiteId = created.json.data[0].id as string;
+    const { owner, website } = await server.ownerWithWebsite();
+    const websiteId = website.id;
 
     const page = await signedInPage(owner.cookie);
     await openIntegrations(page, websiteId);

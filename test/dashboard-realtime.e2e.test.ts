@@ -3,7 +3,6 @@ import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROME, IPHONE, goal, pageview } from './helpers/browser-events.ts';
 import { PHONE, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
-import { sessionCookieOf } from './helpers/dashboard-session.ts';
 
 // The live view of the analytics page, in a real browser: Debian's Chromium (never a downloaded
 // browser) drives the built dashboard (dist/web, built by the suite's global setup) served by
@@ -59,13 +58,8 @@ describe.skipIf(!haveChromium)('the live view in Chromium', () => {
     (await item.locator('dl > div').filter({ has: item.page().locator('dt', { hasText: label }) }).locator('dd').textContent())?.trim();
 
   it('lists the live visitors with page, source, country and device, their goal and payment, and a new visitor within a poll', { timeout: 90_000 }, async () => {
-    const setup = await call('POST', '/api/v1/dashboard/setup', { email: `owner-${random()}@example.test`, name: 'Olivia Owner', password: 'owner password 123' });
-    expect(setup.status, setup.text).toBe(200);
-    const owner = { cookie: sessionCookieOf(setup.setCookie), csrfToken: setup.json.data[0].csrfToken as string };
-    const domain = `shop-${random()}.test`;
-    const created = await call('POST', '/api/v1/admin/websites', { domain, timezone: 'Europe/Paris', name: 'Shop' }, owner);
-    expect(created.status, created.text).toBe(200);
-    const website = created.json.data[0] as { id: string; domain: string; trackingId: string };
+    const { owner, website } = await server.ownerWithWebsite();
+    const { domain } = website;
     const websiteId = website.id;
     const keyAnswer = await call('POST', `/api/v1/admin/websites/${websiteId}/apikeys`, { name: 'server' }, owner);
     expect(keyAnswer.status, keyAnswer.text).toBe(200);

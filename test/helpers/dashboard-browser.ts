@@ -73,6 +73,14 @@ export interface Answer {
 
 export type Auth = { cookie: string; csrfToken: string } | { key: string };
 
+/** A website as its creation answers it. */
+export interface SetUpWebsite {
+  id: string;
+  domain: string;
+  trackingId: string;
+  currency: string;
+}
+
 export interface DashboardServer {
   /** http://127.0.0.1:<port>, also the server's PUBLIC_URL. */
   readonly base: string;
@@ -86,6 +94,11 @@ export interface DashboardServer {
   call(method: string, path: string, body?: unknown, auth?: Auth, headers?: Record<string, string>): Promise<Answer>;
   /** An event as the datafast SDK posts it to /api/events, from a visitor's address and browser; fails unless accepted. */
   track(body: unknown, from?: { ip?: string; userAgent?: string }): Promise<void>;
+  /**
+   * The owner set up through the dashboard (signed in: cookie and CSRF token) and a new website
+   * "Shop" in Europe/Paris on a fresh domain; fails unless both are accepted.
+   */
+  ownerWithWebsite(): Promise<{ owner: { cookie: string; csrfToken: string }; website: SetUpWebsite }>;
   /** A new account, made a `role` of the website and signed in: its session cookie. */
   memberSession(websiteId: string, role: 'viewer' | 'member'): Promise<string>;
   /** A page signed in with the session cookie given. */
@@ -166,6 +179,15 @@ export function useDashboardServer(prefix: string, overrides: Partial<Config> = 
         payload: JSON.stringify(body),
       });
       if (response.statusCode >= 300) throw new Error(`the event was refused: ${response.statusCode} ${response.body}`);
+    },
+    async ownerWithWebsite() {
+      const suffix = randomBytes(4).toString('hex');
+      const setup = await this.call('POST', '/api/v1/dashboard/setup', { email: `owner-${suffix}@example.test`, name: 'Olivia Owner', password: 'owner password 123' });
+      if (setup.status !== 200) throw new Error(`the owner's setup failed: ${setup.status} ${setup.text}`);
+      const owner = { cookie: sessionCookieOf(setup.setCookie), csrfToken: setup.json.data[0].csrfToken as string };
+      const created = await this.call('POST', '/api/v1/admin/websites', { domain: `shop-${suffix}.test`, timezone: 'Europe/Paris', name: 'Shop' }, owner);
+      if (created.status !== 200) throw new Error(`creating the website failed: ${created.status} ${created.text}`);
+      return { owner, website: created.json.data[0] as SetUpWebsite };
     },
     async memberSession(websiteId, role) {
       const email = `${role}-${randomBytes(4).toString('hex')}@example.test`;
