@@ -113,3 +113,8 @@ export function conversionFromDecimal(value: unknown, into: unknown, currency: s
   const minor = toMinorUnits(amount, target);
   return minor.ok ? { amountMinor: minor.minor, currency: target } : null;
 }
+
+/** A payment's `converted` field when the provider sent a conversion; nothing otherwise. */
+export function withConversion(converted: { amountMinor: number; currency: string } | null): { converted?: { amountMinor: number; currency: string } } {
+  return converted ? { converted } : {};
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type AdapterOptions, type ApiAdapter, type ProviderPayment, WebhookSignatureError } from './adapter.ts';
-import { asObject, attributionFrom, conversionFromMinor, headerValue, instant, majorFromMinor, requireCredential, text, upperCurrency, type Json } from './fields.ts';
+import { asObject, attributionFrom, conversionFromMinor, withConversion, headerValue, instant, majorFromMinor, requireCredential, text, upperCurrency, type Json } from './fields.ts';
 import { getJson } from './http.ts';
 import { providerError } from './scrub.ts';
 import { digestMatches, hmacSha256, requireSecret } from './signatures.ts';
@@ -145,6 +145,6 @@ function common(attributes: Json, customData: Json) {
     customerName: text(attributes.user_name),
     // Orders and subscription invoices carry their total in USD (total_usd, cents) beside the
     // total in their own currency.
-    converted: conversionFromMinor(attributes.total_usd, 'USD', currency),
+    ...withConversion(conversionFromMinor(attributes.total_usd, 'USD', currency)),
   };
 }

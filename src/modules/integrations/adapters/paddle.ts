@@ -1,6 +1,6 @@
 import { ApiError, type Environment, Paddle, type Transaction } from '@paddle/paddle-node-sdk';
 import { type AdapterOptions, type ApiAdapter, type ProviderPayment, WebhookSignatureError } from './adapter.ts';
-import { asObject, attributionFrom, conversionFromMinor, headerValue, instant, majorFromMinor, requireCredential, text, upperCurrency, type Json } from './fields.ts';
+import { asObject, attributionFrom, conversionFromMinor, withConversion, headerValue, instant, majorFromMinor, requireCredential, text, upperCurrency, type Json } from './fields.ts';
 import { unreachable } from './http.ts';
 import { providerError } from './scrub.ts';
 import { assertFresh, digestMatches, hmacSha256, requireSecret } from './signatures.ts';
@@ -186,7 +186,7 @@ function paymentOf(view: TransactionView): ProviderPayment | null {
     renewal,
     refunded: false,
     isFreeTrial: amount === 0 && !renewal,
-    converted: conversionFromMinor(view.payoutTotal, view.payoutCurrency, view.currency),
+    ...withConversion(conversionFromMinor(view.payoutTotal, view.payoutCurrency, view.currency)),
   };
 }
 

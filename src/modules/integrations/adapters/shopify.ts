@@ -1,5 +1,5 @@
 import { type ProviderPayment, WebhookSignatureError, type WebhookOnlyAdapter } from './adapter.ts';
-import { asObject, attributionFrom, conversionFromDecimal, headerValue, instant, joinName, majorFromDecimal, pairsToObject, text, upperCurrency, type Json } from './fields.ts';
+import { asObject, attributionFrom, conversionFromDecimal, withConversion, headerValue, instant, joinName, majorFromDecimal, pairsToObject, text, upperCurrency, type Json } from './fields.ts';
 import { digestMatches, hmacSha256, requireSecret } from './signatures.ts';
 
 // Shopify (provider-five) connects by webhook alone: the owner adds the webhook URL in the store's
@@ -83,7 +83,7 @@ function paymentOfOrder(order: Json): ProviderPayment | null {
     renewal: false,
     refunded: false,
     isFreeTrial: false,
-    converted,
+    ...withConversion(converted),
   };
 }
 

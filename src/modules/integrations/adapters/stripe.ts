@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { type AdapterOptions, type ApiAdapter, type PaymentPage, type ProviderPayment, WebhookSignatureError } from './adapter.ts';
-import { asObject, attributionFrom, conversionFromMinor, headerValue, instant, majorFromMinor, text, upperCurrency, type Json } from './fields.ts';
+import { asObject, attributionFrom, conversionFromMinor, withConversion, headerValue, instant, majorFromMinor, text, upperCurrency, type Json } from './fields.ts';
 import { unreachable } from './http.ts';
 import { kindOfStatus, providerError } from './scrub.ts';
 import { requireSecret } from './signatures.ts';
@@ -193,7 +193,7 @@ function paymentsOfSession(session: Json): ProviderPayment[] {
       renewal: false,
       refunded: false,
       isFreeTrial: status === 'no_payment_required' || amount === 0,
-      converted: conversionOfSession(session, currency),
+      ...withConversion(conversionOfSession(session, currency)),
     },
   ];
 }
