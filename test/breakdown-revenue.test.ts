@@ -88,8 +88,12 @@ describeEachEngine('breakdown revenue from its rollup', (engine) => {
     await pay({ transaction_id: 'tx-ghost', amount: 3, currency: 'USD', datafast_visitor_id: 'ghost' });
     await pay({ transaction_id: 'tx-anonymous', amount: 4, currency: 'USD' });
     // Payments the provider converted (webhooks and imports record them so): v1 pays 8.00 GBP that
-    // came to 10.40 USD, v3 1500 JPY that came to 9.10 EUR.
-    await recordPayment(t.db, f.website.id, { transaction_id: 'tx-v1-gbp', amount: 8, currency: 'GBP', datafast_visitor_id: 'v1' }, { amountMinor: 1040, currency: 'USD' });
+    // came to 10.40 USD, v3 1500 JPY that came to 9.10 EUR. v1's was first recorded without its
+    // conversion (a Stripe webhook), which the history import then brings: the sums move with it.
+    const gbp = { transaction_id: 'tx-v1-gbp', amount: 8, currency: 'GBP', datafast_visitor_id: 'v1' };
+    await recordPayment(t.db, f.website.id, gbp);
+    await recordPayment(t.db, f.website.id, gbp, { amountMinor: 1040, currency: 'USD' });
+    await recordPayment(t.db, f.website.id, gbp, { amountMinor: 9999, currency: 'USD' }); // a conversion is kept once
     await recordPayment(t.db, f.website.id, { transaction_id: 'tx-v3-jpy', amount: 1500, currency: 'JPY', datafast_visitor_id: 'v3' }, { amountMinor: 910, currency: 'EUR' });
     return { ...f, key, pay };
   }
