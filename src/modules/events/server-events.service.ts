@@ -147,7 +147,9 @@ function conversionOf(converted: ProviderConversion | null | undefined, currency
 /**
  * Records a payment once per transaction id and website. Sending the same transaction id again
  * changes nothing, except that `refunded: true` marks the recorded payment refunded (a refund
- * cannot be undone this way). The payments table is the only record of payments: no event is
+ * cannot be undone this way) and that a provider's `converted` amount is added to a payment
+ * recorded without one (a Stripe webhook's, which the history import then converts; a conversion
+ * once kept stays). The payments table is the only record of payments: no event is
  * written, and the time series reads revenue from it.
  */
 export async function recordPayment(db: Kysely<Database>, websiteId: string, input: PaymentInput, converted?: ProviderConversion | null): Promise<PaymentRecordedView> {
