@@ -136,11 +136,11 @@ export interface ProviderConversion {
   currency: string;
 }
 
-/** A conversion worth keeping: a whole amount into another currency than the payment's. */
+/** A conversion worth keeping: a whole, non-negative amount into another currency than the payment's. */
 function conversionOf(converted: ProviderConversion | null | undefined, currency: string): ProviderConversion | null {
   if (!converted) return null;
   const into = normaliseCurrency(converted.currency);
-  if (into === null || into === currency || !Number.isSafeInteger(converted.amountMinor)) return null;
+  if (into === null || into === currency || !Number.isSafeInteger(converted.amountMinor) || converted.amountMinor < 0) return null;
   return { amountMinor: converted.amountMinor || 0, currency: into };
 }
 
