@@ -2714,6 +2714,10 @@ export interface operations {
                             excludedPaths: string[];
                             excludedCountries: string[];
                             excludedHostnames: string[];
+                            /** @description Reports by mail (weekly; monthly for members who opt in) for the website's members who have not opted out */
+                            sendWeeklyReports: boolean;
+                            /** @description Traffic-spike alerts by mail for the website's members who have not opted out */
+                            sendViralTrafficAlerts: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "member" | "viewer";
                             /**
@@ -2950,6 +2954,10 @@ export interface operations {
                             excludedPaths: string[];
                             excludedCountries: string[];
                             excludedHostnames: string[];
+                            /** @description Reports by mail (weekly; monthly for members who opt in) for the website's members who have not opted out */
+                            sendWeeklyReports: boolean;
+                            /** @description Traffic-spike alerts by mail for the website's members who have not opted out */
+                            sendViralTrafficAlerts: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "member" | "viewer";
                             /**
@@ -3159,6 +3167,8 @@ export interface operations {
                     excludedIps?: string[] | null;
                     excludedPaths?: string[] | null;
                     excludedCountries?: string[] | null;
+                    sendWeeklyReports?: boolean;
+                    sendViralTrafficAlerts?: boolean;
                 };
             };
         };
@@ -3198,6 +3208,10 @@ export interface operations {
                             excludedPaths: string[];
                             excludedCountries: string[];
                             excludedHostnames: string[];
+                            /** @description Reports by mail (weekly; monthly for members who opt in) for the website's members who have not opted out */
+                            sendWeeklyReports: boolean;
+                            /** @description Traffic-spike alerts by mail for the website's members who have not opted out */
+                            sendViralTrafficAlerts: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "member" | "viewer";
                             /**
