@@ -239,6 +239,7 @@ const SNAPSHOT_TABLES = [
   'integration_jobs',
   'notes',
   'currency_rates',
+  'mail_report_subscriptions',
 ] as const;
 
 /** Every administration row (but the lastUsedAt stamps reads may write), for "nothing changed". */
