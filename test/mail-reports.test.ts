@@ -3,7 +3,7 @@ import { buildApp } from '../src/app.ts';
 import { runMailReports } from '../src/modules/reports/report-scheduler.ts';
 import { type TestApp, useTestApp, writeAndDerive } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
-import { addMember, createAccount, newEvent, type TestAccount } from './helpers/factories.ts';
+import { addMember, createAccount, createApiKey, newEvent, type TestAccount } from './helpers/factories.ts';
 import { type ReceivedMail, alternativeParts, startSmtpInbox } from './helpers/smtp-inbox.ts';
 
 // Reports by mail end to end: the scheduling pass (given its `now`, never a wait), the outbox
@@ -69,13 +69,19 @@ describeEachEngine('reports by mail', (engine) => {
       // After the week (Monday 00:30 in Paris): not counted.
       pageview(site.id, 'late', '2026-03-08T23:30:00Z', '/late'),
     ]);
+    // Revenue: $20 the week before, $49.50 in the week.
+    const key = await createApiKey(t, owner.token, site.id);
+    for (const [visitor, amount, at] of [['p1', 20, '2026-02-24T10:05:00Z'], ['v2', 49.5, '2026-03-04T12:05:00Z']] as const) {
+      const paid = await t.request('POST', '/api/v1/payments', { token: key.key, body: { amount, currency: 'USD', transaction_id: `tx-${visitor}`, datafast_visitor_id: visitor, timestamp: at } });
+      expect(paid.status, paid.raw).toBe(200);
+    }
 
     const overview = await t.request('GET', '/api/v1/analytics/overview', {
       token: owner.token,
       query: { websiteId: site.id, startAt: '2026-03-02', endAt: '2026-03-08' },
     });
     expect(overview.status, overview.raw).toBe(200);
-    expect(overview.body.data[0]).toMatchObject({ visitors: 3, pageviews: 4 });
+    expect(overview.body.data[0]).toMatchObject({ visitors: 3, pageviews: 4, revenue: 49.5 });
 
     await runMailReports(t.app.mailReports, AFTER_WEEK);
     expect(await deliveries(t, site.id)).toHaveLength(2);
@@ -87,7 +93,7 @@ describeEachEngine('reports by mail', (engine) => {
     const { text, html } = alternativeParts(mail);
     expect(text).toMatch(/Visitors\s+3 {2}\(\+50% on the previous week: 2\)/);
     expect(text).toMatch(/Page views\s+4 {2}\(\+100% on the previous week: 2\)/);
-    expect(text).toMatch(/Revenue\s+\$0\.00 {2}\(0% on the previous week: \$0\.00\)/);
+    expect(text).toMatch(/Revenue\s+\$49\.50 {2}\(\+148% on the previous week: \$20\.00\)/);
     const sources = await t.request('GET', '/api/v1/analytics/referrers', {
       token: owner.token,
       query: { websiteId: site.id, startAt: '2026-03-02', endAt: '2026-03-08' },
