@@ -2,7 +2,7 @@ import { afterAll, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { runMailReports } from '../src/modules/reports/report-scheduler.ts';
 import { type TestApp, useTestApp, writeAndDerive } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { addMember, createAccount, createApiKey, newEvent, type TestAccount } from './helpers/factories.ts';
 import { type ReceivedMail, alternativeParts, startSmtpInbox } from './helpers/smtp-inbox.ts';
 
@@ -47,7 +47,7 @@ function unsubscribePath(mail: ReceivedMail): string {
   return new URL(url).pathname;
 }
 
-describeEachEngine('reports by mail', (engine) => {
+describeEachEventEngine('reports by mail', (engine) => {
   const t = useTestApp(engine, { smtpUrl: inbox.url, mailReports: MAIL_REPORTS, publicUrl: 'https://stats.example.test' });
   // Monday 9 March 2026, 08:00 in Paris: the week of 2 March has ended.
   const AFTER_WEEK = new Date('2026-03-09T07:00:00Z');

@@ -3,7 +3,7 @@ import type { NewEvent } from '../src/modules/events/event.types.ts';
 import { runMailReports } from '../src/modules/reports/report-scheduler.ts';
 import { isSpike, median } from '../src/modules/reports/traffic-spike.ts';
 import { type TestApp, useTestApp, writeAndDerive } from './helpers/app.ts';
-import { describeEachEngine } from './helpers/engines.ts';
+import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { createAccount, newEvent, type TestAccount } from './helpers/factories.ts';
 import { alternativeParts, startSmtpInbox } from './helpers/smtp-inbox.ts';
 
@@ -50,7 +50,7 @@ it('counts the usual as the median, at least 1', () => {
   expect(isSpike(30, 10, SETTINGS)).toBe(true);
 });
 
-describeEachEngine('traffic-spike alert', (engine) => {
+describeEachEventEngine('traffic-spike alert', (engine) => {
   const t = useTestApp(engine, { smtpUrl: inbox.url, mailReports: SETTINGS, publicUrl: 'https://stats.example.test' });
 
   it('mails the members once for a seeded spike, then keeps quiet through the cooldown', async () => {
