@@ -171,6 +171,24 @@ describeEachEventEngine('reports by mail', (engine) => {
     expect(t.logLines.join('\n')).not.toContain(token);
   });
 
+  it('answers odd unsubscribe requests without a 5xx and changes nothing', async () => {
+    const before = await t.db.selectFrom('mail_report_subscriptions').selectAll().execute();
+    const token = 'Zz9'.repeat(14);
+    for (const [method, url, options] of [
+      ['GET', `/mail/unsubscribe/${token}`, {}],
+      ['POST', `/mail/unsubscribe/${token}`, { payload: '--x\r\nbroken', headers: { 'content-type': 'multipart/form-data; boundary=x' } }],
+      ['POST', `/mail/unsubscribe/${token}`, { payload: '{"a":', headers: { 'content-type': 'application/json' } }],
+      ['POST', `/mail/unsubscribe/${'a'.repeat(300)}`, {}],
+      ['GET', '/mail/unsubscribe/%E0%A4%A', {}],
+    ] as const) {
+      const response = await t.request(method, url, options);
+      expect(response.status, `${method} ${url}: ${response.raw}`).toBeGreaterThanOrEqual(400);
+      expect(response.status, `${method} ${url}: ${response.raw}`).toBeLessThan(500);
+      expect(response.raw).not.toMatch(/at .*\.ts:\d+/);
+    }
+    expect(await t.db.selectFrom('mail_report_subscriptions').selectAll().execute()).toEqual(before);
+  });
+
   it('mails the monthly report to members who opt in only', async () => {
     const owner = await createAccount(t);
     const member = await createAccount(t);

@@ -168,6 +168,9 @@ export async function deliveryByDigest(db: Kysely<Database>, digest: string) {
  * that moves checked_hour forward to it.
  */
 export async function claimSpikeCheck(db: Kysely<Database>, websiteId: string, hour: string): Promise<{ claimed: boolean; lastSpikeAt: string | null }> {
+  // A read first: the pass runs every minute, and only its first in the hour needs to write.
+  const known = await db.selectFrom('mail_spike_checks').select(['checked_hour', 'last_spike_at']).where('website_id', '=', websiteId).executeTakeFirst();
+  if (known && known.checked_hour >= hour) return { claimed: false, lastSpikeAt: known.last_spike_at };
   const result = await db
     .insertInto('mail_spike_checks')
     .values({ website_id: websiteId, checked_hour: hour, last_spike_at: null })
