@@ -58,7 +58,9 @@ function textTop(title: string, rows: TopRow[]): string {
 export function renderReportText(input: { domain: string; summary: ReportSummary; dashboardUrl: string; unsubscribeUrl: string }): string {
   const { summary } = input;
   const word = periodWord(summary);
-  const lines = rowsOf(summary).map((row) => `  ${row.name.padEnd(11)} ${row.shown(row.metric.current).padStart(12)}  (${changeText(row.metric)} on the previous ${word}: ${row.shown(row.metric.previous)})`);
+  const against = (row: Row) =>
+    row.metric.change === null && row.metric.current !== 0 ? `new: none the previous ${word}` : `${changeText(row.metric)} on the previous ${word}: ${row.shown(row.metric.previous)}`;
+  const lines = rowsOf(summary).map((row) => `  ${row.name.padEnd(11)} ${row.shown(row.metric.current).padStart(12)}  (${against(row)})`);
   return (
     `${oneLine(input.domain)}: ${summary.period.label}\n\n` +
     `${lines.join('\n')}\n\n` +
