@@ -39,7 +39,7 @@ function WebsiteSwitches({ website, editable, onChange }: SectionProps): JSX.Ele
             label="Mail traffic-spike alerts to the team"
             checked={spike}
             onChecked={setSpike}
-            hint="When an hour's visitors are far above the usual for that hour (at least 3 times the median of the last 28 days, and at least 20), at most once in 6 hours."
+            hint="When an hour's visitors are far above the usual for that hour (several times the median of the same hour over the last 28 days), with a pause of some hours between alerts."
             error={errors.sendViralTrafficAlerts}
           />
         </fieldset>
