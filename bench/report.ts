@@ -6,7 +6,7 @@ import { RETURNING_SHAPE } from './visitor-traffic.ts';
 import type { LoadResult } from './load.ts';
 import type { TimeseriesResult } from './timeseries.ts';
 import type { BackgroundWorkResult } from './background-work.ts';
-import { READ_FILTERS, type ReadLatency, type WebsiteApiResult } from './website-api.ts';
+import { READ_FILTERS, type ReadLatency, type WebsiteApiResult, percentile } from './website-api.ts';
 
 // The printed tables and the JSON file.
 
@@ -154,8 +154,12 @@ function printDerivedBuild(engine: string, events: number, r: BackgroundWorkResu
 }
 
 const READ_COLUMNS = ['engine', 'read', 'filtered', 'p50 ms', 'p99 ms', 'requests', 'target'];
-// 'filtered': yes, no, or '30 days' (unfiltered, over the last 30 whole days).
-const READ_WIDTHS = [9, 40, 10, 8, 8, 9, 7];
+// 'filtered': yes, no, '30 days' (unfiltered, over the last 30 whole days), or a dashboard-shaped
+// read's days and filters ('30d country=US,device=desktop').
+const READ_WIDTHS = [9, 40, 34, 8, 8, 9, 7];
+
+const readParams = (read: ReadLatency) =>
+  read.dashboard ? `${read.dashboard.days}d ${read.dashboard.filters.replaceAll('filter_', '').replace('&', ',')}` : read.lastDays ? '30 days' : read.filtered ? 'yes' : 'no';
 
 /** ClickHouse's own target: overview and every breakdown at p50 <= 500 ms over 100 M events. */
 function printClickHouse(result: ClickHouseBenchResult): void {
@@ -164,7 +168,7 @@ function printClickHouse(result: ClickHouseBenchResult): void {
   console.log(`clickhouse: event and session rollups built from them at the next start in ${result.rollupBuildSeconds.toFixed(1)} s, ${(result.rollupBytesOnDisk / 2 ** 30).toFixed(2)} GiB on disk`);
   const within = (read: ReadLatency) => read.requests > 0 && read.p50Ms <= TARGETS.clickhouseP50Ms;
   printWebsiteApi('clickhouse', result.events, result.websiteApi, { within, label: `p50 <= ${TARGETS.clickhouseP50Ms} ms` });
-  const targeted = result.websiteApi.reads.filter((read) => !read.lastDays && !read.path.includes('/funnels/') && !read.path.startsWith('/api/v1/visitors'));
+  const targeted = result.websiteApi.reads.filter((read) => !read.lastDays && !read.dashboard && !read.path.includes('/funnels/') && !read.path.startsWith('/api/v1/visitors'));
   const met = targeted.filter(within).length;
   console.log(`clickhouse: ${met} of ${targeted.length} overview and breakdown reads (filtered and not) at p50 <= ${TARGETS.clickhouseP50Ms} ms: ${verdict(met === targeted.length)}`);
 }
@@ -182,14 +186,21 @@ function printWebsiteApi(engine: string, events: number, result: WebsiteApiResul
   console.log(row(READ_COLUMNS, READ_WIDTHS));
   for (const read of result.reads) {
     const ok = within(read);
-    const params = read.lastDays ? '30 days' : read.filtered ? 'yes' : 'no';
-    const cells = [engine, read.path.split('?')[0]!.replace('/api/v1/', ''), params, read.p50Ms.toFixed(1), read.p99Ms.toFixed(1), String(read.requests), verdict(ok)];
+    const cells = [engine, read.path.split('?')[0]!.replace('/api/v1/', ''), readParams(read), read.p50Ms.toFixed(1), read.p99Ms.toFixed(1), String(read.requests), verdict(ok)];
     console.log(row(cells, READ_WIDTHS));
   }
-  const defaults = result.reads.filter((read) => !read.lastDays);
+  const defaults = result.reads.filter((read) => !read.lastDays && !read.dashboard);
   const lastDays = result.reads.filter((read) => read.lastDays);
+  const dashboard = result.reads.filter((read) => read.dashboard);
   console.log(`${engine}: ${defaults.filter(within).length} of ${defaults.length} reads within ${label}`);
   console.log(`${engine}: over the last 30 whole days (unfiltered), ${lastDays.filter(within).length} of ${lastDays.length} reads within the same target`);
+  if (dashboard.length > 0) {
+    const sorted = dashboard.map((read) => read.p50Ms).sort((a, b) => a - b);
+    console.log(
+      `${engine}: filtered over whole days as the dashboard asks (issue 39), ${dashboard.filter(within).length} of ${dashboard.length} reads within the same target; ` +
+        `p50 median ${percentile(sorted, 50).toFixed(1)} ms, worst ${sorted.at(-1)!.toFixed(1)} ms`,
+    );
+  }
   const { hammer, healthz, admin } = result.stall;
   console.log(
     `${engine}: while 4 clients hammer a filtered breakdown (${hammer.requests} answered, ${hammer.reqPerSec.toFixed(2)} req/s): ` +

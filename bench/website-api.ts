@@ -16,6 +16,8 @@ export interface ReadLatency {
   filtered: boolean;
   /** Over the last 30 whole days of the website (the dashboard's default view) instead of the route's default range. */
   lastDays: boolean;
+  /** Whole days of a dashboard-shaped read (30 or 7, ending today), with the filters it names (issue 39); absent for the reads above. */
+  dashboard?: { days: number; filters: string };
   p50Ms: number;
   p99Ms: number;
   requests: number;
@@ -59,13 +61,36 @@ export async function createBenchFunnel(call: Call, base: string, headers: Recor
   return (JSON.parse(funnel.bytes.toString()) as { data: { id: string }[] }).data[0]!.id;
 }
 
-/** The last 30 local days of `timezone`, today included, as the dashboard asks for them. */
-export function last30Days(timezone: string): string {
+/** The last `days` local days of `timezone`, today included, as the dashboard asks for them. */
+export function last30Days(timezone: string, days = 30): string {
   const today = DateTime.now().setZone(timezone).startOf('day');
-  return `startAt=${today.minus({ days: 29 }).toISODate()}&endAt=${today.toISODate()}`;
+  return `startAt=${today.minus({ days: days - 1 }).toISODate()}&endAt=${today.toISODate()}`;
 }
 
-function readPaths(websiteId: string, funnelId: string, timezone: string): { path: string; filtered: boolean; lastDays: boolean }[] {
+/** One filter on each dimension the synthetic data varies, as a click on a row of the dashboard adds it. */
+export const ONE_FILTER_EACH = ['filter_country=US', 'filter_device=mobile', 'filter_browser=Safari', 'filter_os=Windows', 'filter_page=/pricing'];
+
+type ReadPath = { path: string; filtered: boolean; lastDays: boolean; dashboard?: { days: number; filters: string } };
+
+/**
+ * Reads made the way the dashboard makes them after a click on a row (issue 39): over the last 30
+ * whole days, the overview and every breakdown with one filter and with two; the overview and the
+ * pages with one filter on each dimension; and over the last 7 days (the date picker's other
+ * common range) the overview and the pages with one filter.
+ */
+function dashboardPaths(site: string, breakdowns: string[], timezone: string): ReadPath[] {
+  const read = (path: string, days: number, filters: string): ReadPath => ({ path: `${path}?${site}&${last30Days(timezone, days)}&${filters}`, filtered: true, lastDays: false, dashboard: { days, filters } });
+  const overview = '/api/v1/analytics/overview';
+  const pages = '/api/v1/analytics/pages';
+  return [
+    ...[overview, ...breakdowns].flatMap((path) => [read(path, 30, 'filter_country=US'), read(path, 30, READ_FILTERS)]),
+    ...ONE_FILTER_EACH.slice(1).flatMap((filter) => [read(overview, 30, filter), read(pages, 30, filter)]),
+    read(overview, 7, 'filter_country=US'),
+    read(pages, 7, 'filter_country=US'),
+  ];
+}
+
+function readPaths(websiteId: string, funnelId: string, timezone: string): ReadPath[] {
   const site = `websiteId=${websiteId}`;
   const breakdowns = BREAKDOWNS.map((kind) => `/api/v1/analytics/${kind}`);
   const plain = ['/api/v1/analytics/overview', ...breakdowns, `/api/v1/analytics/funnels/${funnelId}`, '/api/v1/visitors'];
@@ -74,7 +99,7 @@ function readPaths(websiteId: string, funnelId: string, timezone: string): { pat
     { path: `${path}?${site}&${READ_FILTERS}`, filtered: true, lastDays: false },
   ]);
   const lastDays = ['/api/v1/analytics/overview', ...breakdowns].map((path) => ({ path: `${path}?${site}&${last30Days(timezone)}`, filtered: false, lastDays: true }));
-  return [...defaults, ...lastDays];
+  return [...defaults, ...lastDays, ...dashboardPaths(site, breakdowns, timezone)];
 }
 
 /** Sequential requests for `seconds`, and at least MIN_SAMPLES of them: reads may take seconds. */
@@ -86,7 +111,7 @@ export function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function sample(url: string, headers: Record<string, string>, seconds: number): Promise<Omit<ReadLatency, 'path' | 'filtered' | 'lastDays'>> {
+async function sample(url: string, headers: Record<string, string>, seconds: number): Promise<Omit<ReadLatency, 'path' | 'filtered' | 'lastDays' | 'dashboard'>> {
   await (await fetch(url, { headers })).arrayBuffer(); // warm-up: plans, caches
   const times: number[] = [];
   let failed = 0;
@@ -123,9 +148,9 @@ async function hammer(url: string, headers: Record<string, string>, seconds: num
 
 export async function benchWebsiteApi(options: WebsiteApiOptions): Promise<WebsiteApiResult> {
   const reads: ReadLatency[] = [];
-  for (const { path, filtered, lastDays } of readPaths(options.websiteId, options.funnelId, options.timezone)) {
+  for (const { path, filtered, lastDays, dashboard } of readPaths(options.websiteId, options.funnelId, options.timezone)) {
     const result = await sample(`${options.base}${path}`, options.headers, options.seconds);
-    reads.push({ path: path.replace(/websiteId=\w+&?/, '').replace(/\?$/, ''), filtered, lastDays, ...result });
+    reads.push({ path: path.replace(/websiteId=\w+&?/, '').replace(/\?$/, ''), filtered, lastDays, ...(dashboard ? { dashboard } : {}), ...result });
     console.error(`  ${path.slice(0, 90)}: p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms`);
   }
   const seconds = Math.max(options.seconds * 2, 5);
