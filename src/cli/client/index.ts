@@ -9,6 +9,7 @@ import { registerIntegrationCommands } from './integrations.ts';
 import { registerInvitationCommands } from './invitations.ts';
 import { registerNoteCommands } from './notes.ts';
 import { registerSessionCommands } from './session.ts';
+import { registerSharedLinkCommands } from './shared-links.ts';
 import { registerTeamCommands } from './team.ts';
 import { registerTokenCommands } from './tokens.ts';
 import { registerVisitorCommands } from './visitors.ts';
@@ -27,6 +28,7 @@ export function registerClientCommands(program: Command): void {
   registerInvitationCommands(program);
   registerIntegrationCommands(program);
   registerCurrencyRateCommands(program);
+  registerSharedLinkCommands(program);
   registerNoteCommands(program);
   registerAnalyticsCommands(program);
   registerVisitorCommands(program);

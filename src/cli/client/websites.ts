@@ -39,6 +39,7 @@ export function printWebsite(website: Website): void {
     ['Revenue metric', website.revenueMetric],
     ['Cookieless', website.isCookieless],
     ['Renewal revenue', website.includeRenewalRevenue],
+    ['Public dashboard', website.isPublicDashboardEnabled],
     ['Allowed hostnames', website.allowedHostnames],
     ['Excluded hostnames', website.excludedHostnames],
     ['Excluded IPs', website.excludedIps],
@@ -77,6 +78,7 @@ interface UpdateOptions extends JsonOption {
   kpiColorScheme?: string | false;
   revenueMetric?: 'revenue' | 'mrr';
   cookieless?: boolean;
+  publicDashboard?: boolean;
   includeRenewalRevenue?: boolean;
   allowedHostnames?: string | false;
   excludedHostnames?: string | false;
@@ -199,6 +201,8 @@ Examples:
       .option('--no-cookieless', 'use cookies again')
       .option('--include-renewal-revenue', 'count subscription renewals in revenue')
       .option('--no-include-renewal-revenue', 'leave renewals out of revenue')
+      .option('--public-dashboard', 'let the shared dashboard links open (see "sightline shared-links")')
+      .option('--no-public-dashboard', 'close every shared dashboard link at once')
       .option('--allowed-hostnames <list>', 'comma-separated extra host names whose events count (*.example.com allowed)')
       .option('--no-allowed-hostnames', 'clear the list')
       .option('--excluded-hostnames <list>', 'comma-separated host names whose events are dropped')
@@ -223,6 +227,7 @@ Examples:
         revenueMetric: options.revenueMetric,
         isCookieless: options.cookieless,
         includeRenewalRevenue: options.includeRenewalRevenue,
+        isPublicDashboardEnabled: options.publicDashboard,
         allowedHostnames: list(options.allowedHostnames),
         excludedHostnames: list(options.excludedHostnames),
         excludedIps: list(options.excludedIps),

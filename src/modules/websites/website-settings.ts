@@ -46,6 +46,7 @@ export function settingsChanges(input: UpdateWebsiteInput): Updateable<WebsitesT
   if (input.revenueMetric !== undefined) changes.revenue_metric = input.revenueMetric;
   if (input.isCookieless !== undefined) changes.is_cookieless = input.isCookieless;
   if (input.includeRenewalRevenue !== undefined) changes.include_renewal_revenue = input.includeRenewalRevenue;
+  if (input.isPublicDashboardEnabled !== undefined) changes.is_public_dashboard_enabled = input.isPublicDashboardEnabled;
   const hostRule = 'must be a host name, optionally starting with *.';
   if (input.allowedHostnames !== undefined) {
     changes.allowed_hostnames = normaliseList('body.allowedHostnames', input.allowedHostnames, normaliseHostPattern, hostRule);

@@ -30,6 +30,7 @@ export const Website = Type.Object({
   excludedPaths: Type.Array(Type.String()),
   excludedCountries: Type.Array(Type.String()),
   excludedHostnames: Type.Array(Type.String()),
+  isPublicDashboardEnabled: Type.Boolean({ description: 'whether the shared dashboard links open (shared-links)' }),
   role: Role,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -69,6 +70,7 @@ export const UpdateWebsiteBody = Type.Object(
     excludedIps: Type.Optional(List(Type.String({ maxLength: 64 }))),
     excludedPaths: Type.Optional(List(Type.String({ maxLength: 500 }))),
     excludedCountries: Type.Optional(List(Type.String({ maxLength: 2 }))),
+    isPublicDashboardEnabled: Type.Optional(Type.Boolean()),
   },
   {
     additionalProperties: false,
