@@ -1,6 +1,12 @@
-// The dashboard's entry: styles, then the app into #app.
+// The dashboard's entry: styles, then the app into #app; a shared dashboard (/share/<slug>) is
+// its own small app, with no session.
 import { render } from 'preact';
 import { App } from './App.tsx';
+import { matchPath } from './router.tsx';
+import { SharedDashboard } from './share/SharedDashboard.tsx';
 import './styles.css';
 
-render(<App />, document.getElementById('app')!);
+const shared = matchPath('/share/:slug', location.pathname);
+const root = document.getElementById('app')!;
+if (shared) render(<SharedDashboard slug={shared.slug!} embed={new URLSearchParams(location.search).get('embed') === 'true'} />, root);
+else render(<App />, root);
