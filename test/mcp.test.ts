@@ -300,7 +300,7 @@ describeEachEngine('MCP tools in process', (engine) => {
       alert_delete: { args: { websiteId: website.id, alertId: fixtures.alertId }, says: /Would delete alert .*"Big sale", on goal "purchase", enabled/ },
       note_delete: { args: { websiteId: website.id, noteId: fixtures.noteId }, says: /Would delete note .*"Launched pricing"/ },
       shared_link_create: { args: { websiteId: website.id, name: 'Board', password: 'a long password' }, says: /shared dashboard link named "Board" for website .*with a password/ },
-      shared_link_revoke: { args: { websiteId: website.id, sharedLinkId: fixtures.sharedLinkId }, says: /Would revoke shared link .*"Investors", \w{4}\.\.\.\w{4}/ },
+      shared_link_revoke: { args: { websiteId: website.id, sharedLinkId: fixtures.sharedLinkId }, says: /Would revoke shared link .*"Investors", shr_\w{4}\.\.\.\w{4}/ },
       team_remove: { args: { websiteId: website.id, email: 'guest@example.com' }, says: /withdraw the pending invitation of guest@example.com \(member\)/ },
       integration_disconnect_provider_one: { args: { websiteId: website.id }, says: /Would disconnect provider-one .*connected since \d{4}-/ },
       integration_disconnect_provider_two: { args: { websiteId: website.id }, says: /provider-two is not connected .*change nothing/ },

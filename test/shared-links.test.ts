@@ -8,7 +8,7 @@ import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, create
 // under /api/v1/admin/websites/{websiteId}/shared-links, and the website setting
 // isPublicDashboardEnabled that lets them open.
 
-const SLUG = /^[0-9A-Za-z]{32}$/;
+const SLUG = /^shr_[0-9A-Za-z]{32}$/;
 const linksUrl = (websiteId: string) => `/api/v1/admin/websites/${websiteId}/shared-links`;
 const linkUrl = (websiteId: string, linkId: string) => `${linksUrl(websiteId)}/${linkId}`;
 
@@ -34,7 +34,7 @@ describeEachEngine('shared dashboard links', (engine) => {
       expect(Object.keys(item).sort()).toEqual(['_id', 'createdAt', 'displaySlug', 'hasPassword', 'id', 'name', 'slug', 'updatedAt', 'url', 'websiteId']);
       expect(item.slug).toMatch(SLUG);
       expect(item.url).toBe(`${t.config.publicUrl}/share/${item.slug}`);
-      expect(item.displaySlug).toBe(`${item.slug.slice(0, 4)}...${item.slug.slice(-4)}`);
+      expect(item.displaySlug).toBe(`${item.slug.slice(0, 8)}...${item.slug.slice(-4)}`);
       expect(item.hasPassword).toBe(false);
       expect(item._id).toBe(item.id);
 

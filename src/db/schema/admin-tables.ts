@@ -76,7 +76,7 @@ export interface SharedLinksTable {
   name: string;
   /** SHA-256 of the link's secret (the URL's last part); the secret itself is never stored. */
   digest: string;
-  /** The masked secret shown in lists, e.g. shr_Ab3d...x9Kz. */
+  /** The masked secret shown in lists, e.g. shr_Ab3d...x9Kz (prefix and 4, then the last 4). */
   display_slug: string;
   password_hash: string | null;
   created_at: string;

@@ -2,8 +2,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Keyring } from '../../crypto/keyring.ts';
 import { randomBase62 } from '../../lib/base62.ts';
 
-// A shared link's secret is the last part of its URL: 32 base62 characters (190 bits), stored only
-// as a SHA-256 digest, like tokens. After a link's password is entered, the browser keeps a cookie
+// A shared link's secret is the last part of its URL: shr_ and 32 base62 characters (190 bits),
+// stored only as a SHA-256 digest, like tokens; its prefix keeps it out of logs (redaction.ts). After a link's password is entered, the browser keeps a cookie
 // that proves it for that link only (its Path is the link's API path): an expiry and an HMAC over
 // the link's id, the expiry and the current password hash, so a new password or a cleared one
 // ends every unlock made before. Revoking or switching the website's sharing off needs no cookie
@@ -11,10 +11,10 @@ import { randomBase62 } from '../../lib/base62.ts';
 
 export const SHARE_COOKIE = 'sightline_share';
 export const UNLOCK_LIFETIME_MS = 24 * 60 * 60 * 1000;
-const SLUG_FORMAT = /^[0-9A-Za-z]{32}$/;
+const SLUG_FORMAT = /^shr_[0-9A-Za-z]{32}$/;
 
 export function generateSlug(): string {
-  return randomBase62(32);
+  return `shr_${randomBase62(32)}`;
 }
 
 export function isSlug(value: string): boolean {
@@ -26,7 +26,7 @@ export function digestSlug(slug: string): string {
 }
 
 export function displaySlug(slug: string): string {
-  return `${slug.slice(0, 4)}...${slug.slice(-4)}`;
+  return `${slug.slice(0, 8)}...${slug.slice(-4)}`;
 }
 
 /** The API path a link's unlock cookie is sent to, and nowhere else. */

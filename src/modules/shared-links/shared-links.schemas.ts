@@ -3,7 +3,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../auth/passwords.t
 import { Id, Nullable, Timestamp } from '../../http/schemas.ts';
 
 /** A shared link's secret: the last part of its URL (/share/<slug>). */
-export const SLUG_PATTERN = '^[0-9A-Za-z]{32}$';
+export const SLUG_PATTERN = '^shr_[0-9A-Za-z]{32}$';
 export const MAX_SHARED_LINKS_PER_WEBSITE = 20;
 
 const LinkName = Type.String({ minLength: 1, maxLength: 100, description: 'what the link is for, e.g. "Investors"' });
