@@ -56,6 +56,7 @@ async function populate(t: TestApp, owner: TestAccount, websiteId: string, membe
   await ok('POST', '/api/v1/identify', { token: key.key, body: { datafast_visitor_id: 'visitor-1', user_id: 'user-1' } });
   await ok('POST', `${site}/notes`, { token: owner.token, body: { text: 'Launch' } });
   await ok('PUT', `${site}/currency-rates/EUR`, { token: owner.token, body: { rate: 1.08 } });
+  await ok('POST', `${site}/shared-links`, { token: owner.token, body: { name: 'Investors' } });
   return { key };
 }
 
