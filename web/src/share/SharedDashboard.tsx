@@ -4,7 +4,7 @@
 // a cookie for this link). With ?embed=true the page drops its chrome, for an iframe.
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, enterSharedDashboard, whenSessionLost } from '../api.ts';
+import { ApiError, api, whenSessionLost } from '../api.ts';
 import { ErrorMessage, Loading, SubmitButton, useSubmit } from '../components/index.ts';
 import { lazyComponent } from '../lazy.tsx';
 import { PasswordField } from '../pages/auth-card.tsx';
@@ -65,7 +65,6 @@ export function SharedDashboard({ slug, embed }: { slug: string; embed: boolean 
   }
 
   useEffect(() => {
-    enterSharedDashboard(slug);
     load();
     // The password changed, or the unlock expired: ask again.
     whenSessionLost(() => setState((current) => current && { ...current, unlocked: false }));
