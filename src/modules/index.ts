@@ -20,6 +20,7 @@ import { webhooksRoutes } from './integrations/webhooks.routes.ts';
 import { currencyRatesRoutes } from './currency-rates/currency-rates.routes.ts';
 import { notOfferedRoutes } from './not-offered/not-offered.routes.ts';
 import { notesRoutes } from './notes/notes.routes.ts';
+import { mailSubscriptionsRoutes } from './reports/mail-subscriptions.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
 import { sharedLinksRoutes } from './shared-links/shared-links.routes.ts';
 import { shareRoutes } from './shared-links/share.routes.ts';
@@ -42,6 +43,7 @@ export const adminModules: FastifyPluginAsync[] = [
   currencyRatesRoutes,
   notesRoutes,
   sharedLinksRoutes,
+  mailSubscriptionsRoutes,
 ];
 
 /**

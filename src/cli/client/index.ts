@@ -7,6 +7,7 @@ import { registerFunnelCommands } from './funnels.ts';
 import { registerGoalCommands } from './goals.ts';
 import { registerIntegrationCommands } from './integrations.ts';
 import { registerInvitationCommands } from './invitations.ts';
+import { registerMailReportCommands } from './mail-reports.ts';
 import { registerNoteCommands } from './notes.ts';
 import { registerSessionCommands } from './session.ts';
 import { registerSharedLinkCommands } from './shared-links.ts';
@@ -29,6 +30,7 @@ export function registerClientCommands(program: Command): void {
   registerIntegrationCommands(program);
   registerCurrencyRateCommands(program);
   registerSharedLinkCommands(program);
+  registerMailReportCommands(program);
   registerNoteCommands(program);
   registerAnalyticsCommands(program);
   registerVisitorCommands(program);

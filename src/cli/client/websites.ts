@@ -40,6 +40,8 @@ export function printWebsite(website: Website): void {
     ['Cookieless', website.isCookieless],
     ['Renewal revenue', website.includeRenewalRevenue],
     ['Public dashboard', website.isPublicDashboardEnabled],
+    ['Weekly reports', website.sendWeeklyReports],
+    ['Traffic-spike alerts', website.sendViralTrafficAlerts],
     ['Allowed hostnames', website.allowedHostnames],
     ['Excluded hostnames', website.excludedHostnames],
     ['Excluded IPs', website.excludedIps],
@@ -80,6 +82,8 @@ interface UpdateOptions extends JsonOption {
   cookieless?: boolean;
   publicDashboard?: boolean;
   includeRenewalRevenue?: boolean;
+  weeklyReports?: boolean;
+  trafficSpikeAlerts?: boolean;
   allowedHostnames?: string | false;
   excludedHostnames?: string | false;
   excludedIps?: string | false;
@@ -203,6 +207,10 @@ Examples:
       .option('--no-include-renewal-revenue', 'leave renewals out of revenue')
       .option('--public-dashboard', 'let the shared dashboard links open (see "sightline shared-links")')
       .option('--no-public-dashboard', 'close every shared dashboard link at once')
+      .option('--weekly-reports', "mail reports to the website's members (weekly; monthly to those who opt in)")
+      .option('--no-weekly-reports', 'mail no reports for this website')
+      .option('--traffic-spike-alerts', "mail the website's members when an hour's visitors are far above the usual")
+      .option('--no-traffic-spike-alerts', 'mail no traffic-spike alerts for this website')
       .option('--allowed-hostnames <list>', 'comma-separated extra host names whose events count (*.example.com allowed)')
       .option('--no-allowed-hostnames', 'clear the list')
       .option('--excluded-hostnames <list>', 'comma-separated host names whose events are dropped')
@@ -228,6 +236,8 @@ Examples:
         isCookieless: options.cookieless,
         includeRenewalRevenue: options.includeRenewalRevenue,
         isPublicDashboardEnabled: options.publicDashboard,
+        sendWeeklyReports: options.weeklyReports,
+        sendViralTrafficAlerts: options.trafficSpikeAlerts,
         allowedHostnames: list(options.allowedHostnames),
         excludedHostnames: list(options.excludedHostnames),
         excludedIps: list(options.excludedIps),

@@ -47,6 +47,9 @@ export interface WebsitesTable {
   excluded_hostnames: JsonText;
   /** Shared dashboards: while false, no shared link of the website opens (migration 0029). */
   is_public_dashboard_enabled: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** The website's switches for reports by mail and the traffic-spike alert (src/modules/reports). */
+  send_weekly_reports: ColumnType<boolean | number, boolean | undefined, boolean>;
+  send_viral_traffic_alerts: ColumnType<boolean | number, boolean | undefined, boolean>;
   created_at: string;
   updated_at: string;
 }

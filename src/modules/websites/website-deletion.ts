@@ -51,6 +51,9 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   event_relay: 34,
   events: 35,
   website_members: 36,
+  mail_report_deliveries: 37,
+  mail_report_subscriptions: 38,
+  mail_spike_checks: 39,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

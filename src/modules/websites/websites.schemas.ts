@@ -31,6 +31,8 @@ export const Website = Type.Object({
   excludedCountries: Type.Array(Type.String()),
   excludedHostnames: Type.Array(Type.String()),
   isPublicDashboardEnabled: Type.Boolean({ description: 'whether the shared dashboard links open (shared-links)' }),
+  sendWeeklyReports: Type.Boolean({ description: "Reports by mail (weekly; monthly for members who opt in) for the website's members who have not opted out" }),
+  sendViralTrafficAlerts: Type.Boolean({ description: "Traffic-spike alerts by mail for the website's members who have not opted out" }),
   role: Role,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -71,6 +73,8 @@ export const UpdateWebsiteBody = Type.Object(
     excludedPaths: Type.Optional(List(Type.String({ maxLength: 500 }))),
     excludedCountries: Type.Optional(List(Type.String({ maxLength: 2 }))),
     isPublicDashboardEnabled: Type.Optional(Type.Boolean()),
+    sendWeeklyReports: Type.Optional(Type.Boolean()),
+    sendViralTrafficAlerts: Type.Optional(Type.Boolean()),
   },
   {
     additionalProperties: false,
