@@ -43,6 +43,10 @@ const TOOL_NAMES: Record<string, string> = {
   [`POST ${W}/apikeys`]: 'apikey_create',
   [`PUT ${W}/apikeys/{apiKeyId}`]: 'apikey_roll',
   [`DELETE ${W}/apikeys/{apiKeyId}`]: 'apikey_revoke',
+  [`GET ${W}/shared-links`]: 'shared_links_list',
+  [`POST ${W}/shared-links`]: 'shared_link_create',
+  [`PUT ${W}/shared-links/{sharedLinkId}`]: 'shared_link_update',
+  [`DELETE ${W}/shared-links/{sharedLinkId}`]: 'shared_link_revoke',
   [`GET ${W}/goals`]: 'goals_list',
   [`GET ${W}/goals/customizations`]: 'goal_customizations_list',
   [`PATCH ${W}/goals/customizations`]: 'goal_customize',
@@ -118,6 +122,8 @@ const GATED = [
   'apikey_create',
   'apikey_roll',
   'apikey_revoke',
+  'shared_link_create',
+  'shared_link_revoke',
   'goal_customization_reset',
   'funnel_delete',
   'alert_delete',
@@ -239,6 +245,7 @@ const SNAPSHOT_TABLES = [
   'integration_jobs',
   'notes',
   'currency_rates',
+  'shared_links',
   'mail_report_subscriptions',
 ] as const;
 
@@ -295,6 +302,8 @@ describeEachEngine('MCP tools in process', (engine) => {
       funnel_delete: { args: { websiteId: website.id, funnelId: fixtures.funnelId }, says: /Would delete funnel .*"Checkout", 2 steps/ },
       alert_delete: { args: { websiteId: website.id, alertId: fixtures.alertId }, says: /Would delete alert .*"Big sale", on goal "purchase", enabled/ },
       note_delete: { args: { websiteId: website.id, noteId: fixtures.noteId }, says: /Would delete note .*"Launched pricing"/ },
+      shared_link_create: { args: { websiteId: website.id, name: 'Board', password: 'a long password' }, says: /shared dashboard link named "Board" for website .*with a password/ },
+      shared_link_revoke: { args: { websiteId: website.id, sharedLinkId: fixtures.sharedLinkId }, says: /Would revoke shared link .*"Investors", shr_\w{4}\.\.\.\w{4}/ },
       team_remove: { args: { websiteId: website.id, email: 'guest@example.com' }, says: /withdraw the pending invitation of guest@example.com \(member\)/ },
       integration_disconnect_provider_one: { args: { websiteId: website.id }, says: /Would disconnect provider-one .*connected since \d{4}-/ },
       integration_disconnect_provider_two: { args: { websiteId: website.id }, says: /provider-two is not connected .*change nothing/ },
@@ -386,7 +395,8 @@ async function createFixtures(t: TestApp, token: string, websiteId: string) {
   await ok('POST', `${base}/integrations/provider-one`, { providerOneRestrictedKey: 'rk_test_abc' });
   const note = await ok('POST', `${base}/notes`, { text: 'Launched pricing' });
   await ok('PUT', `${base}/currency-rates/EUR`, { rate: 1.08 });
-  return { noteId: note.id as string, tokenId: spare.id as string, apiKeyId: apiKey.id as string, apiKey: apiKey.key as string, funnelId: funnel.id as string, alertId: alert.id as string };
+  const sharedLink = await ok('POST', `${base}/shared-links`, { name: 'Investors' });
+  return { sharedLinkId: sharedLink.id as string, noteId: note.id as string, tokenId: spare.id as string, apiKeyId: apiKey.id as string, apiKey: apiKey.key as string, funnelId: funnel.id as string, alertId: alert.id as string };
 }
 
 // ---------------------------------------------------------------------------------------------

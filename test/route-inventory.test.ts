@@ -72,6 +72,13 @@ const INVENTORY: Record<string, string[]> = {
     ...['one', 'two', 'three', 'four', 'five', 'six'].map((n) => `PUT /websites/{websiteId}/integrations/provider-${n}/webhook`),
     ...['one', 'two', 'three', 'four'].map((n) => `POST /websites/{websiteId}/integrations/provider-${n}/resync`),
   ],
+  // Not in admin-api.md (issue 37 item 3): a website's public, read-only dashboard links.
+  'Shared dashboards': [
+    'GET /websites/{websiteId}/shared-links',
+    'POST /websites/{websiteId}/shared-links',
+    'PUT /websites/{websiteId}/shared-links/{sharedLinkId}',
+    'DELETE /websites/{websiteId}/shared-links/{sharedLinkId}',
+  ],
   // Not in admin-api.md (issue 35 item 3): the owner's exchange rates into the website's currency.
   'Currency rates': ['GET /websites/{websiteId}/currency-rates', 'PUT /websites/{websiteId}/currency-rates/{currency}', 'DELETE /websites/{websiteId}/currency-rates/{currency}'],
   // Not in admin-api.md (issue 37 item 4): each member's own reports by mail on a website.

@@ -28,6 +28,7 @@ import { integrationJobWorker } from './migrations/0025-integration-job-worker.t
 import { providerWebhooks } from './migrations/0026-provider-webhooks.ts';
 import { currencyRates } from './migrations/0027-currency-rates.ts';
 import { paymentConversions } from './migrations/0028-payment-conversions.ts';
+import { sharedDashboards } from './migrations/0029-shared-dashboards.ts';
 import { mailReports } from './migrations/0030-mail-reports.ts';
 
 function provider(db: Db): MigrationProvider {
@@ -60,6 +61,7 @@ function provider(db: Db): MigrationProvider {
     '0026-provider-webhooks': providerWebhooks(db.engine),
     '0027-currency-rates': currencyRates(db.engine),
     '0028-payment-conversions': paymentConversions(db.engine),
+    '0029-shared-dashboards': sharedDashboards(db.engine),
     '0030-mail-reports': mailReports(db.engine),
   };
   return { getMigrations: async () => migrations };

@@ -95,6 +95,11 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   [`GET ${A}/invitations`]: { operationId: 'listInvitations', ok: "The pending invitations addressed to the caller's e-mail" },
   [`POST ${A}/invitations/{invitationId}/accept`]: { operationId: 'acceptInvitation', ok: 'The caller joined the website with the invited role' },
 
+  [`GET ${W}/shared-links`]: { operationId: 'listSharedLinks', ok: "The website's shared dashboard links, masked (displaySlug)" },
+  [`POST ${W}/shared-links`]: { operationId: 'createSharedLink', ok: 'The new link, with its raw secret in `slug` and its public `url`: shown this once' },
+  [`PUT ${W}/shared-links/{sharedLinkId}`]: { operationId: 'updateSharedLink', ok: 'The link after the change (a new or cleared password ends earlier unlocks)' },
+  [`DELETE ${W}/shared-links/{sharedLinkId}`]: { operationId: 'revokeSharedLink', ok: 'The link is revoked; its URL answers 404 from now on' },
+
   [`GET ${W}/notes`]: { operationId: 'listNotes', ok: "The website's notes, newest timestamp first, with `pagination`" },
   [`POST ${W}/notes`]: { operationId: 'createNote', ok: 'The new note, or the note an earlier request with the same idempotencyKey created' },
   [`PUT ${W}/notes/{noteId}`]: { operationId: 'updateNote', ok: 'The note after the change' },

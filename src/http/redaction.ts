@@ -9,6 +9,7 @@ export const REDACTED = '[redacted]';
 /** Credentials with a known shape: ours, and the common providers' ones. */
 const KNOWN_SHAPES = [
   /^dft?_[0-9A-Za-z]{8,}/, // Sightline tokens and API keys
+  /^shr_[0-9A-Za-z]{8,}/, // Sightline shared dashboard links
   /^(sk|rk|pk)_(live|test)_/, // Stripe-style secret, restricted and publishable keys
   /^whsec_/, // webhook signing secrets
   /^eyJ[0-9A-Za-z_-]{8,}/, // JWTs and other base64url JSON

@@ -86,6 +86,16 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`GET ${A}/invitations`]: { tool: 'invitations_list', permission: 'websites:read', kind: 'read' },
   [`POST ${A}/invitations/{invitationId}/accept`]: { tool: 'invitation_accept', permission: 'websites:write', kind: 'write' },
 
+  [`GET ${W}/shared-links`]: { tool: 'shared_links_list', permission: 'settings:read', kind: 'read' },
+  [`POST ${W}/shared-links`]: {
+    tool: 'shared_link_create',
+    permission: 'settings:write',
+    kind: 'credential',
+    note: 'The link opens only while the website setting isPublicDashboardEnabled is true (website_update).',
+  },
+  [`PUT ${W}/shared-links/{sharedLinkId}`]: { tool: 'shared_link_update', permission: 'settings:write', kind: 'write' },
+  [`DELETE ${W}/shared-links/{sharedLinkId}`]: { tool: 'shared_link_revoke', permission: 'settings:write', kind: 'destroy' },
+
   [`GET ${W}/notes`]: { tool: 'notes_list', permission: 'notes:read', kind: 'read' },
   [`POST ${W}/notes`]: { tool: 'note_create', permission: 'notes:write', kind: 'write' },
   [`PUT ${W}/notes/{noteId}`]: { tool: 'note_update', permission: 'notes:write', kind: 'write' },

@@ -75,6 +75,20 @@ const previews: Record<string, Preview> = {
     return `Would revoke API key ${item.id} (${q(item.name)}, ${item.displayKey}) of ${websiteLabel(args)}. Whatever uses it would get 401 from then on.`;
   },
 
+  async shared_link_create(args, api) {
+    const { item } = await lookUp(api, `${ADMIN}/websites`, {}, (site) => site.id === args.websiteId);
+    const label = item ? `website ${item.id} (${item.domain})` : websiteLabel(args);
+    const lock = args.password === undefined ? 'without a password' : 'with a password';
+    return `Would create a shared dashboard link named ${q(args.name)} for ${label}, ${lock}. Anyone with its URL (in the answer, once) could read the website's analytics while its public dashboard is on.`;
+  },
+
+  async shared_link_revoke(args, api) {
+    const { item, problem } = await lookUp(api, `${WEBSITE}/shared-links`, { websiteId: args.websiteId }, (link) => link.id === args.sharedLinkId);
+    if (problem) return `Would revoke shared link ${args.sharedLinkId} of ${websiteLabel(args)} (${problem}).`;
+    if (!item) return `Would revoke shared link ${args.sharedLinkId}, but ${websiteLabel(args)} has no such link: the call would answer 404.`;
+    return `Would revoke shared link ${item.id} (${q(item.name)}, ${item.displaySlug}) of ${websiteLabel(args)}. Its URL would answer 404 from then on.`;
+  },
+
   async goal_customization_reset(args, api) {
     const path = `${WEBSITE}/goals/customizations`;
     const { item, problem } = await lookUp(api, path, { websiteId: args.websiteId }, (c) => c.goalName === args.goalName);

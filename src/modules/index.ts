@@ -22,6 +22,8 @@ import { notOfferedRoutes } from './not-offered/not-offered.routes.ts';
 import { notesRoutes } from './notes/notes.routes.ts';
 import { mailSubscriptionsRoutes } from './reports/mail-subscriptions.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
+import { sharedLinksRoutes } from './shared-links/shared-links.routes.ts';
+import { shareRoutes } from './shared-links/share.routes.ts';
 import { teamRoutes } from './team/team.routes.ts';
 import { websitesRoutes } from './websites/websites.routes.ts';
 
@@ -40,6 +42,7 @@ export const adminModules: FastifyPluginAsync[] = [
   integrationsRoutes,
   currencyRatesRoutes,
   notesRoutes,
+  sharedLinksRoutes,
   mailSubscriptionsRoutes,
 ];
 
@@ -47,7 +50,7 @@ export const adminModules: FastifyPluginAsync[] = [
  * The website API where the admin interface touches it (contract section 5), the hosted service's
  * routes Sightline answers 501, and the payment providers' webhook receiver; full paths.
  */
-export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, timeseriesRoutes, statsRoutes, notOfferedRoutes, webhooksRoutes];
+export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, timeseriesRoutes, statsRoutes, notOfferedRoutes, webhooksRoutes, shareRoutes];
 
 /** The dashboard's own routes (sign-in, sessions, password reset, website deletion), under /api/v1/dashboard. */
 export const dashboardModules: FastifyPluginAsync[] = [sessionsRoutes, passwordResetRoutes, invitationLinksRoutes, websiteDeletionRoutes];

@@ -11,7 +11,7 @@ import { DOCS_PATH, OPENAPI_PATH } from './openapi.ts';
 //   keep them a year; sent brotli- or gzip-compressed (compressed at build time) when accepted.
 // - the page paths: the same index.html for each (the app routes in the browser), never cached
 //   without revalidation, under a strict Content-Security-Policy (scripts and styles from this
-//   origin only, no framing).
+//   origin only, no framing; a shared dashboard's /share/<slug>?embed=true alone may be framed).
 // - any other path a browser opens (a GET or HEAD accepting text/html, outside /api/): the same
 //   index.html with status 404, so the app shows its own "Not found" page rather than the API's
 //   JSON error (the not-found handler, src/plugins/error-handler.ts, asks dashboardNotFound).
@@ -21,6 +21,8 @@ import { DOCS_PATH, OPENAPI_PATH } from './openapi.ts';
 
 const WEB_ROOT = new URL('../../dist/web/', import.meta.url);
 const ASSETS_ROOT = new URL('assets/', WEB_ROOT);
+
+const SHARE_PAGE = '/share/:slug';
 
 export const DASHBOARD_PATHS = [
   '/',
@@ -35,6 +37,8 @@ export const DASHBOARD_PATHS = [
   '/websites/:websiteId/settings',
   '/account',
   '/account/*',
+  // A shared dashboard (src/modules/shared-links): the app asks the share API whether it opens.
+  SHARE_PAGE,
 ] as const;
 
 declare module 'fastify' {
@@ -64,6 +68,16 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/**
+ * A shared dashboard opened with ?embed=true may be framed by any site (that is what embedding
+ * is for); every other page, the shared dashboard without it included, refuses framing.
+ */
+export const EMBED_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("frame-ancestors 'none'", 'frame-ancestors *');
+
+function isEmbed(request: FastifyRequest): boolean {
+  return request.routeOptions.url === SHARE_PAGE && (request.query as { embed?: unknown }).embed === 'true';
+}
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'application/javascript; charset=utf-8',
@@ -159,10 +173,11 @@ async function dashboardPages(app: FastifyInstance): Promise<void> {
   const sendIndex = (request: FastifyRequest, reply: FastifyReply, found: boolean) => {
     reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'same-origin');
     if (!dashboard) return reply.code(found ? 503 : 404).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(NOT_BUILT);
-    reply
-      .header('cache-control', 'no-cache')
-      .header('content-security-policy', CONTENT_SECURITY_POLICY)
-      .header('x-frame-options', 'DENY');
+    reply.header('cache-control', 'no-cache');
+    if (isEmbed(request)) reply.header('content-security-policy', EMBED_CONTENT_SECURITY_POLICY);
+    else reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-frame-options', 'DENY');
+    // A shared dashboard's URL is its credential: search engines keep out.
+    if (request.routeOptions.url === SHARE_PAGE) reply.header('x-robots-tag', 'noindex, nofollow');
     if (!found) return reply.code(404).type('text/html; charset=utf-8').send(dashboard.index);
     reply.header('etag', dashboard.etag);
     const match = request.headers['if-none-match'];

@@ -26,6 +26,7 @@ const TAGS = [
   { name: 'Notes', description: "Annotations on a website's charts (a launch, an outage), with who wrote them." },
   { name: 'Integrations', description: 'Payment providers connected to a website; credentials are never returned.' },
   { name: 'Currency rates', description: "The owner's exchange rates: payments in another currency count in the website's currency at these rates." },
+  { name: 'Shared dashboards', description: "Public, read-only links to a website's analytics page, optionally with a password." },
   { name: 'Reports by mail', description: "Each member's own reports by mail on a website (weekly, monthly, traffic-spike alerts); the website's switches are its settings sendWeeklyReports and sendViralTrafficAlerts." },
   { name: 'Analytics', description: 'Visitors, pageviews, revenue and conversion: over time, overall, broken down, live, and through funnels.' },
   { name: 'Visitors', description: 'Who visited: one visitor with their place, device, pages, goals and profile, or the list of them.' },

@@ -27,6 +27,40 @@ export class ApiError extends Error {
 
 let csrfToken: string | null = null;
 let onSessionLost: (() => void) | null = null;
+/** Set on a shared dashboard (/share/<slug>): every read goes to that link's read-only API. */
+let sharedSlug: string | null = null;
+
+/** Turns the API layer into a shared dashboard's: see sharedPath(). */
+export function enterSharedDashboard(slug: string): void {
+  sharedSlug = slug;
+}
+
+/** Whether this page is a shared dashboard (no settings, no writes, no visitor-level data). */
+export function isSharedDashboard(): boolean {
+  return sharedSlug !== null;
+}
+
+const ADMIN_WEBSITE = /^\/api\/v1\/admin\/websites\/[^/]+\/(goals\/customizations|funnels|notes)$/;
+
+/**
+ * On a shared dashboard, the analytics page's reads go to the link's API, which answers the same
+ * shapes for the link's website only: /api/v1/analytics/<read> becomes /api/v1/share/<slug>/analytics/<read>
+ * (without websiteId), and the two settings the page displays (goal names and colours, funnels)
+ * come from the link too. Notes stay private to the team: an empty list. Anything else is refused
+ * here, before a request is made. Null: answer with `data: []` without asking.
+ */
+function sharedPath(method: string, path: string, query?: Query): { path: string; query?: Query } | null {
+  const base = `/api/v1/share/${encodeURIComponent(sharedSlug!)}`;
+  if (path.startsWith(base)) return { path, query };
+  const rest = { ...query };
+  delete rest.websiteId;
+  if (method === 'GET' && path.startsWith('/api/v1/analytics/') && !path.startsWith('/api/v1/analytics/realtime/map')) {
+    return { path: base + path.slice('/api/v1'.length), query: rest };
+  }
+  const admin = ADMIN_WEBSITE.exec(path);
+  if (method === 'GET' && admin) return admin[1] === 'notes' ? null : { path: `${base}/${admin[1]}`, query: rest };
+  throw new ApiError(403, 'This is not available on a shared dashboard');
+}
 
 /** Remembers the CSRF token of the session the server just confirmed or created. */
 export function rememberSession(session: SessionInfo | null): void {
@@ -59,6 +93,12 @@ export async function request<T = unknown>(
   path: string,
   options: { query?: Query; body?: unknown } = {},
 ): Promise<{ data: T[] } & Record<string, unknown>> {
+  if (sharedSlug !== null) {
+    const target = sharedPath(method, path, options.query);
+    if (!target) return { data: [] };
+    path = target.path;
+    options = { ...options, query: target.query };
+  }
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -79,8 +119,9 @@ export async function request<T = unknown>(
   if (!response.ok || json?.status === 'error') {
     const error = json?.error;
     // A 401 from a route that signs in means a wrong password, not a lost session.
-    const signingIn = /^\/api\/v1\/dashboard\/(sign-in|sign-up|setup|reauthenticate|invitations|password)/.test(path);
-    if (response.status === 401 && csrfToken && !signingIn) {
+    const signingIn = /^\/api\/v1\/(dashboard\/(sign-in|sign-up|setup|reauthenticate|invitations|password)|share\/[^/]+\/unlock)/.test(path);
+    // On a shared dashboard, a 401 means the link's password is asked again (changed meanwhile).
+    if (response.status === 401 && (csrfToken || sharedSlug !== null) && !signingIn) {
       csrfToken = null;
       onSessionLost?.();
     }

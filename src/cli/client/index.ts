@@ -10,6 +10,7 @@ import { registerInvitationCommands } from './invitations.ts';
 import { registerMailReportCommands } from './mail-reports.ts';
 import { registerNoteCommands } from './notes.ts';
 import { registerSessionCommands } from './session.ts';
+import { registerSharedLinkCommands } from './shared-links.ts';
 import { registerTeamCommands } from './team.ts';
 import { registerTokenCommands } from './tokens.ts';
 import { registerVisitorCommands } from './visitors.ts';
@@ -28,6 +29,7 @@ export function registerClientCommands(program: Command): void {
   registerInvitationCommands(program);
   registerIntegrationCommands(program);
   registerCurrencyRateCommands(program);
+  registerSharedLinkCommands(program);
   registerMailReportCommands(program);
   registerNoteCommands(program);
   registerAnalyticsCommands(program);

@@ -39,6 +39,7 @@ export function printWebsite(website: Website): void {
     ['Revenue metric', website.revenueMetric],
     ['Cookieless', website.isCookieless],
     ['Renewal revenue', website.includeRenewalRevenue],
+    ['Public dashboard', website.isPublicDashboardEnabled],
     ['Weekly reports', website.sendWeeklyReports],
     ['Traffic-spike alerts', website.sendViralTrafficAlerts],
     ['Allowed hostnames', website.allowedHostnames],
@@ -79,6 +80,7 @@ interface UpdateOptions extends JsonOption {
   kpiColorScheme?: string | false;
   revenueMetric?: 'revenue' | 'mrr';
   cookieless?: boolean;
+  publicDashboard?: boolean;
   includeRenewalRevenue?: boolean;
   weeklyReports?: boolean;
   trafficSpikeAlerts?: boolean;
@@ -203,6 +205,8 @@ Examples:
       .option('--no-cookieless', 'use cookies again')
       .option('--include-renewal-revenue', 'count subscription renewals in revenue')
       .option('--no-include-renewal-revenue', 'leave renewals out of revenue')
+      .option('--public-dashboard', 'let the shared dashboard links open (see "sightline shared-links")')
+      .option('--no-public-dashboard', 'close every shared dashboard link at once')
       .option('--weekly-reports', "mail reports to the website's members (weekly; monthly to those who opt in)")
       .option('--no-weekly-reports', 'mail no reports for this website')
       .option('--traffic-spike-alerts', "mail the website's members when an hour's visitors are far above the usual")
@@ -231,6 +235,7 @@ Examples:
         revenueMetric: options.revenueMetric,
         isCookieless: options.cookieless,
         includeRenewalRevenue: options.includeRenewalRevenue,
+        isPublicDashboardEnabled: options.publicDashboard,
         sendWeeklyReports: options.weeklyReports,
         sendViralTrafficAlerts: options.trafficSpikeAlerts,
         allowedHostnames: list(options.allowedHostnames),

@@ -45,6 +45,8 @@ export interface WebsitesTable {
   excluded_paths: JsonText;
   excluded_countries: JsonText;
   excluded_hostnames: JsonText;
+  /** Shared dashboards: while false, no shared link of the website opens (migration 0029). */
+  is_public_dashboard_enabled: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** The website's switches for reports by mail and the traffic-spike alert (src/modules/reports). */
   send_weekly_reports: ColumnType<boolean | number, boolean | undefined, boolean>;
   send_viral_traffic_alerts: ColumnType<boolean | number, boolean | undefined, boolean>;
@@ -68,6 +70,21 @@ export interface ApiKeysTable {
   last_used_at: string | null;
   revoked_at: string | null;
   created_at: string;
+}
+
+/** A public, read-only link to a website's analytics page (migration 0029). */
+export interface SharedLinksTable {
+  id: string;
+  website_id: string;
+  name: string;
+  /** SHA-256 of the link's secret (the URL's last part); the secret itself is never stored. */
+  digest: string;
+  /** The masked secret shown in lists, e.g. shr_Ab3d...x9Kz (prefix and 4, then the last 4). */
+  display_slug: string;
+  password_hash: string | null;
+  created_at: string;
+  updated_at: string;
+  revoked_at: string | null;
 }
 
 export interface GoalCustomizationsTable {

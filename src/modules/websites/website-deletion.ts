@@ -21,6 +21,7 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   goal_customizations: 5,
   invitations: 6,
   api_keys: 7,
+  shared_links: 7.5,
   integration_jobs: 8,
   integration_webhook_events: 9,
   currency_rates: 10,

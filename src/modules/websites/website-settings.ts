@@ -46,6 +46,7 @@ export function settingsChanges(input: UpdateWebsiteInput): Updateable<WebsitesT
   if (input.revenueMetric !== undefined) changes.revenue_metric = input.revenueMetric;
   if (input.isCookieless !== undefined) changes.is_cookieless = input.isCookieless;
   if (input.includeRenewalRevenue !== undefined) changes.include_renewal_revenue = input.includeRenewalRevenue;
+  if (input.isPublicDashboardEnabled !== undefined) changes.is_public_dashboard_enabled = input.isPublicDashboardEnabled;
   if (input.sendWeeklyReports !== undefined) changes.send_weekly_reports = input.sendWeeklyReports;
   if (input.sendViralTrafficAlerts !== undefined) changes.send_viral_traffic_alerts = input.sendViralTrafficAlerts;
   const hostRule = 'must be a host name, optionally starting with *.';

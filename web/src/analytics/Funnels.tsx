@@ -1,7 +1,7 @@
 // The website's funnels: pick one, see each step's visitors as a bar, the share of the first step
 // that reached it, and the drop-off from the step before.
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, isSharedDashboard } from '../api.ts';
 import { formatExact, formatNumber, formatPercent } from './format.ts';
 import { Swatch, goalSubtext, goalTitle, useGoals } from './goal-display.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
@@ -93,6 +93,8 @@ export function Funnels({ websiteId, resolved, filters, pending }: Props) {
           </p>
         ) : !list.data ? (
           <p class="an-empty">Loading…</p>
+        ) : funnels.length === 0 && isSharedDashboard() ? (
+          <p class="an-empty">No funnels.</p>
         ) : funnels.length === 0 ? (
           <p class="an-empty">
             No funnels yet — <a href={settings} onClick={(event) => go(event, settings)}>create one in Settings</a>

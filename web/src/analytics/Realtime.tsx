@@ -2,7 +2,7 @@
 // the tab is visible (and at once when it becomes visible again). A polite live region, in a
 // button that opens the live view (LiveDialog.tsx, its own chunk, loaded on first open).
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, isSharedDashboard } from '../api.ts';
 import { lazyComponent } from '../lazy.tsx';
 import { formatNumber } from './format.ts';
 import './realtime.css';
@@ -50,13 +50,26 @@ export function Realtime({ websiteId, filters }: { websiteId: string; filters: F
     };
   }, [websiteId, filterKey]);
 
+  const label =
+    visitors === null ? (failed ? `Current visitors unavailable: ${failed}` : 'Counting current visitors…') : `${formatNumber(visitors)} current visitor${visitors === 1 ? '' : 's'}`;
+  // A shared dashboard has no live view: it would show single visitors.
+  if (isSharedDashboard()) {
+    return (
+      <p class="an-realtime" title="Visitors with activity in the last 5 minutes">
+        <span class={`an-pulse${visitors ? ' an-live' : ''}`} aria-hidden="true" />
+        <span aria-live="polite" aria-atomic="true">
+          {label}
+        </span>
+      </p>
+    );
+  }
   return (
     <>
       <p class="an-realtime" title="Visitors with activity in the last 5 minutes">
         <span class={`an-pulse${visitors ? ' an-live' : ''}`} aria-hidden="true" />
         <button type="button" class="an-live-open" aria-haspopup="dialog" onClick={() => setOpen(true)}>
           <span aria-live="polite" aria-atomic="true">
-            {visitors === null ? (failed ? `Current visitors unavailable: ${failed}` : 'Counting current visitors…') : `${formatNumber(visitors)} current visitor${visitors === 1 ? '' : 's'}`}
+            {label}
           </span>
           <span class="an-live-cta">Live view</span>
         </button>

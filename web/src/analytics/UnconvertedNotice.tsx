@@ -2,7 +2,7 @@
 // set for it, issue 35 item 3): "Payments in GBP are not counted: set a rate in Settings", linking
 // to the Currencies card. Only for a caller who may read the settings: the role the page was given
 // says so, and a refused read (403, or any failure) shows nothing, as there is nothing to act on.
-import { request } from '../api.ts';
+import { isSharedDashboard, request } from '../api.ts';
 import { Link } from '../router.tsx';
 import { type Role, canEdit, canReadSettings } from '../types.ts';
 import { useFetch } from './use-fetch.ts';
@@ -24,7 +24,7 @@ function names(codes: string[]): string {
 
 export function UnconvertedNotice({ websiteId, role }: { websiteId: string; role?: Role }) {
   // A role the page was not told (undefined) reads, and a refusal hides the line.
-  const allowed = role === undefined || canReadSettings(role);
+  const allowed = !isSharedDashboard() && (role === undefined || canReadSettings(role));
   const { data } = useFetch(
     allowed
       ? () =>

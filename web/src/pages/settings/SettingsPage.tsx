@@ -15,6 +15,7 @@ import { GoalsSection } from './GoalsSection.tsx';
 import { IntegrationsSection } from './IntegrationsSection.tsx';
 import { MailReportsSection } from './MailReportsSection.tsx';
 import type { SectionProps } from './section-props.ts';
+import { SharingSection } from './SharingSection.tsx';
 import { TeamSection } from './TeamSection.tsx';
 
 const SECTIONS: Array<{ id: string; label: string; ownerOnly?: boolean; render: (props: SectionProps) => JSX.Element }> = [
@@ -35,6 +36,7 @@ const SECTIONS: Array<{ id: string; label: string; ownerOnly?: boolean; render: 
   { id: 'alerts', label: 'Alerts', render: (props) => <AlertsSection {...props} /> },
   { id: 'mail', label: 'Reports by mail', render: (props) => <MailReportsSection {...props} /> },
   { id: 'team', label: 'Team', render: (props) => <TeamSection {...props} /> },
+  { id: 'sharing', label: 'Sharing', render: (props) => <SharingSection {...props} /> },
   { id: 'integrations', label: 'Integrations', render: (props) => <IntegrationsSection {...props} /> },
   { id: 'delete', label: 'Delete website', ownerOnly: true, render: (props) => <DeleteSection {...props} /> },
 ];
