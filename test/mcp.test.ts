@@ -237,6 +237,7 @@ const SNAPSHOT_TABLES = [
   'integration_jobs',
   'notes',
   'currency_rates',
+  'segments',
 ] as const;
 
 /** Every administration row (but the lastUsedAt stamps reads may write), for "nothing changed". */

@@ -29,6 +29,7 @@ const A = '/api/v1/admin';
 const W = `${A}/websites/{websiteId}`;
 
 const OWNER_ONLY = 'The caller must own the website.';
+const SEGMENT_EDITORS = "The caller must be the segment's author, or the website's owner for a shared one.";
 const PROVIDERS = ['one', 'two', 'three', 'four', 'five', 'six'] as const;
 /** Providers this interface can connect (five and six are connected elsewhere and only disconnected here). */
 const CONNECTABLE = ['one', 'two', 'three', 'four'] as const;
@@ -90,6 +91,11 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`POST ${W}/notes`]: { tool: 'note_create', permission: 'notes:write', kind: 'write' },
   [`PUT ${W}/notes/{noteId}`]: { tool: 'note_update', permission: 'notes:write', kind: 'write' },
   [`DELETE ${W}/notes/{noteId}`]: { tool: 'note_delete', permission: 'notes:write', kind: 'destroy' },
+
+  [`GET ${W}/segments`]: { tool: 'segments_list', permission: 'segments:read', kind: 'read' },
+  [`POST ${W}/segments`]: { tool: 'segment_create', permission: 'segments:write', kind: 'write', note: 'Sharing takes the owner or member role.' },
+  [`PUT ${W}/segments/{segmentId}`]: { tool: 'segment_update', permission: 'segments:write', kind: 'write', note: SEGMENT_EDITORS },
+  [`DELETE ${W}/segments/{segmentId}`]: { tool: 'segment_delete', permission: 'segments:write', kind: 'destroy', note: SEGMENT_EDITORS },
 
   [`GET ${W}/integrations`]: { tool: 'integrations_status', permission: 'settings:read', kind: 'read' },
   ...Object.fromEntries(
