@@ -20,6 +20,7 @@ import { webhooksRoutes } from './integrations/webhooks.routes.ts';
 import { currencyRatesRoutes } from './currency-rates/currency-rates.routes.ts';
 import { notOfferedRoutes } from './not-offered/not-offered.routes.ts';
 import { notesRoutes } from './notes/notes.routes.ts';
+import { exportRoutes } from './export/export.routes.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
 import { teamRoutes } from './team/team.routes.ts';
@@ -47,7 +48,7 @@ export const adminModules: FastifyPluginAsync[] = [
  * The website API where the admin interface touches it (contract section 5), the hosted service's
  * routes Sightline answers 501, and the payment providers' webhook receiver; full paths.
  */
-export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, timeseriesRoutes, statsRoutes, notOfferedRoutes, webhooksRoutes];
+export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, timeseriesRoutes, statsRoutes, exportRoutes, notOfferedRoutes, webhooksRoutes];
 
 /** The dashboard's own routes (sign-in, sessions, password reset, website deletion), under /api/v1/dashboard. */
 export const dashboardModules: FastifyPluginAsync[] = [sessionsRoutes, passwordResetRoutes, invitationLinksRoutes, websiteDeletionRoutes];
