@@ -82,6 +82,10 @@ const TOOL_NAMES: Record<string, string> = {
   [`POST ${W}/notes`]: 'note_create',
   [`PUT ${W}/notes/{noteId}`]: 'note_update',
   [`DELETE ${W}/notes/{noteId}`]: 'note_delete',
+  [`GET ${W}/segments`]: 'segments_list',
+  [`POST ${W}/segments`]: 'segment_create',
+  [`PUT ${W}/segments/{segmentId}`]: 'segment_update',
+  [`DELETE ${W}/segments/{segmentId}`]: 'segment_delete',
   [TIMESERIES]: 'analytics_timeseries',
   [`GET ${ANALYTICS}/overview`]: 'analytics_overview',
   [`GET ${ANALYTICS}/pages`]: 'analytics_pages',
@@ -105,6 +109,8 @@ const TOOL_NAMES: Record<string, string> = {
   [`GET ${ANALYTICS}/funnels/{funnelId}`]: 'analytics_funnel',
   ['GET /api/v1/visitors']: 'visitors_list',
   ['GET /api/v1/visitors/{visitorId}']: 'visitor_get',
+  [`GET ${ANALYTICS}/export`]: 'analytics_export',
+  ['GET /api/v1/export/raw']: 'export_raw',
 };
 
 /** Tools that destroy something or issue a credential: they need confirm: true. */
@@ -120,6 +126,7 @@ const GATED = [
   'funnel_delete',
   'alert_delete',
   'note_delete',
+  'segment_delete',
   'team_remove',
   'integration_disconnect_provider_one',
   'integration_disconnect_provider_two',
@@ -138,7 +145,8 @@ function documentedOperations(): string[] {
       .filter((method) => METHODS.includes(method))
       .map((method) => `${method.toUpperCase()} ${path}`),
   );
-  const isRead = (key: string) => key.startsWith(`GET ${ANALYTICS}/`) || key === 'GET /api/v1/visitors' || key.startsWith('GET /api/v1/visitors/');
+  const isRead = (key: string) =>
+    key.startsWith(`GET ${ANALYTICS}/`) || key === 'GET /api/v1/visitors' || key.startsWith('GET /api/v1/visitors/') || key === 'GET /api/v1/export/raw';
   return operations.filter((key) => key.split(' ')[1]!.startsWith(`${ADMIN}/`) || isRead(key)).sort();
 }
 
@@ -293,6 +301,7 @@ describeEachEngine('MCP tools in process', (engine) => {
       funnel_delete: { args: { websiteId: website.id, funnelId: fixtures.funnelId }, says: /Would delete funnel .*"Checkout", 2 steps/ },
       alert_delete: { args: { websiteId: website.id, alertId: fixtures.alertId }, says: /Would delete alert .*"Big sale", on goal "purchase", enabled/ },
       note_delete: { args: { websiteId: website.id, noteId: fixtures.noteId }, says: /Would delete note .*"Launched pricing"/ },
+      segment_delete: { args: { websiteId: website.id, segmentId: fixtures.segmentId }, says: /Would delete segment .*"US visitors", personal/ },
       team_remove: { args: { websiteId: website.id, email: 'guest@example.com' }, says: /withdraw the pending invitation of guest@example.com \(member\)/ },
       integration_disconnect_provider_one: { args: { websiteId: website.id }, says: /Would disconnect provider-one .*connected since \d{4}-/ },
       integration_disconnect_provider_two: { args: { websiteId: website.id }, says: /provider-two is not connected .*change nothing/ },
@@ -383,8 +392,9 @@ async function createFixtures(t: TestApp, token: string, websiteId: string) {
   await ok('POST', `${base}/team`, { email: 'guest@example.com', role: 'member' });
   await ok('POST', `${base}/integrations/provider-one`, { providerOneRestrictedKey: 'rk_test_abc' });
   const note = await ok('POST', `${base}/notes`, { text: 'Launched pricing' });
+  const segment = await ok('POST', `${base}/segments`, { name: 'US visitors', filters: { filter_country: 'is:US' } });
   await ok('PUT', `${base}/currency-rates/EUR`, { rate: 1.08 });
-  return { noteId: note.id as string, tokenId: spare.id as string, apiKeyId: apiKey.id as string, apiKey: apiKey.key as string, funnelId: funnel.id as string, alertId: alert.id as string };
+  return { noteId: note.id as string, segmentId: segment.id as string, tokenId: spare.id as string, apiKeyId: apiKey.id as string, apiKey: apiKey.key as string, funnelId: funnel.id as string, alertId: alert.id as string };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ import { registerGoalCommands } from './goals.ts';
 import { registerIntegrationCommands } from './integrations.ts';
 import { registerInvitationCommands } from './invitations.ts';
 import { registerNoteCommands } from './notes.ts';
+import { registerSegmentCommands } from './segments.ts';
+import { registerExportCommand } from './export.ts';
 import { registerSessionCommands } from './session.ts';
 import { registerTeamCommands } from './team.ts';
 import { registerTokenCommands } from './tokens.ts';
@@ -28,8 +30,10 @@ export function registerClientCommands(program: Command): void {
   registerIntegrationCommands(program);
   registerCurrencyRateCommands(program);
   registerNoteCommands(program);
+  registerSegmentCommands(program);
   registerAnalyticsCommands(program);
   registerVisitorCommands(program);
+  registerExportCommand(program);
   program.addHelpText(
     'after',
     `
