@@ -563,6 +563,18 @@ describeEachEngine('sightline mcp over stdio', (engine) => {
     expect(listed.pagination).toEqual({ limit: 2, offset: 0, total: 2, hasMore: false });
     expect(await call(session, 'visitor_get', { websiteId: f.website.id, visitorId: 'nobody' })).toMatchObject({ isError: true, text: expect.stringMatching(/^Error 404: /) });
 
+    // The exports answer their files as text: each CSV of the zip, and the NDJSON (gzip unpacked).
+    const exported = await call(session, 'analytics_export', { ...march, filter_country: 'is:US' });
+    expect(exported.isError, exported.text).toBe(false);
+    const csv = Object.fromEntries(exported.content.map((item) => [item.text.split('\n')[0], item.text]));
+    expect(csv['overview.csv']).toMatch(/^overview\.csv\nvisitors,sessions,pageviews,.*\n2,3,5,/s);
+    expect(Object.keys(csv)).toHaveLength(16);
+    const raw = await call(session, 'export_raw', { websiteId: f.website.id, gzip: true });
+    expect(raw.isError, raw.text).toBe(false);
+    const lines = raw.text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({ format: 'sightline-export', version: 1 });
+    expect(lines.filter((line) => line.type === 'event')).toHaveLength(8);
+
     const badOperator = await call(session, 'analytics_countries', { ...march, filter_country: 'near:US' });
     expect(badOperator.isError).toBe(true);
     expect(badOperator.text).toMatch(/^Error 400: .*filter_country.*"near" is not an operator/s);
