@@ -566,7 +566,7 @@ describeEachEngine('sightline mcp over stdio', (engine) => {
     // The exports answer their files as text: each CSV of the zip, and the NDJSON (gzip unpacked).
     const exported = await call(session, 'analytics_export', { ...march, filter_country: 'is:US' });
     expect(exported.isError, exported.text).toBe(false);
-    const csv = Object.fromEntries(exported.content.map((item) => [item.text.split('\n')[0], item.text]));
+    const csv = Object.fromEntries(exported.content.map((item) => [(item.text ?? '').split('\n')[0], item.text]));
     expect(csv['overview.csv']).toMatch(/^overview\.csv\nvisitors,sessions,pageviews,.*\n2,3,5,/s);
     expect(Object.keys(csv)).toHaveLength(16);
     const raw = await call(session, 'export_raw', { websiteId: f.website.id, gzip: true });
