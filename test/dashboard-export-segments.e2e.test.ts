@@ -66,6 +66,11 @@ describe.skipIf(!haveChromium)('segments and export in Chromium', () => {
     expect(overview[0]!.visitors).toBe('2');
     expect(Object.keys(files)).toContain('countries.csv');
 
+    // Its author deletes it from the same row.
+    await page.getByRole('button', { name: 'Delete segment “Germany”' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Deleted segment' }).count()).toBe(1);
+    expect(await server.db.kysely.selectFrom('segments').selectAll().where('website_id', '=', website.id).execute()).toEqual([]);
+
     // The raw export sits in the website settings, for the owner.
     await page.goto(`${server.base}/websites/${website.id}/settings?tab=export`);
     const raw = page.getByRole('link', { name: 'Download raw data (.ndjson)' });

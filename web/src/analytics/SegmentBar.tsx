@@ -13,6 +13,7 @@ interface Segment {
   name: string;
   filters: Record<string, string>;
   shared: boolean;
+  canEdit: boolean;
 }
 
 interface Props {
@@ -47,6 +48,8 @@ export function SegmentBar({ websiteId, resolved, filters, canShare, onChange }:
   const [name, setName] = useState('');
   const [shared, setShared] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
+  // The segment last applied, offered for deletion when the caller may delete it.
+  const [applied, setApplied] = useState<Segment | null>(null);
 
   async function save(event: Event) {
     event.preventDefault();
@@ -64,7 +67,20 @@ export function SegmentBar({ websiteId, resolved, filters, canShare, onChange }:
 
   function apply(id: string) {
     const segment = segments.data?.find((s) => s.id === id);
-    if (segment) onChange({ filters: filtersOf(segment) });
+    if (!segment) return;
+    setApplied(segment);
+    onChange({ filters: filtersOf(segment) });
+  }
+
+  async function remove(segment: Segment) {
+    try {
+      await api.delete(`/api/v1/admin/websites/${websiteId}/segments/${segment.id}`);
+      setMessage(`Deleted segment “${segment.name}”.`);
+      setApplied(null);
+      setVersion((n) => n + 1);
+    } catch (error) {
+      setMessage((error as Error).message);
+    }
   }
 
   return (
@@ -82,6 +98,11 @@ export function SegmentBar({ websiteId, resolved, filters, canShare, onChange }:
             ))}
           </select>
         </label>
+      )}
+      {applied?.canEdit && (
+        <button type="button" class="an-link-button" onClick={() => remove(applied)}>
+          Delete segment “{applied.name}”
+        </button>
       )}
       {filters.length > 0 && !saving && (
         <button type="button" class="an-link-button" onClick={() => setSaving(true)}>
