@@ -5,6 +5,8 @@ import { createDatabase } from '../src/db/database.ts';
 import { startChild } from './children.ts';
 import { type LoadResult, load } from './load.ts';
 import type { BenchDatabase } from './prepare.ts';
+import { CHROME, browserEvent } from './browser-event.ts';
+import { type ShapedRequest, returningVisitorTraffic } from './visitor-traffic.ts';
 
 // Ingestion: POST /api/events as the datafast browser SDK sends it (a pageview of a fresh visitor
 // on each request, over 20 pages), against a bare node:http server that reads and parses the same
@@ -12,10 +14,13 @@ import type { BenchDatabase } from './prepare.ts';
 // events/s. Issue 11 measures it with 32 connections (BENCH_INGEST_CONNECTIONS, default 32).
 
 export const INGEST_PATH = '/api/events';
-export const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+/** Who sends the events: a fresh visitor per request, or returning visitors with sessions of several pages (visitor-traffic.ts). */
+export type IngestionShape = 'fresh' | 'returning';
 
 export interface IngestionResult {
   engine: string;
+  shape: IngestionShape;
   path: string;
   sightline: LoadResult;
   bare: LoadResult;
@@ -35,6 +40,7 @@ export interface IngestionResult {
 }
 
 export interface IngestionOptions {
+  shape: IngestionShape;
   tempDir: string;
   seconds: number;
   warmupSeconds: number;
@@ -43,37 +49,11 @@ export interface IngestionOptions {
   call: (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ bytes: Buffer; contentType: string }>;
 }
 
-/** Who sends an event and from where, as the SDK's cookies and the page know it. */
-export interface BrowserVisit {
-  visitorId: string;
-  sessionId: string;
-  visitorFirstSeenAt: string;
-  visitorSessionNumber: number;
-  href: string;
-  referrer: string | null;
-  userAgent: string;
-}
-
-/** One event's body as the datafast web SDK (v3) posts it: a pageview, or a goal with `extraData`. */
-export function browserEvent(website: { trackingId: string; domain: string }, visit: BrowserVisit, goal?: { eventName: string; [property: string]: string }) {
-  return JSON.stringify({
-    websiteId: website.trackingId,
-    domain: website.domain,
-    visitorId: visit.visitorId,
-    sessionId: visit.sessionId,
-    visitorFirstSeenAt: visit.visitorFirstSeenAt,
-    visitorSessionNumber: visit.visitorSessionNumber,
-    href: visit.href,
-    referrer: visit.referrer,
-    type: goal ? 'custom' : 'pageview',
-    ...(goal ? { extraData: goal } : {}),
-    viewport: { width: 1280, height: 720 },
-    language: 'en-US',
-    timezone: 'Europe/Paris',
-    screenWidth: 1920,
-    screenHeight: 1080,
-    device: { platform: 'web', osVersion: visit.userAgent, model: 'Browser' },
-  });
+/** Each request's body and headers, in the shape asked for. */
+function eventRequests(website: { trackingId: string; domain: string }, shape: IngestionShape): () => ShapedRequest {
+  if (shape === 'returning') return returningVisitorTraffic(website);
+  const body = eventBodies(website);
+  return () => ({ body: body(), headers: {} });
 }
 
 function eventBodies(website: { trackingId: string; domain: string }) {
@@ -122,7 +102,7 @@ export async function benchIngestion(engine: Engine, database: BenchDatabase, op
   let website: { id: string; trackingId: string; domain: string };
   try {
     const base = `http://127.0.0.1:${sightline.port}`;
-    const created = await options.call('POST', `${base}/api/v1/admin/websites`, auth, { domain: 'ingest.bench.example.com', timezone: 'Europe/Paris' });
+    const created = await options.call('POST', `${base}/api/v1/admin/websites`, auth, { domain: `${options.shape}.ingest.bench.example.com`, timezone: 'Europe/Paris' });
     website = (JSON.parse(created.bytes.toString()) as { data: { id: string; trackingId: string; domain: string }[] }).data[0]!;
     websiteId = website.id;
     const probe = await fetch(`${base}${INGEST_PATH}`, { method: 'POST', headers, body: eventBodies(website)() });
@@ -132,7 +112,7 @@ export async function benchIngestion(engine: Engine, database: BenchDatabase, op
       throw new Error(`POST ${INGEST_PATH} did not store the event (${probe.status}, dropped: ${dropped}): ${captured.bytes}`);
     }
     console.error(`${engine}: loading Sightline ingestion on port ${sightline.port}`);
-    sightlineResult = await load({ url: `${base}${INGEST_PATH}`, serverPid: sightline.child.pid, body: eventBodies(website), ...loadOptions });
+    sightlineResult = await load({ url: `${base}${INGEST_PATH}`, serverPid: sightline.child.pid, request: eventRequests(website, options.shape), ...loadOptions });
   } finally {
     // Counted before the stop, which derives them (a graceful stop leaves no backlog).
     waitingAtEnd = await countRows(database, 'rollup_backlog', website!.id).catch(() => 0);
@@ -151,13 +131,14 @@ export async function benchIngestion(engine: Engine, database: BenchDatabase, op
     const echoed = await fetch(url, { method: 'POST', headers, body: eventBodies(website)() });
     if (!Buffer.from(await echoed.arrayBuffer()).equals(captured.bytes)) throw new Error('the bare server does not answer the bytes Sightline answered');
     console.error(`${engine}: loading bare node:http (POST) on port ${bare.port}`);
-    bareResult = await load({ url, serverPid: bare.child.pid, body: eventBodies(website), ...loadOptions });
+    bareResult = await load({ url, serverPid: bare.child.pid, request: eventRequests(website, options.shape), ...loadOptions });
   } finally {
     await bare.stop();
   }
   const sustained = (sightlineResult.reqPerSec * options.seconds) / (options.seconds + drainSeconds);
   return {
     engine,
+    shape: options.shape,
     path: INGEST_PATH,
     sightline: sightlineResult,
     bare: bareResult,

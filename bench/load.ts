@@ -27,6 +27,8 @@ export interface LoadOptions {
   serverPid?: number;
   /** POST with a body made per request (default: GET without a body). */
   body?: () => string;
+  /** POST with a body and headers made per request (instead of `body`). */
+  request?: () => { body: string; headers: Record<string, string> };
   /** Ends the measured run early when it resolves. */
   until?: Promise<unknown>;
 }
@@ -34,13 +36,22 @@ export interface LoadOptions {
 function run(options: LoadOptions, seconds: number, latencies: number[], until?: Promise<unknown>): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     const makeBody = options.body;
+    const makeRequest = options.request;
+    const setup = makeRequest
+      ? (request: autocannon.Request) => {
+          const made = makeRequest();
+          return { ...request, body: made.body, headers: { ...request.headers, ...made.headers } };
+        }
+      : makeBody
+        ? (request: autocannon.Request) => ({ ...request, body: makeBody() })
+        : null;
     const instance = autocannon(
       {
         url: options.url,
         headers: options.headers,
         connections: options.connections,
         duration: seconds,
-        ...(makeBody ? { method: 'POST' as const, requests: [{ setupRequest: (request) => ({ ...request, body: makeBody() }) }] } : {}),
+        ...(setup ? { method: 'POST' as const, requests: [{ setupRequest: setup }] } : {}),
       },
       (error, result) => (error ? reject(error) : resolve(result)),
     );

@@ -13,11 +13,12 @@ import { benchTimeseries } from './timeseries.ts';
 
 // `npm run bench`: the real Sightline server against a bare node:http server answering the same
 // bytes, on SQLite and (when reachable) PostgreSQL, in three parts: an authenticated admin read
-// (admin), event ingestion through POST /api/events (ingestion), and the 30-day daily time
+// (admin), event ingestion through POST /api/events (ingestion: a fresh visitor per request;
+// ingestion-returning: returning visitors with sessions of several pages, bench/visitor-traffic.ts), and the 30-day daily time
 // series over a million synthetic events (timeseries). Servers run in child processes;
 // autocannon runs here. Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default
 // 10; the admin read), BENCH_INGEST_CONNECTIONS (default 32; ingestion), BENCH_WARMUP (s, default 2), BENCH_ENGINES (default "sqlite,postgres"), BENCH_PARTS
-// (default "admin,ingestion,timeseries,website-api,build,timezone": the website API's reads over the
+// (default "admin,ingestion,ingestion-returning,timeseries,website-api,build,timezone": the website API's reads over the
 // time series' website, each for BENCH_READ_SECONDS, default 3; then a build of its derived tables
 // in the background and a change of its time zone, each with /healthz and an admin read loaded for
 // BENCH_TZ_LOAD_SECONDS, default 900, or until it ends),
@@ -42,7 +43,7 @@ const settings = {
   warmupSeconds: setting('BENCH_WARMUP', 2),
   connections: setting('BENCH_CONNECTIONS', 10),
   ingestConnections: setting('BENCH_INGEST_CONNECTIONS', 32),
-  parts: (process.env.BENCH_PARTS || 'admin,ingestion,timeseries,website-api,build,timezone').split(','),
+  parts: (process.env.BENCH_PARTS || 'admin,ingestion,ingestion-returning,timeseries,website-api,build,timezone').split(','),
   readSeconds: setting('BENCH_READ_SECONDS', 3),
   seriesEvents: setting('BENCH_SERIES_EVENTS', 1_000_000),
   seriesConnections: setting('BENCH_SERIES_CONNECTIONS', 1),
@@ -105,8 +106,9 @@ async function benchEngine(engine: Engine, report: Report): Promise<void> {
   const database = await prepareDatabase(engine, tempDir, scratch.onCleanup);
   const timing = { seconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
   if (settings.parts.includes('admin')) report.engines.push(await benchAdminRead(engine, database));
-  if (settings.parts.includes('ingestion')) {
-    report.ingestion.push(await benchIngestion(engine, database, { ...timing, connections: settings.ingestConnections, tempDir, nodeArgs, call }));
+  for (const [part, shape] of [['ingestion', 'fresh'], ['ingestion-returning', 'returning']] as const) {
+    if (!settings.parts.includes(part)) continue;
+    report.ingestion.push(await benchIngestion(engine, database, { ...timing, shape, connections: settings.ingestConnections, tempDir, nodeArgs, call }));
   }
   if (['timeseries', 'website-api', 'build', 'timezone'].some((part) => settings.parts.includes(part))) {
     const websiteApi = settings.parts.includes('website-api') ? { seconds: settings.readSeconds } : null;

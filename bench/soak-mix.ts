@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { browserEvent } from './ingestion.ts';
+import { browserEvent } from './browser-event.ts';
 import type { Audience } from './soak-traffic.ts';
 import { last30Days } from './website-api.ts';
 

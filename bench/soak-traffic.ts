@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { CHROME } from './ingestion.ts';
+import { CHROME } from './browser-event.ts';
 import { generator } from './synthetic-events.ts';
 
 // The soak's simulated audience: a pool of visitors who come back (a skewed draw, so some return

@@ -695,6 +695,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/websites/{websiteId}/mail-reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your own reports by mail on the website, and the website's switches */
+        get: operations["getMailReports"];
+        /** Choose which reports by mail you take for the website (only the fields given change) */
+        put: operations["updateMailReports"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/websites/{websiteId}/segments": {
         parameters: {
             query?: never;
@@ -2787,6 +2805,10 @@ export interface operations {
                             excludedPaths: string[];
                             excludedCountries: string[];
                             excludedHostnames: string[];
+                            /** @description Reports by mail (weekly; monthly for members who opt in) for the website's members who have not opted out */
+                            sendWeeklyReports: boolean;
+                            /** @description Traffic-spike alerts by mail for the website's members who have not opted out */
+                            sendViralTrafficAlerts: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "member" | "viewer";
                             /**
@@ -3023,6 +3045,10 @@ export interface operations {
                             excludedPaths: string[];
                             excludedCountries: string[];
                             excludedHostnames: string[];
+                            /** @description Reports by mail (weekly; monthly for members who opt in) for the website's members who have not opted out */
+                            sendWeeklyReports: boolean;
+                            /** @description Traffic-spike alerts by mail for the website's members who have not opted out */
+                            sendViralTrafficAlerts: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "member" | "viewer";
                             /**
@@ -3232,6 +3258,8 @@ export interface operations {
                     excludedIps?: string[] | null;
                     excludedPaths?: string[] | null;
                     excludedCountries?: string[] | null;
+                    sendWeeklyReports?: boolean;
+                    sendViralTrafficAlerts?: boolean;
                 };
             };
         };
@@ -3271,6 +3299,10 @@ export interface operations {
                             excludedPaths: string[];
                             excludedCountries: string[];
                             excludedHostnames: string[];
+                            /** @description Reports by mail (weekly; monthly for members who opt in) for the website's members who have not opted out */
+                            sendWeeklyReports: boolean;
+                            /** @description Traffic-spike alerts by mail for the website's members who have not opted out */
+                            sendViralTrafficAlerts: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "member" | "viewer";
                             /**
@@ -14704,6 +14736,397 @@ export interface operations {
                         status: "success";
                         data: {
                             message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getMailReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's own reports by mail on the website, and the website's switches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /** @description You take the weekly report (on unless you opted out) */
+                            weekly: boolean;
+                            /** @description You take the monthly report (off unless you opted in) */
+                            monthly: boolean;
+                            /** @description You take the traffic-spike alerts (on unless you opted out) */
+                            spike: boolean;
+                            /** @description The website's switch for reports (weekly and monthly): off, no member gets them */
+                            sendWeeklyReports: boolean;
+                            /** @description The website's switch for traffic-spike alerts: off, no member gets them */
+                            sendViralTrafficAlerts: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateMailReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "weekly": true,
+                 *       "monthly": true,
+                 *       "spike": false
+                 *     }
+                 */
+                "application/json": {
+                    weekly?: boolean;
+                    monthly?: boolean;
+                    spike?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The caller's reports by mail after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /** @description You take the weekly report (on unless you opted out) */
+                            weekly: boolean;
+                            /** @description You take the monthly report (off unless you opted in) */
+                            monthly: boolean;
+                            /** @description You take the traffic-spike alerts (on unless you opted out) */
+                            spike: boolean;
+                            /** @description The website's switch for reports (weekly and monthly): off, no member gets them */
+                            sendWeeklyReports: boolean;
+                            /** @description The website's switch for traffic-spike alerts: off, no member gets them */
+                            sendViralTrafficAlerts: boolean;
                         }[];
                     };
                 };

@@ -9,6 +9,7 @@ import { lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { configureGeoDatabase } from './modules/events/ingest.geo.ts';
 import { adminModules, dashboardModules, websiteApiModules } from './modules/index.ts';
+import { unsubscribeRoutes } from './modules/reports/unsubscribe.routes.ts';
 import analyticsReads from './plugins/analytics-reads.ts';
 import background from './plugins/background.ts';
 import countryFlags from './plugins/country-flags.ts';
@@ -22,6 +23,7 @@ import integrationJobs from './plugins/integration-jobs.ts';
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
 import keyring from './plugins/keyring.ts';
 import mail from './plugins/mail.ts';
+import mailReports from './plugins/mail-reports.ts';
 import metrics from './plugins/metrics.ts';
 import openapi from './plugins/openapi.ts';
 import routeGuard from './plugins/route-guard.ts';
@@ -67,6 +69,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(eventStore);
   await app.register(analyticsReads);
   await app.register(mail);
+  await app.register(mailReports);
   await app.register(errorHandler);
   await app.register(metrics);
   await app.register(integrationJobs);
@@ -79,6 +82,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(trackerScript);
   await app.register(countryFlags);
   await app.register(dashboardPages);
+  await app.register(unsubscribeRoutes);
 
   await app.register(async (api) => {
     await api.register(routeGuard);

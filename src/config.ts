@@ -81,6 +81,19 @@ export interface Config {
   /** Each payment provider's API root (PROVIDER_ONE_API_URL ...); a provider left out is called at its real API. */
   providerApiUrls: ProviderApiUrls;
   integrationJobs: IntegrationJobsConfig;
+  mailReports: MailReportsConfig;
+}
+
+/** Reports by mail and the traffic-spike alert (src/modules/reports; README "Reports by mail"). */
+export interface MailReportsConfig {
+  /** Whether this instance schedules them (any number of instances may: each period is mailed once). */
+  enabled: boolean;
+  /** A spike needs at least this many visitors in the hour... */
+  spikeMinVisitors: number;
+  /** ...and this many times the usual for that hour (the median of the same hour over 28 days). */
+  spikeFactor: number;
+  /** At most one spike mail per website in this many hours. */
+  spikeCooldownHours: number;
 }
 
 /** The four providers connected with an API credential, by the names of providers.ts. */
@@ -254,6 +267,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxAttempts: integer(env, 'INTEGRATION_JOB_ATTEMPTS', 5, 1),
       retryBaseMs: integer(env, 'INTEGRATION_JOB_RETRY_SECONDS', 30, 1) * 1000,
       leaseMs: integer(env, 'INTEGRATION_JOB_LEASE_SECONDS', 120, 5) * 1000,
+    },
+    mailReports: {
+      enabled: oneOf(env, 'MAIL_REPORTS', ['on', 'off'] as const, 'on') === 'on',
+      spikeMinVisitors: integer(env, 'SPIKE_MIN_VISITORS', 20, 1),
+      spikeFactor: integer(env, 'SPIKE_FACTOR', 3, 1),
+      spikeCooldownHours: integer(env, 'SPIKE_COOLDOWN_HOURS', 6, 1),
     },
     ...overrides,
   };

@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { breakdownRollups } from '../src/db/migrations/0013-breakdown-rollups.ts';
 import { breakdownDays } from '../src/db/migrations/0019-breakdown-days.ts';
 import { breakdownRevenue } from '../src/db/migrations/0020-breakdown-revenue.ts';
+import { paymentConversions } from '../src/db/migrations/0028-payment-conversions.ts';
 import { sessionBreakdownRollups } from '../src/db/migrations/0014-session-breakdown-rollups.ts';
 import type { Database } from '../src/db/schema.ts';
 import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
@@ -139,7 +140,8 @@ describeEachEngine('breakdowns from rollups', (engine) => {
     expect(referrers.rows.find((row) => row.keys.referrer === 'Direct/None')).toMatchObject({ visitors: 2, pageviews: 4 });
 
     const untyped = t.db as unknown as Kysely<unknown>;
-    const migrations = [breakdownRollups(engine), sessionBreakdownRollups(), breakdownDays(engine), breakdownRevenue(engine)];
+    // 0028 keys breakdown_revenue by converted currency: undone before 0020, done again after it.
+    const migrations = [breakdownRollups(engine), sessionBreakdownRollups(), breakdownDays(engine), breakdownRevenue(engine), paymentConversions(engine)];
     // The migrations only mark the build (src/db/migrations/derived-builds.ts); the server runs it.
     await migrateAndBuild(t, id, 'migration 0013: breakdown_visitors, breakdown_totals', async () => {
       for (const migration of [...migrations].reverse()) await migration.down(untyped);

@@ -5,6 +5,7 @@ import { pageview, send } from './helpers/browser-events.ts';
 import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { UNKNOWN_ID, addMember, createAccount, createApiKey, createToken, createWebsite, expectError } from './helpers/factories.ts';
+import { recordPayment } from '../src/modules/events/server-events.service.ts';
 
 // Issue 35 item 3: payments in another currency than the website's counted 0 with no word. The
 // owner sets a rate per currency; every revenue read counts those payments at it, past ones
@@ -115,6 +116,70 @@ describeEachEventEngine('revenue in other currencies, at the rates the owner set
     const listed = await t.request('GET', rates(websiteId), { token: owner.token });
     expect(listed.body).toMatchObject({ data: [], currency: 'GBP' });
     expect(listed.body.unconverted.map((r: { currency: string }) => r.currency)).toEqual(['EUR', 'JPY', 'USD']);
+  });
+});
+
+describeEachEventEngine("revenue the provider converted into the website's currency", (engine) => {
+  const t = useTestApp(engine);
+  let owner: Awaited<ReturnType<typeof createAccount>>;
+  let websiteId: string;
+
+  async function read(path: string, query: Record<string, string>) {
+    const response = await t.request('GET', path, { token: owner.token, query: { websiteId, ...query } });
+    expect(response.status, response.raw).toBe(200);
+    return response.body;
+  }
+  const put = (currency: string, rate: number) => t.request('PUT', `${rates(websiteId)}/${currency}`, { token: owner.token, body: { rate } });
+  const unconverted = async () => (await t.request('GET', rates(websiteId), { token: owner.token })).body.unconverted;
+
+  /** The overview, a breakdown (referrers: from its rollup over all time) and the time series agree on `revenue`. */
+  async function expectRevenue(revenue: number, payments: number) {
+    for (const range of Object.values(RANGES)) {
+      expect((await read('/api/v1/analytics/overview', { ...range, fields: 'revenue,payments' })).data).toEqual([{ revenue, payments }]);
+      expect((await read('/api/v1/analytics/referrers', range)).data).toEqual([expect.objectContaining({ referrer: 'Google', revenue })]);
+      expect((await read('/api/v1/analytics/countries', { ...range, filter_referrer: 'Google' })).data[0].revenue).toBe(revenue);
+      const series = await read('/api/v1/analytics/timeseries', { ...range, fields: 'revenue,payments', interval: 'month' });
+      expect(series.totals).toMatchObject({ revenue, payments });
+      const buckets = (series.data as { revenue: number }[]).reduce((sum, bucket) => sum + bucket.revenue, 0);
+      expect(Math.round(buckets * 100) / 100).toBe(revenue);
+    }
+  }
+
+  it('sets up a USD website whose Google visitor paid 10 USD, 30 CHF the provider converted to 33.50 USD, and 20 EUR it converted to 18 GBP', async () => {
+    owner = await createAccount(t);
+    const website = await createWebsite(t, owner.token);
+    websiteId = website.id;
+    const visitor = randomUUID();
+    expect((await send(t, pageview(website, { visitorId: visitor, referrer: 'https://www.google.com/' }))).status).toBe(200);
+    // The path a provider's webhook or history import takes (recordPayment with the adapter's conversion).
+    const pay = (amount: number, currency: string, converted?: { amountMinor: number; currency: string }) =>
+      recordPayment(t.db, websiteId, { datafast_visitor_id: visitor, amount, currency, transaction_id: `tx-${currency}-${randomUUID()}` }, converted);
+    await pay(10, 'USD');
+    await pay(30, 'CHF', { amountMinor: 3350, currency: 'USD' });
+    await pay(20, 'EUR', { amountMinor: 1800, currency: 'GBP' });
+    await settleRollups(t)();
+  });
+
+  it("counts the provider's 33.50 USD for the CHF payment everywhere, and lists only EUR as not converted", async () => {
+    await expectRevenue(43.5, 2);
+    expect(await unconverted()).toEqual([{ currency: 'EUR', payments: 1, amount: 20 }]);
+  });
+
+  it("prefers the provider's conversion to the owner's rate, which applies to the EUR payment converted into another currency", async () => {
+    expect((await put('CHF', 2)).status).toBe(200);
+    expect((await put('EUR', 1.1)).status).toBe(200);
+    await expectRevenue(43.5 + 22, 3);
+    expect(await unconverted()).toEqual([]);
+  });
+
+  it("counts the EUR payment's 18 GBP once the website counts in GBP, the rollup included, and lists what no longer converts", async () => {
+    const changed = await t.request('PUT', `/api/v1/admin/websites/${websiteId}`, { token: owner.token, body: { currency: 'GBP' } });
+    expect(changed.status, changed.raw).toBe(200);
+    await expectRevenue(18, 1);
+    expect(await unconverted()).toEqual([
+      { currency: 'CHF', payments: 1, amount: 30 },
+      { currency: 'USD', payments: 1, amount: 10 },
+    ]);
   });
 });
 

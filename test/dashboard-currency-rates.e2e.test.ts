@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { pageview } from './helpers/browser-events.ts';
+import { deliveriesOf } from './helpers/provider-webhooks.ts';
 import { DESKTOP, PHONE, SCREENSHOTS, axeViolations, haveChromium, sayWhenChromiumIsMissing, screenshot, useDashboardServer } from './helpers/dashboard-browser.ts';
 
 // The exchange rates of a website in the dashboard (issue 35 item 3), in a real browser: Debian's
 // Chromium (never a downloaded browser) drives the built dashboard (dist/web, built by the suite's
 // global setup) served by Sightline on a real port, on a fresh SQLite database. A USD website has a
-// visitor paying in USD, GBP and EUR (POST /api/v1/payments with a df_ key): the analytics page says
+// visitor paying in USD, GBP and EUR (POST /api/v1/payments with a df_ key), and in CHF through a
+// signed Shopify order the shop converted into USD (counted as such, named nowhere): the analytics page says
 // GBP and EUR count nowhere and links to the settings' Currencies card, which lists them; "Set
 // rate" for GBP fills the form, a rate of 0 is refused at its field, 1.27 is saved and listed, and
 // the overview's revenue then counts the GBP payments at it while the notice names EUR alone.
@@ -20,6 +22,10 @@ const JS_BUDGET_BYTES = 150 * 1024;
 
 // What the visitor pays: USD counts as it is; GBP (3 payments, £120) and EUR (€20) have no rate yet.
 const USD_PAID = 50;
+// A Shopify order paid in CHF that the shop converted to 27.50 USD (its shop money): it counts that
+// amount, and is named nowhere as unconverted.
+const SHOP_CONVERTED = 27.5;
+const USD_COUNTED = USD_PAID + SHOP_CONVERTED;
 const GBP_PAYMENTS = [30, 40, 50];
 const EUR_PAID = 20;
 const GBP_RATE = 1.27;
@@ -90,8 +96,13 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
     await pay(USD_PAID, 'USD');
     for (const amount of GBP_PAYMENTS) await pay(amount, 'GBP');
     await pay(EUR_PAID, 'EUR');
+    const signingSecret = `whsec_${randomUUID()}`;
+    expect((await call('PUT', `/api/v1/admin/websites/${websiteId}/integrations/provider-five/webhook`, { signingSecret }, owner)).status).toBe(200);
+    const order = deliveriesOf('provider-five').checkout({ secret: signingSecret, eventId: randomUUID(), id: 4242, visitorId, amount: 25, currency: 'CHF', converted: { amount: SHOP_CONVERTED, currency: 'USD' } });
+    const delivered = await fetch(`${server.base}/api/webhooks/shopify/${websiteId}`, { method: 'POST', headers: order.headers, body: order.payload });
+    expect(delivered.status, await delivered.text()).toBe(200);
     const overview = async () => (await call('GET', `/api/v1/analytics/overview?websiteId=${websiteId}&fields=revenue`, undefined, owner)).json?.data?.[0]?.revenue;
-    await expect.poll(overview, { timeout: 15_000 }).toBe(USD_PAID);
+    await expect.poll(overview, { timeout: 15_000 }).toBe(USD_COUNTED);
 
     // The analytics page, in a fresh context (every script really fetched): within its JS budget,
     // the USD payment alone in the revenue, and a line naming GBP and EUR under the overview.
@@ -113,7 +124,7 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
     console.log(`gzipped JavaScript of the analytics page: ${jsBytes} bytes\n  ${sizes.join('\n  ')}`);
     expect(jsBytes, sizes.join('\n')).toBeLessThanOrEqual(JS_BUDGET_BYTES);
 
-    expect(await revenueTile(page).locator('.an-tile-value').textContent()).toBe(money(USD_PAID, 'USD'));
+    expect(await revenueTile(page).locator('.an-tile-value').textContent()).toBe(money(USD_COUNTED, 'USD'));
     await ratesNote(page).waitFor();
     expect(await ratesNote(page).textContent()).toBe('Payments in EUR and GBP are not counted in revenue: set a rate in Settings.');
     expect(await axeViolations(page), 'axe-core at 1280 px, analytics with the notice').toEqual([]);
@@ -134,7 +145,7 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
       `1 payment in EUR (${money(EUR_PAID, 'EUR')}) counts in no report: set a rate.`,
       `3 payments in GBP (${money(120, 'GBP')}) count in no report: set a rate.`,
     ]);
-    await card.getByText('No exchange rate is set: only payments in USD count.').waitFor();
+    await card.getByText('No exchange rate is set: only payments in USD, or converted into it by their provider, count.').waitFor();
     await screenshot(page, 'rates-settings-unconverted');
 
     // "Set rate" for GBP fills the code and puts the focus on the rate, whose hint reads "1 GBP = ? USD".
@@ -199,10 +210,10 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
     await expect.poll(() => rateField.evaluate((element) => element === document.activeElement)).toBe(true);
 
     // The analytics page: the GBP payments in the revenue at 1.27, and the notice names EUR alone.
-    const converted = USD_PAID + GBP_PAYMENTS.reduce((sum, amount) => sum + amount, 0) * GBP_RATE; // 50 + 120 × 1.27 = 202.40
+    const converted = USD_COUNTED + GBP_PAYMENTS.reduce((sum, amount) => sum + amount, 0) * GBP_RATE; // 77.50 + 120 × 1.27 = 229.90
     await openAnalytics(page, websiteId);
     await expect.poll(() => revenueTile(page).locator('.an-tile-value').textContent()).toBe(money(converted, 'USD'));
-    expect(money(converted, 'USD')).toBe('$202.40');
+    expect(money(converted, 'USD')).toBe('$229.90');
     expect(await ratesNote(page).textContent()).toBe('Payments in EUR are not counted in revenue: set a rate in Settings.');
     await screenshot(page, 'rates-analytics-after');
 
@@ -245,11 +256,11 @@ describe.skipIf(!haveChromium)('exchange rates in the dashboard in Chromium', ()
     await dialog.getByRole('button', { name: 'Remove rate' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await card.getByText('The rate of GBP is removed: its payments count in no report.').waitFor();
-    await card.getByText('No exchange rate is set: only payments in USD count.').waitFor();
+    await card.getByText('No exchange rate is set: only payments in USD, or converted into it by their provider, count.').waitFor();
     expect(await card.getByRole('row').count()).toBe(0);
     await expect.poll(() => warning.locator('li > span').count()).toBe(2);
     expect((await call('GET', `/api/v1/admin/websites/${websiteId}/currency-rates`, undefined, owner)).json.data).toEqual([]);
-    await expect.poll(overview).toBe(USD_PAID);
+    await expect.poll(overview).toBe(USD_COUNTED);
 
     // A viewer reads the rates (EUR, set through the API) and the warning, with no form and no button in the card.
     expect((await call('PUT', `/api/v1/admin/websites/${websiteId}/currency-rates/EUR`, { rate: 1.08 }, owner)).status).toBe(200);

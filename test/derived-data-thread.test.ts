@@ -79,6 +79,24 @@ describe('the derived-data thread', () => {
     for (const table of DERIVED) expect(await rowsOf(db.kysely, table, websiteId), table).toEqual(expected[table]);
   });
 
+  it('folds the events ingestion left waiting, in bounded turns, and ends equal to a rebuild with no backlog left', async () => {
+    const march = Date.parse('2026-03-01T00:00:00.000Z');
+    const events = Array.from({ length: 12 }, (_, i) =>
+      newEvent(websiteId, `waiting-${i % 4}`, { sessionId: `w-${i % 4}`, occurredAt: new Date(march + i * 60_000).toISOString(), path: `/w${i % 3}` }),
+    );
+    // Stored as ingestion stores them: events and their backlog rows, nothing derived.
+    await db.kysely.transaction().execute((trx) => recordEvents(trx, events, { alertCooldownSeconds: 60, mailEnabled: false }));
+    const waiting = async () =>
+      Number((await db.kysely.selectFrom('rollup_backlog').select((eb) => eb.fn.countAll<number>().as('n')).where('website_id', '=', websiteId).executeTakeFirstOrThrow()).n);
+    expect(await waiting()).toBe(12);
+    expect(await thread.deriveBacklog(websiteId, 5), 'one turn takes at most its limit').toBe(5);
+    expect(await waiting()).toBe(7);
+    expect(await thread.deriveBacklog(websiteId), 'without a limit: the rest').toBe(7);
+    expect(await waiting()).toBe(0);
+    const expected = await rebuilt(db.kysely, websiteId, TIMEZONE);
+    for (const table of DERIVED) expect(await rowsOf(db.kysely, table, websiteId), table).toEqual(expected[table]);
+  });
+
   it('fails its chunk as "database unavailable" when the thread stops, and starts another for the next', async () => {
     // A thread that cannot open its file dies at its start, failing the chunk sent to it.
     const laterDir = join(dir, 'later');

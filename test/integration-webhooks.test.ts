@@ -102,6 +102,29 @@ describeEachEngine('provider webhooks: the receiver', (engine) => {
     });
   });
 
+  describe("the provider's own conversion (issue 35 item 3)", () => {
+    /** The providers whose webhook carries their conversion, in its documented field. */
+    const CONVERTING = new Set(['provider-two', 'provider-four', 'provider-five']);
+
+    it.each(EACH)('%s: a checkout in EUR keeps the amount the provider converted it to, and counts it in the USD website', async (provider, d: ProviderDeliveries) => {
+      const { owner, website, secret } = await h.connected(provider);
+      const visitorId = randomUUID();
+      await h.visit(website, visitorId);
+      const id = nextId();
+      const delivery = d.checkout({ secret, id, visitorId, eventId: `evt_${id}_eur`, amount: 40, currency: 'EUR', converted: { amount: 43.6, currency: 'USD' } });
+      const paid = await h.deliver(receiverUrl(provider, website.id), delivery);
+      expect(paid.body, paid.raw).toEqual(received(1));
+      const converts = CONVERTING.has(provider);
+      expect(await h.payments(website.id)).toEqual([
+        expect.objectContaining({ currency: 'EUR', amount_minor: 4000, converted_minor: converts ? 4360 : null, converted_currency: converts ? 'USD' : null }),
+      ]);
+      expect(await h.overview(owner.token, website.id)).toEqual(converts ? { revenue: 43.6, payments: 1 } : { revenue: 0, payments: 0 });
+      expect(await h.googleRevenue(owner.token, website.id)).toBe(converts ? 43.6 : 0);
+      const rates = await h.call('GET', `/api/v1/admin/websites/${website.id}/currency-rates`, { token: owner.token });
+      expect(rates.body.unconverted, rates.raw).toEqual(converts ? [] : [{ currency: 'EUR', payments: 1, amount: 40 }]);
+    });
+  });
+
   describe('not connected (410) and bad addresses (400)', () => {
     const anyCheckout = (d: ProviderDeliveries, secret = 'whsec_never_pasted') => {
       const id = nextId();

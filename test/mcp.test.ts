@@ -72,6 +72,8 @@ const TOOL_NAMES: Record<string, string> = {
   [`GET ${W}/currency-rates`]: 'currency_rates_list',
   [`PUT ${W}/currency-rates/{currency}`]: 'currency_rate_set',
   [`DELETE ${W}/currency-rates/{currency}`]: 'currency_rate_delete',
+  [`GET ${W}/mail-reports`]: 'mail_reports_get',
+  [`PUT ${W}/mail-reports`]: 'mail_reports_set',
   [`DELETE ${W}/integrations/provider-one`]: 'integration_disconnect_provider_one',
   [`DELETE ${W}/integrations/provider-two`]: 'integration_disconnect_provider_two',
   [`DELETE ${W}/integrations/provider-three`]: 'integration_disconnect_provider_three',
@@ -245,6 +247,7 @@ const SNAPSHOT_TABLES = [
   'integration_jobs',
   'notes',
   'currency_rates',
+  'mail_report_subscriptions',
   'segments',
 ] as const;
 

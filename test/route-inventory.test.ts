@@ -81,6 +81,8 @@ const INVENTORY: Record<string, string[]> = {
   ],
   // Not in admin-api.md (issue 35 item 3): the owner's exchange rates into the website's currency.
   'Currency rates': ['GET /websites/{websiteId}/currency-rates', 'PUT /websites/{websiteId}/currency-rates/{currency}', 'DELETE /websites/{websiteId}/currency-rates/{currency}'],
+  // Not in admin-api.md (issue 37 item 4): each member's own reports by mail on a website.
+  'Reports by mail': ['GET /websites/{websiteId}/mail-reports', 'PUT /websites/{websiteId}/mail-reports'],
 };
 
 // Routes under /api/v1/admin that the document leaves out on purpose: the integrations under the

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { runMailReports } from '../src/modules/reports/report-scheduler.ts';
 import { deleteWebsite } from '../src/modules/websites/website-deletion.ts';
 import { type TestApp, settleRollups, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
@@ -56,6 +57,10 @@ async function populate(t: TestApp, owner: TestAccount, websiteId: string, membe
   await ok('POST', '/api/v1/identify', { token: key.key, body: { datafast_visitor_id: 'visitor-1', user_id: 'user-1' } });
   await ok('POST', `${site}/notes`, { token: owner.token, body: { text: 'Launch' } });
   await ok('PUT', `${site}/currency-rates/EUR`, { token: owner.token, body: { rate: 1.08 } });
+  // Reports by mail: the switches on, the member's own choice, and a pass (its delivery rows and spike check).
+  await ok('PUT', site, { token: owner.token, body: { sendWeeklyReports: true, sendViralTrafficAlerts: true } });
+  await ok('PUT', `${site}/mail-reports`, { token: member.token, body: { monthly: true } });
+  await runMailReports(t.app.mailReports, new Date());
   return { key };
 }
 

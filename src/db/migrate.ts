@@ -27,6 +27,8 @@ import { buildEventCursor } from './migrations/0024-build-event-cursor.ts';
 import { integrationJobWorker } from './migrations/0025-integration-job-worker.ts';
 import { providerWebhooks } from './migrations/0026-provider-webhooks.ts';
 import { currencyRates } from './migrations/0027-currency-rates.ts';
+import { paymentConversions } from './migrations/0028-payment-conversions.ts';
+import { mailReports } from './migrations/0030-mail-reports.ts';
 import { segments } from './migrations/0031-segments.ts';
 
 function provider(db: Db): MigrationProvider {
@@ -58,6 +60,8 @@ function provider(db: Db): MigrationProvider {
     '0025-integration-job-worker': integrationJobWorker(db.engine),
     '0026-provider-webhooks': providerWebhooks(db.engine),
     '0027-currency-rates': currencyRates(db.engine),
+    '0028-payment-conversions': paymentConversions(db.engine),
+    '0030-mail-reports': mailReports(db.engine),
     '0031-segments': segments(db.engine),
   };
   return { getMigrations: async () => migrations };

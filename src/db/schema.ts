@@ -1,6 +1,6 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, CurrencyRatesTable, FunnelsTable, SegmentsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationWebhookEventsTable, IntegrationsTable, InvitationsTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
 import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfileRevenueTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, RollupBacklogTable, RollupRelocationsTable, DerivedBuildsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
-import type { DashboardSessionsTable, MailOutboxTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
+import type { DashboardSessionsTable, MailOutboxTable, MailReportDeliveriesTable, MailReportSubscriptionsTable, MailSpikeChecksTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
 // live beside this file by concern (src/db/schema/); every module imports them from here.
@@ -38,6 +38,9 @@ export interface Database {
   goal_visitors: GoalVisitorsTable;
   daily_salts: DailySaltsTable;
   mail_outbox: MailOutboxTable;
+  mail_report_subscriptions: MailReportSubscriptionsTable;
+  mail_report_deliveries: MailReportDeliveriesTable;
+  mail_spike_checks: MailSpikeChecksTable;
   sessions: SessionsTable;
   session_buckets: SessionBucketsTable;
   breakdown_visitors: BreakdownVisitorsTable;

@@ -111,6 +111,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   [`GET ${W}/currency-rates`]: { operationId: 'listCurrencyRates', ok: "The rates into the website's currency, with the currencies of payments that have none" },
   [`PUT ${W}/currency-rates/{currency}`]: { operationId: 'setCurrencyRate', ok: 'The rate is set; revenue in every report counts the currency at it' },
   [`DELETE ${W}/currency-rates/{currency}`]: { operationId: 'deleteCurrencyRate', ok: 'The rate is deleted (deleted is false when none was set)' },
+  [`GET ${W}/mail-reports`]: { operationId: 'getMailReports', ok: "The caller's own reports by mail on the website, and the website's switches" },
+  [`PUT ${W}/mail-reports`]: { operationId: 'updateMailReports', ok: "The caller's reports by mail after the change" },
 
   'POST /api/events': {
     operationId: 'recordEvent',

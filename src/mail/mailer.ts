@@ -9,6 +9,10 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative to the text (reports by mail). */
+  html?: string;
+  /** A one-click unsubscribe URL: sent as List-Unsubscribe with List-Unsubscribe-Post (RFC 8058). */
+  listUnsubscribe?: string;
 }
 
 export interface Mailer {
@@ -51,7 +55,16 @@ export function createMailer(smtpUrl: string, from: string): Mailer {
 
   return {
     async send(message) {
-      await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text });
+      await transport.sendMail({
+        from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        ...(message.html ? { html: message.html } : {}),
+        ...(message.listUnsubscribe
+          ? { headers: { 'List-Unsubscribe': `<${message.listUnsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } }
+          : {}),
+      });
     },
     describe: () => `${url.protocol}//${url.hostname}${url.port ? `:${url.port}` : ''}`,
     scrub(error) {

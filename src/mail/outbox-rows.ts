@@ -10,6 +10,9 @@ export interface OutboxMail {
   to: string;
   subject: string;
   text: string;
+  /** The HTML part and the List-Unsubscribe URL of a report mail, sealed by the caller like its text. */
+  html?: string | null;
+  listUnsubscribe?: string | null;
 }
 
 /** A mail_outbox row, pending and due at `at`, for the outbox worker to send after the commit. */
@@ -22,6 +25,8 @@ export function pendingOutboxRow(mail: OutboxMail, at: string): MailOutboxTable 
     to_address: mail.to,
     subject: mail.subject,
     text: mail.text,
+    html: mail.html ?? null,
+    list_unsubscribe: mail.listUnsubscribe ?? null,
     status: 'pending',
     attempts: 0,
     next_attempt_at: at,

@@ -52,8 +52,20 @@ type OutboxRow = Selectable<MailOutboxTable>;
  */
 export const LINK_MAIL_TEXT_REMOVED = '[removed once sent: the message held a one-time link]';
 
-function keptText(row: OutboxRow): { text?: string } {
-  return row.alert_history_id ? {} : { text: LINK_MAIL_TEXT_REMOVED };
+function keptText(row: OutboxRow): { text?: string; html?: null; list_unsubscribe?: null } {
+  return row.alert_history_id ? {} : { text: LINK_MAIL_TEXT_REMOVED, html: null, list_unsubscribe: null };
+}
+
+/** The message of a row: its text, and its HTML part and unsubscribe URL when it has them, opened when sealed. */
+function messageOf(keyring: Keyring | null, row: OutboxRow) {
+  const opened = (text: string | null | undefined) => (text ? mailTextToSend(keyring, { id: row.id, text }) : undefined);
+  return {
+    to: row.to_address,
+    subject: row.subject,
+    text: mailTextToSend(keyring, row),
+    html: opened(row.html),
+    listUnsubscribe: opened(row.list_unsubscribe),
+  };
 }
 
 export class OutboxWorker {
@@ -138,7 +150,7 @@ export class OutboxWorker {
 
   private async deliver(row: OutboxRow): Promise<void> {
     try {
-      await this.mailer.send({ to: row.to_address, subject: row.subject, text: mailTextToSend(this.keyring, row) });
+      await this.mailer.send(messageOf(this.keyring, row));
     } catch (error) {
       await this.recordFailure(row, this.mailer.scrub(error));
       return;

@@ -136,6 +136,14 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`PUT ${W}/currency-rates/{currency}`]: { tool: 'currency_rate_set', permission: 'settings:write', kind: 'write' },
   [`DELETE ${W}/currency-rates/{currency}`]: { tool: 'currency_rate_delete', permission: 'settings:write', kind: 'destroy' },
 
+  [`GET ${W}/mail-reports`]: { tool: 'mail_reports_get', permission: 'analytics:read', kind: 'read' },
+  [`PUT ${W}/mail-reports`]: {
+    tool: 'mail_reports_set',
+    permission: 'analytics:read',
+    kind: 'write',
+    note: "Changes the caller's own subscription only; the website's switches are sendWeeklyReports and sendViralTrafficAlerts of website_update.",
+  },
+
   [`GET /api/v1/analytics/timeseries`]: {
     tool: 'analytics_timeseries',
     permission: 'analytics:read',

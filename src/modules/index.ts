@@ -22,6 +22,7 @@ import { notOfferedRoutes } from './not-offered/not-offered.routes.ts';
 import { notesRoutes } from './notes/notes.routes.ts';
 import { exportRoutes } from './export/export.routes.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
+import { mailSubscriptionsRoutes } from './reports/mail-subscriptions.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
 import { teamRoutes } from './team/team.routes.ts';
 import { websitesRoutes } from './websites/websites.routes.ts';
@@ -41,6 +42,7 @@ export const adminModules: FastifyPluginAsync[] = [
   integrationsRoutes,
   currencyRatesRoutes,
   notesRoutes,
+  mailSubscriptionsRoutes,
   segmentsRoutes,
 ];
 

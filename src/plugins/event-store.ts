@@ -46,13 +46,15 @@ async function eventStore(app: FastifyInstance): Promise<void> {
   });
   app.decorate('derivedDataWorker', worker);
   app.addHook('onReady', async () => worker.start());
+  // onClose hooks run last registered first: the rollups' final fold below runs before the thread stops.
   app.addHook('onClose', async () => {
     await worker.stop();
     await thread?.stop();
   });
   const url = app.config.clickhouseUrl;
   if (url === undefined) {
-    const rollups = new RollupDeriver(app.db.kysely, app.log);
+    // On a SQLite file the fold runs in the derived-data thread, beside the requests (issue 39).
+    const rollups = thread ? new RollupDeriver(app.db.kysely, app.log, undefined, thread.deriveBacklog) : new RollupDeriver(app.db.kysely, app.log);
     app.events.onCommitted((recorded) => rollups.wake(recorded.length));
     app.events.throttleWith(() => rollups.throttle());
     // Every read first derives the website's waiting events, so a client reads its own events.

@@ -27,6 +27,7 @@ const TAGS = [
   { name: 'Segments', description: 'Saved sets of analytics filters: personal, or shared with the website\'s team.' },
   { name: 'Integrations', description: 'Payment providers connected to a website; credentials are never returned.' },
   { name: 'Currency rates', description: "The owner's exchange rates: payments in another currency count in the website's currency at these rates." },
+  { name: 'Reports by mail', description: "Each member's own reports by mail on a website (weekly, monthly, traffic-spike alerts); the website's switches are its settings sendWeeklyReports and sendViralTrafficAlerts." },
   { name: 'Analytics', description: 'Visitors, pageviews, revenue and conversion: over time, overall, broken down, live, and through funnels.' },
   { name: 'Visitors', description: 'Who visited: one visitor with their place, device, pages, goals and profile, or the list of them.' },
   { name: 'Export', description: "Every report of a period as CSV files in a zip, and the website's raw events and payments as NDJSON." },

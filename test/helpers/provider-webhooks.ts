@@ -33,6 +33,12 @@ export interface DeliveryOptions {
   currency?: string;
   /** When it happened, and when it was signed. */
   at?: Date;
+  /**
+   * The provider's own conversion of the amount (major units), in its documented field: Lemon
+   * Squeezy's total_usd (currency USD), Shopify's shop money, Paddle's payout totals. Stripe's
+   * webhooks carry none (the balance transaction is named by id).
+   */
+  converted?: { amount: number; currency: string };
 }
 
 export interface ProviderDeliveries {
@@ -210,6 +216,7 @@ const lemonSqueezy = (() => {
       subtotal: minor(o.amount),
       tax: 0,
       total: minor(o.amount),
+      ...(o.converted?.currency === 'USD' ? { total_usd: minor(o.converted.amount) } : o.currency === 'USD' ? { total_usd: minor(o.amount) } : {}),
       status,
       refunded: status === 'refunded',
       created_at: o.at.toISOString(),
@@ -314,6 +321,7 @@ const paddle = (() => {
   });
   const transaction = (o: ReturnType<typeof resolve>, origin: string) => {
     const total = String(minor(o.amount));
+    const payout = String(minor(o.converted?.amount ?? o.amount));
     return {
       id: `txn_${o.id}`,
       status: 'completed',
@@ -325,7 +333,13 @@ const paddle = (() => {
       origin,
       subscription_id: origin === 'web' ? null : `sub_${o.id}`,
       collection_mode: 'automatic',
-      details: { tax_rates_used: [], totals: { subtotal: total, tax: '0', discount: '0', total, grand_total: total, fee: null, credit: '0', balance: '0', earnings: null, currency_code: o.currency }, line_items: [] },
+      details: {
+        tax_rates_used: [],
+        totals: { subtotal: total, tax: '0', discount: '0', total, grand_total: total, fee: null, credit: '0', balance: '0', earnings: null, currency_code: o.currency },
+        // In the seller's payout currency.
+        payout_totals: { subtotal: payout, tax: '0', discount: '0', total: payout, grand_total: payout, fee: '0', credit: '0', balance: '0', earnings: payout, currency_code: o.converted?.currency ?? o.currency },
+        line_items: [],
+      },
       payments: [],
       created_at: o.at.toISOString(),
       updated_at: o.at.toISOString(),
@@ -396,8 +410,14 @@ const shopify = (() => {
         email: o.email,
         created_at: o.at.toISOString(),
         processed_at: o.at.toISOString(),
-        currency: o.currency,
-        total_price: decimal(o.amount),
+        // order.currency and total_price are the shop's; total_price_set has both sides.
+        currency: o.converted?.currency ?? o.currency,
+        total_price: decimal(o.converted?.amount ?? o.amount),
+        presentment_currency: o.currency,
+        total_price_set: {
+          shop_money: { amount: decimal(o.converted?.amount ?? o.amount), currency_code: o.converted?.currency ?? o.currency },
+          presentment_money: { amount: decimal(o.amount), currency_code: o.currency },
+        },
         financial_status: 'paid',
         note_attributes: o.visitorId ? [{ name: 'datafast_visitor_id', value: o.visitorId }] : [],
         customer: { id: 115310627314723950 + o.id, email: o.email, first_name: 'Zoë', last_name: 'Bùyer' },

@@ -123,3 +123,21 @@ export async function startSmtpInbox(options: SmtpInboxOptions = {}): Promise<Sm
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * The text and HTML parts of a multipart/alternative message (what nodemailer sends with both
+ * `text` and `html`), each decoded; a single-part message gives its body as `text`.
+ */
+export function alternativeParts(mail: Pick<ReceivedMail, 'headers' | 'text'>): { text?: string; html?: string } {
+  const boundary = /boundary="?([^";]+)"?/i.exec(mail.headers['content-type'] ?? '')?.[1];
+  if (!boundary) return { text: mail.text };
+  const out: { text?: string; html?: string } = {};
+  for (const chunk of mail.text.split(`--${boundary}`).slice(1)) {
+    if (chunk.startsWith('--')) break;
+    const part = parseMessage(chunk.replace(/^\n/, '').replace(/\n/g, '\r\n'));
+    const type = part.headers['content-type'] ?? '';
+    if (/text\/plain/i.test(type)) out.text = part.text.replace(/\n$/, '');
+    else if (/text\/html/i.test(type)) out.html = part.text.replace(/\n$/, '');
+  }
+  return out;
+}

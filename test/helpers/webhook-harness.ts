@@ -91,7 +91,7 @@ export function webhookHarness(t: TestApp) {
   /** The payments as a delivery leaves them, booleans read alike on both engines. */
   const payments = async (websiteId: string) => {
     const rows = await t.db.selectFrom('payments').selectAll().where('website_id', '=', websiteId).orderBy('occurred_at').orderBy('id').execute();
-    return rows.map((row) => ({ ...row, amount_minor: Number(row.amount_minor), renewal: Boolean(row.renewal), refunded: Boolean(row.refunded), is_free_trial: Boolean(row.is_free_trial) }));
+    return rows.map((row) => ({ ...row, amount_minor: Number(row.amount_minor), renewal: Boolean(row.renewal), refunded: Boolean(row.refunded), is_free_trial: Boolean(row.is_free_trial), converted_minor: row.converted_minor === null ? null : Number(row.converted_minor) }));
   };
 
   const rememberedEvents = (websiteId: string) =>

@@ -36,6 +36,16 @@ function order(id: string, createdAt: string, status = 'paid') {
   };
 }
 
+/** A store selling in EUR: each order carries its total in USD cents too (total_usd). */
+function euroRoute(request: RecordedRequest) {
+  if (request.path !== '/v1/orders') return null;
+  const euros = (id: string, total: number, totalUsd: number) => {
+    const base = order(id, '2026-05-01T10:00:00.000000Z');
+    return { ...base, attributes: { ...base.attributes, currency: 'EUR', total, total_usd: totalUsd, currency_rate: '1.0900000' } };
+  };
+  return { status: 200, body: { meta: { page: { currentPage: 1, lastPage: 1, perPage: 100, total: 2 } }, data: [euros('11', 1200, 1308), order('12', '2026-05-01T11:00:00.000000Z')] } };
+}
+
 function route(request: RecordedRequest) {
   const key = request.authorization?.replace(/^Bearer /, '');
   if (key === REVOKED) return { status: 401, body: { jsonapi: { version: '1.0' }, errors: [{ detail: 'Unauthenticated.', status: '401', title: 'Unauthorized' }] } };
@@ -150,5 +160,17 @@ describe('Lemon Squeezy adapter: webhooks', () => {
     expect(() => adapter.parseWebhook(Buffer.from(body), sign(body, 'not-the-secret'), SECRET)).toThrow(WebhookSignatureError);
     expect(() => adapter.parseWebhook(Buffer.from(body), {}, SECRET)).toThrow(WebhookSignatureError);
     expect(() => adapter.parseWebhook(Buffer.from(body.replace('1199', '1')), sign(body), SECRET)).toThrow(WebhookSignatureError);
+  });
+});
+
+describe("Lemon Squeezy adapter: the provider's conversion", () => {
+  it('keeps an order\'s total_usd as its conversion into USD, and none for an order in USD', async () => {
+    fake = await startFakeProvider(euroRoute);
+    const page = await lemonSqueezyAdapter({ baseUrl: fake.baseUrl }).listPayments({ providerTwoApiKey: GOOD, providerTwoStoreId: '42' }, new Date('2026-01-01T00:00:00Z'), null);
+    expect(page.payments).toMatchObject([
+      { transactionId: 'order:11', amount: 12, currency: 'EUR', converted: { amountMinor: 1308, currency: 'USD' } },
+      { transactionId: 'order:12', amount: 11.99, currency: 'USD' },
+    ]);
+    expect(page.payments[1]?.converted).toBeUndefined();
   });
 });

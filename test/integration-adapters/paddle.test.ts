@@ -175,3 +175,21 @@ describe('Paddle adapter: webhooks', () => {
     expect(adapter.parseWebhook(Buffer.from(body), signed(body, SECRET, ts - 299), SECRET, now).eventId).toBe('evt_4');
   });
 });
+
+describe("Paddle adapter: the provider's conversion", () => {
+  it('keeps details.payout_totals, in the payout currency, as the conversion of a transaction in another', async () => {
+    const payout = { subtotal: '1100', tax: '220', discount: '0', total: '1320', grand_total: '1320', fee: '90', credit: '0', credit_to_balance: '0', balance: '0', earnings: '1230', currency_code: 'USD' };
+    const inGbp = transaction('txn_payout');
+    const converted = { ...inGbp, details: { ...inGbp.details, payout_totals: payout } };
+    const sameCurrency = { ...inGbp, id: 'txn_gbp', details: { ...inGbp.details, payout_totals: { ...payout, grand_total: '1200', total: '1200', currency_code: 'GBP' } } };
+    fake = await startFakeProvider((request) =>
+      request.path === '/transactions' ? { status: 200, body: { data: [converted, sameCurrency], meta: { request_id: 'r5', pagination: { per_page: 100, next: 'x', has_more: false, estimated_total: 2 } } } } : null,
+    );
+    const page = await paddleAdapter({ baseUrl: fake.baseUrl }).listPayments({ providerFourApiKey: GOOD }, new Date('2026-01-01T00:00:00Z'), null);
+    expect(page.payments).toMatchObject([
+      { transactionId: 'txn_payout', amount: 12, currency: 'GBP', converted: { amountMinor: 1320, currency: 'USD' } },
+      { transactionId: 'txn_gbp', amount: 12, currency: 'GBP' },
+    ]);
+    expect(page.payments[1]?.converted).toBeUndefined();
+  });
+});

@@ -37,6 +37,25 @@ const order = {
 describe('Shopify adapter', () => {
   const adapter = shopifyAdapter();
 
+  it("keeps the shop's conversion (shop_money) of what the customer paid (presentment_money)", () => {
+    // A shop in CAD; the customer paid 250.00 EUR, which the shop counts as 403.00 CAD.
+    const multiCurrency = {
+      ...order,
+      presentment_currency: 'EUR',
+      total_price_set: { shop_money: { amount: '403.00', currency_code: 'CAD' }, presentment_money: { amount: '250.00', currency_code: 'EUR' } },
+    };
+    const body = JSON.stringify(multiCurrency);
+    expect(adapter.parseWebhook(Buffer.from(body), headers(body, 'orders/paid', 'w-multi'), SECRET).payments).toMatchObject([
+      { transactionId: '5678901234567', amount: 250, currency: 'EUR', converted: { amountMinor: 40300, currency: 'CAD' } },
+    ]);
+    // Paid in the shop's own currency: nothing was converted.
+    const same = { ...order, total_price_set: { shop_money: { amount: '403.00', currency_code: 'CAD' }, presentment_money: { amount: '403.00', currency_code: 'CAD' } } };
+    const sameBody = JSON.stringify(same);
+    const [payment] = adapter.parseWebhook(Buffer.from(sameBody), headers(sameBody, 'orders/paid', 'w-same'), SECRET).payments;
+    expect(payment).toMatchObject({ amount: 403, currency: 'CAD' });
+    expect(payment?.converted).toBeUndefined();
+  });
+
   it('connects by webhook only', () => {
     expect(adapter.connection).toBe('webhook-only');
     expect('verifyCredential' in adapter).toBe(false);

@@ -217,3 +217,33 @@ describe('Stripe adapter: webhooks', () => {
     expect(() => adapter.parseWebhook(Buffer.from(tampered), signed(body, SECRET, ts), SECRET, now)).toThrow(WebhookSignatureError);
   });
 });
+
+describe("Stripe adapter: the provider's conversion", () => {
+  const EXPANSION = 'data.payment_intent.latest_charge.balance_transaction';
+  const expanded = (request: RecordedRequest) => [...request.query.entries()].some(([name, value]) => name.startsWith('expand') && value === EXPANSION);
+  /** A EUR checkout whose charge settled as 43.60 USD, as Stripe answers the expansion. */
+  const settled = session('cs_eur', {
+    currency: 'eur',
+    amount_total: 4000,
+    payment_intent: { id: 'pi_eur', object: 'payment_intent', latest_charge: { id: 'ch_eur', object: 'charge', balance_transaction: { id: 'txn_eur', object: 'balance_transaction', amount: 4360, net: 4200, fee: 160, currency: 'usd', exchange_rate: 1.09 } } },
+  });
+
+  it('expands the balance transaction of each checkout in the history and keeps its amount and currency', async () => {
+    fake = await startFakeProvider((request) => (request.path === '/v1/checkout/sessions' ? (expanded(request) ? list([settled], false, request.path) : list([session('cs_eur')], false, request.path)) : null));
+    const page = await stripeAdapter({ baseUrl: fake.baseUrl }).listPayments({ providerOneRestrictedKey: GOOD }, new Date('2026-01-01T00:00:00Z'), null);
+    expect(expanded(fake.requests[0]!)).toBe(true);
+    expect(page.payments).toMatchObject([{ transactionId: 'pi_eur', amount: 40, currency: 'EUR', converted: { amountMinor: 4360, currency: 'USD' } }]);
+  });
+
+  it('lists without the expansion, unconverted, for a restricted key that may not read charges', async () => {
+    fake = await startFakeProvider((request) => {
+      if (request.path !== '/v1/checkout/sessions') return null;
+      if (expanded(request)) return { status: 403, body: { error: { message: "The provided key does not have the required permissions for this endpoint. Having the 'rak_charge_read' permission would allow this request to continue.", type: 'invalid_request_error' } } };
+      return list([session('cs_usd')], false, request.path);
+    });
+    const page = await stripeAdapter({ baseUrl: fake.baseUrl }).listPayments({ providerOneRestrictedKey: GOOD }, new Date('2026-01-01T00:00:00Z'), null);
+    expect(fake.requests.map(expanded)).toEqual([true, false]);
+    expect(page.payments).toMatchObject([{ transactionId: 'pi_cs_usd', amount: 29.99, currency: 'USD' }]);
+    expect(page.payments[0]?.converted).toBeUndefined();
+  });
+});

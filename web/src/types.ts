@@ -22,6 +22,8 @@ export type DerivedData = Items<'/api/v1/admin/websites/{websiteId}/derived-data
 /** An exchange rate into the website's currency (the list's siblings: the currency and what has no rate). */
 export type CurrencyRate = Items<'/api/v1/admin/websites/{websiteId}/currency-rates', 'get'>;
 type RatesAnswer = paths['/api/v1/admin/websites/{websiteId}/currency-rates']['get']['responses'][200]['content']['application/json'];
+/** The caller's own reports by mail on a website, with the website's switches. */
+export type MailReports = Items<'/api/v1/admin/websites/{websiteId}/mail-reports', 'get'>;
 /** A currency of recorded payments with no rate: they count in no report. */
 export type UnconvertedCurrency = RatesAnswer['unconverted'][number];
 export type AccessToken = Items<'/api/v1/admin/access-tokens', 'get'> & { token?: string };

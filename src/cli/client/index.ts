@@ -7,6 +7,7 @@ import { registerFunnelCommands } from './funnels.ts';
 import { registerGoalCommands } from './goals.ts';
 import { registerIntegrationCommands } from './integrations.ts';
 import { registerInvitationCommands } from './invitations.ts';
+import { registerMailReportCommands } from './mail-reports.ts';
 import { registerNoteCommands } from './notes.ts';
 import { registerSegmentCommands } from './segments.ts';
 import { registerExportCommand } from './export.ts';
@@ -29,6 +30,7 @@ export function registerClientCommands(program: Command): void {
   registerInvitationCommands(program);
   registerIntegrationCommands(program);
   registerCurrencyRateCommands(program);
+  registerMailReportCommands(program);
   registerNoteCommands(program);
   registerSegmentCommands(program);
   registerAnalyticsCommands(program);

@@ -39,6 +39,8 @@ export function printWebsite(website: Website): void {
     ['Revenue metric', website.revenueMetric],
     ['Cookieless', website.isCookieless],
     ['Renewal revenue', website.includeRenewalRevenue],
+    ['Weekly reports', website.sendWeeklyReports],
+    ['Traffic-spike alerts', website.sendViralTrafficAlerts],
     ['Allowed hostnames', website.allowedHostnames],
     ['Excluded hostnames', website.excludedHostnames],
     ['Excluded IPs', website.excludedIps],
@@ -78,6 +80,8 @@ interface UpdateOptions extends JsonOption {
   revenueMetric?: 'revenue' | 'mrr';
   cookieless?: boolean;
   includeRenewalRevenue?: boolean;
+  weeklyReports?: boolean;
+  trafficSpikeAlerts?: boolean;
   allowedHostnames?: string | false;
   excludedHostnames?: string | false;
   excludedIps?: string | false;
@@ -199,6 +203,10 @@ Examples:
       .option('--no-cookieless', 'use cookies again')
       .option('--include-renewal-revenue', 'count subscription renewals in revenue')
       .option('--no-include-renewal-revenue', 'leave renewals out of revenue')
+      .option('--weekly-reports', "mail reports to the website's members (weekly; monthly to those who opt in)")
+      .option('--no-weekly-reports', 'mail no reports for this website')
+      .option('--traffic-spike-alerts', "mail the website's members when an hour's visitors are far above the usual")
+      .option('--no-traffic-spike-alerts', 'mail no traffic-spike alerts for this website')
       .option('--allowed-hostnames <list>', 'comma-separated extra host names whose events count (*.example.com allowed)')
       .option('--no-allowed-hostnames', 'clear the list')
       .option('--excluded-hostnames <list>', 'comma-separated host names whose events are dropped')
@@ -223,6 +231,8 @@ Examples:
         revenueMetric: options.revenueMetric,
         isCookieless: options.cookieless,
         includeRenewalRevenue: options.includeRenewalRevenue,
+        sendWeeklyReports: options.weeklyReports,
+        sendViralTrafficAlerts: options.trafficSpikeAlerts,
         allowedHostnames: list(options.allowedHostnames),
         excludedHostnames: list(options.excludedHostnames),
         excludedIps: list(options.excludedIps),

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Bool, JsonText } from './values.ts';
 
 // What the administration API manages: accounts, tokens, websites and what each website owns.
@@ -45,6 +45,9 @@ export interface WebsitesTable {
   excluded_paths: JsonText;
   excluded_countries: JsonText;
   excluded_hostnames: JsonText;
+  /** The website's switches for reports by mail and the traffic-spike alert (src/modules/reports). */
+  send_weekly_reports: ColumnType<boolean | number, boolean | undefined, boolean>;
+  send_viral_traffic_alerts: ColumnType<boolean | number, boolean | undefined, boolean>;
   created_at: string;
   updated_at: string;
 }

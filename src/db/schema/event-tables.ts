@@ -145,8 +145,12 @@ export interface BreakdownRevenueTable {
   breakdown: string;
   key: string;
   currency: string;
+  /** The provider's converted currency of the payments summed here; '' for those without one (migration 0028). */
+  converted_currency: string;
   renewal: Bool;
   minor: number;
+  /** Their converted amounts' sum, in minor units of converted_currency; 0 where it is ''. */
+  converted_minor: number;
 }
 
 /** BreakdownRevenueTable per visitor profile, for the steady visitors (as breakdown_profiles). */
@@ -265,6 +269,9 @@ export interface PaymentsTable {
   customer_id: string | null;
   customer_name: string | null;
   is_free_trial: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** The provider's own conversion (migration 0028): minor units of converted_currency; both null when it sent none. */
+  converted_minor: ColumnType<number | null, number | null | undefined, number | null>;
+  converted_currency: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Rollup: one row per visitor per local day of the website (time-series speed). */

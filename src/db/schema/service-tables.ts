@@ -1,3 +1,5 @@
+import type { Bool } from './values.ts';
+
 // What the server keeps for itself: queued mail, dashboard sessions, reset links, rate-limit
 // counters.
 
@@ -12,6 +14,10 @@ export interface MailOutboxTable {
   to_address: string;
   subject: string;
   text: string;
+  /** The HTML part (reports by mail), sealed while it waits like a link mail's text; null once sent. */
+  html?: string | null;
+  /** The List-Unsubscribe URL (reports by mail), sealed while it waits; null once sent. */
+  list_unsubscribe?: string | null;
   /** pending | sent | failed */
   status: string;
   attempts: number;
@@ -51,4 +57,34 @@ export interface RateLimitCountersTable {
   count: number;
   /** When the key's window ends; a hit after it starts a new window. */
   reset_at: string;
+}
+
+/** A member's own choice for one kind of report mail on one website (src/modules/reports). */
+export interface MailReportSubscriptionsTable {
+  website_id: string;
+  account_id: string;
+  /** weekly | monthly | spike */
+  kind: string;
+  enabled: Bool;
+  updated_at: string;
+}
+
+/** One report mail queued: unique per (website, account, kind, period_start). */
+export interface MailReportDeliveriesTable {
+  id: string;
+  website_id: string;
+  account_id: string;
+  kind: string;
+  /** The period's first instant (ISO UTC): a week's or month's local midnight, a spike's hour. */
+  period_start: string;
+  /** Digest of the unsubscribe token the mail carries; the token itself is never stored. */
+  unsubscribe_digest: string;
+  created_at: string;
+}
+
+/** Per website: the last hour checked for a traffic spike, and when the last spike was mailed. */
+export interface MailSpikeChecksTable {
+  website_id: string;
+  checked_hour: string;
+  last_spike_at: string | null;
 }

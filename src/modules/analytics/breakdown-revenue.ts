@@ -5,7 +5,7 @@ import type { Breakdown } from './breakdowns.ts';
 import { jsonArray } from './breakdown-keys.ts';
 import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
 
-// breakdown_revenue: per breakdown key, currency and renewal flag, what the visitors with a row
+// breakdown_revenue: per breakdown key, currency, provider's converted currency and renewal flag, what the visitors with a row
 // under the key (breakdown_visitors) paid, refunds left out. An all-time breakdown's revenue is
 // then one row per key instead of every payment of the website joined to its visitor's rows
 // (30-40 ms on SQLite at a million events and 3.3 k payments, growing with the payments). It is the join
@@ -22,7 +22,15 @@ import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
 // A row whose sum falls to zero stays (a few per key and currency): the read sums them.
 
 /** Adds to a row's sum when it has one. */
-const ADD_TO_REVENUE = sql`on conflict (website_id, breakdown, key, currency, renewal) do update set minor = breakdown_revenue.minor + excluded.minor`;
+const ADD_TO_REVENUE = sql`on conflict (website_id, breakdown, key, currency, converted_currency, renewal)
+  do update set minor = breakdown_revenue.minor + excluded.minor, converted_minor = breakdown_revenue.converted_minor + excluded.converted_minor`;
+
+/**
+ * The provider's converted currency a sum is kept under ('' for payments without one) and the
+ * converted sum (migration 0028): a read converts each kept sum as it would its payments.
+ */
+const CONVERTED_CURRENCY = sql`coalesce(p.converted_currency, '')`;
+const convertedSum = (sign: 1 | -1) => sql`${sql.lit(sign)} * sum(coalesce(p.converted_minor, 0))`;
 
 /**
  * Adds (sign 1) or takes away (sign -1) what the visitors of `rows` paid, per key: `rows` is a
@@ -31,10 +39,10 @@ const ADD_TO_REVENUE = sql`on conflict (website_id, breakdown, key, currency, re
  */
 async function movePaid(db: Kysely<Database>, rows: RawBuilder<unknown>, where: RawBuilder<unknown>, sign: 1 | -1, ctes: RawBuilder<unknown> = sql``): Promise<void> {
   await sql`${ctes}
-    insert into breakdown_revenue (website_id, breakdown, key, currency, renewal, minor)
-    select v.website_id, v.breakdown, v.key, p.currency, p.renewal, ${sql.lit(sign)} * sum(p.amount_minor)
+    insert into breakdown_revenue (website_id, breakdown, key, currency, converted_currency, renewal, minor, converted_minor)
+    select v.website_id, v.breakdown, v.key, p.currency, ${CONVERTED_CURRENCY}, p.renewal, ${sql.lit(sign)} * sum(p.amount_minor), ${convertedSum(sign)}
     from ${rows} v join payments p on p.website_id = v.website_id and p.visitor_id = v.visitor_id and p.refunded = ${false}
-    where ${where} group by v.website_id, v.breakdown, v.key, p.currency, p.renewal
+    where ${where} group by v.website_id, v.breakdown, v.key, p.currency, ${CONVERTED_CURRENCY}, p.renewal
     ${ADD_TO_REVENUE}`.execute(db);
 }
 
@@ -75,13 +83,14 @@ async function moveProfilePaid(db: Kysely<Database>, rows: RawBuilder<unknown>, 
   const profile = jsonArray(engineOf(db), VISITOR_ATTRIBUTES.map((a) => sql.ref(`v.${a}`)));
   const attributes = sql.join(VISITOR_ATTRIBUTES.map((a) => sql.ref(`v.${a}`)));
   await sql`${ctes}
-    insert into breakdown_profile_revenue (website_id, breakdown, key, profile, currency, renewal, minor)
-    select b.website_id, b.breakdown, b.key, ${profile}, p.currency, p.renewal, ${sql.lit(sign)} * sum(p.amount_minor)
+    insert into breakdown_profile_revenue (website_id, breakdown, key, profile, currency, converted_currency, renewal, minor, converted_minor)
+    select b.website_id, b.breakdown, b.key, ${profile}, p.currency, ${CONVERTED_CURRENCY}, p.renewal, ${sql.lit(sign)} * sum(p.amount_minor), ${convertedSum(sign)}
     from ${rows} b join visitor_totals v on v.website_id = b.website_id and v.visitor_id = b.visitor_id
       join payments p on p.website_id = b.website_id and p.visitor_id = b.visitor_id and p.refunded = ${false}
     where v.varied = 0 and ${where}
-    group by b.website_id, b.breakdown, b.key, ${attributes}, p.currency, p.renewal
-    on conflict (website_id, breakdown, key, profile, currency, renewal) do update set minor = breakdown_profile_revenue.minor + excluded.minor`.execute(db);
+    group by b.website_id, b.breakdown, b.key, ${attributes}, p.currency, ${CONVERTED_CURRENCY}, p.renewal
+    on conflict (website_id, breakdown, key, profile, currency, converted_currency, renewal)
+    do update set minor = breakdown_profile_revenue.minor + excluded.minor, converted_minor = breakdown_profile_revenue.converted_minor + excluded.converted_minor`.execute(db);
 }
 
 /** Mirrors addRevenueOfNewRows for addKeyedToProfiles: the new rows of steady visitors bring what they paid to their profiles. */

@@ -4,15 +4,17 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WriteGate } from '../../db/sqlite-write-gate.ts';
-import type { ChunkOutcome, ChunkRequest, ChunkRunner } from './derived-chunk.ts';
-import type { ThreadAnswer, ThreadRequest } from './derived-data-thread-main.ts';
+import type { ChunkOutcome, ChunkRunner } from './derived-chunk.ts';
+import type { ThreadAnswer, ThreadJob, ThreadRequest } from './derived-data-thread-main.ts';
 
-// On a SQLite file, the chunks of builds and moves of derived data run in a worker thread of their
-// own (derived-data-thread-main.ts) with a connection of its own. On the main thread a chunk held
+// On a SQLite file, the derived-data work runs in a worker thread of its own
+// (derived-data-thread-main.ts) with a connection of its own: the chunks of builds and moves, and
+// the fold of ingested events into the derived tables (rollup-backlog.ts). On the main thread a chunk held
 // the event loop: during a build of a million events /healthz waited for chunks (p99 24 ms), and
 // with only the statements moved to a thread the deriver's JavaScript still shared the loop with
 // every request (a build of 100,000 events under load took 159 s instead of 47 s). In the thread
-// it uses the second core.
+// it uses the second core; so does the fold of ingested events, which on the main thread took
+// about half of its time under returning-visitor traffic (issue 39).
 //
 // SQLite has one writer at a time, and better-sqlite3 waits for the lock by sleeping: each chunk
 // first takes the write gate (sqlite-write-gate.ts), which the main connection's writers take too
@@ -47,7 +49,7 @@ function startThread(path: string): Worker {
 
 export class DerivedDataThread {
   private worker: Worker | null = null;
-  private readonly pending = new Map<number, { resolve: (outcome: ChunkOutcome) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (outcome: ChunkOutcome | number) => void; reject: (error: Error) => void }>();
   private nextId = 0;
 
   constructor(
@@ -56,14 +58,21 @@ export class DerivedDataThread {
   ) {}
 
   /** Runs one chunk in the thread, holding the write gate meanwhile. */
-  readonly run: ChunkRunner = (request) => this.gate.run(() => this.send(request));
+  readonly run: ChunkRunner = (request) => this.gate.run(() => this.send({ kind: 'chunk', request })) as Promise<ChunkOutcome>;
 
-  private send(request: ChunkRequest): Promise<ChunkOutcome> {
+  /**
+   * Folds up to `limit` (all without one) of the website's waiting events into the derived
+   * tables, in one transaction of the thread's, holding the write gate meanwhile; how many it took.
+   */
+  readonly deriveBacklog = (websiteId: string, limit?: number): Promise<number> =>
+    this.gate.run(() => this.send({ kind: 'backlog', websiteId, limit: limit ?? null })) as Promise<number>;
+
+  private send(job: ThreadJob): Promise<ChunkOutcome | number> {
     const worker = this.current();
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, request } satisfies ThreadRequest);
+      worker.postMessage({ id, job } satisfies ThreadRequest);
     });
   }
 

@@ -102,6 +102,12 @@ async function backlogWebsites(db: Kysely<Database>): Promise<string[]> {
   return rows.map((row) => row.website_id);
 }
 
+/**
+ * Folds up to `limit` (all without one) of a website's waiting events in, in a transaction of its
+ * own; how many it took. On a SQLite file, in the derived-data thread (derived-data-thread.ts).
+ */
+export type BacklogFold = (websiteId: string, limit?: number) => Promise<number>;
+
 /** Derives the backlog in the background, and on demand before a website's rollups are read. */
 export class RollupDeriver {
   private running: Promise<void> | null = null;
@@ -121,6 +127,8 @@ export class RollupDeriver {
     private readonly log: FastifyBaseLogger,
     /** How many of this process's events may wait before ingestion is held back. */
     private readonly maxWaiting = MAX_WAITING,
+    /** Where a fold runs: by default a transaction on `db`. */
+    private readonly fold: BacklogFold = (websiteId, limit) => db.transaction().execute((trx) => deriveBacklog(trx, websiteId, limit)),
   ) {}
 
   /** Derives what an earlier process left waiting, then keeps watching. */
@@ -166,7 +174,7 @@ export class RollupDeriver {
       return;
     }
     if (!(await hasBacklog(this.db, websiteId))) return;
-    this.derived(await this.db.transaction().execute((trx) => deriveBacklog(trx, websiteId)));
+    this.derived(await this.fold(websiteId));
   }
 
   /** Stops the timers and derives what is left (the graceful stop of the server). */
@@ -212,7 +220,7 @@ export class RollupDeriver {
       }
       let full = false;
       for (const websiteId of websites) {
-        const taken = await this.db.transaction().execute((trx) => deriveBacklog(trx, websiteId, EVENTS_PER_TRANSACTION));
+        const taken = await this.fold(websiteId, EVENTS_PER_TRANSACTION);
         this.derived(taken);
         full ||= taken === EVENTS_PER_TRANSACTION;
       }

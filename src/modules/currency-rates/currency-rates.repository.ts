@@ -25,14 +25,18 @@ export async function deleteRate(db: Kysely<Database>, websiteId: string, curren
   return Number(result.numDeletedRows) > 0;
 }
 
-/** Payments counted nowhere: not refunded, in a currency that is neither the website's nor rated. Per currency. */
-export async function unconvertedPayments(db: Kysely<Database>, websiteId: string, counted: string[]) {
+/**
+ * Payments counted nowhere: not refunded, in a currency that is neither the website's nor rated,
+ * and not converted by the provider into the website's currency (`counted[0]`). Per currency.
+ */
+export async function unconvertedPayments(db: Kysely<Database>, websiteId: string, counted: [string, ...string[]]) {
   return db
     .selectFrom('payments')
     .select((eb) => ['currency', eb.fn.countAll<string>().as('payments'), eb.fn.sum<string>('amount_minor').as('minor')])
     .where('website_id', '=', websiteId)
     .where('refunded', '=', false)
     .where('currency', 'not in', counted)
+    .where((eb) => eb.or([eb('converted_currency', 'is', null), eb('converted_currency', '<>', counted[0])]))
     .groupBy('currency')
     .orderBy('currency')
     .execute();

@@ -50,6 +50,24 @@ export async function insertPaymentOnce(db: Kysely<Database>, row: NewPaymentRow
   return inserted.length > 0;
 }
 
+/**
+ * Gives a recorded payment the provider's conversion it was recorded without; the breakdowns'
+ * kept sums move with it. In a transaction holding the website's row lock.
+ */
+export async function addConversion(db: Kysely<Database>, websiteId: string, transactionId: string, conversion: { amountMinor: number; currency: string }): Promise<void> {
+  const payment = sql`p.website_id = ${websiteId} and p.transaction_id = ${transactionId} and p.converted_currency is null and p.currency <> ${conversion.currency}`;
+  const found = await sql`select 1 as found from payments p where ${payment}`.execute(db);
+  if (found.rows.length === 0) return;
+  await paymentsChanged(db, payment, -1);
+  await db
+    .updateTable('payments')
+    .set({ converted_minor: conversion.amountMinor, converted_currency: conversion.currency })
+    .where('website_id', '=', websiteId)
+    .where('transaction_id', '=', transactionId)
+    .execute();
+  await paymentsChanged(db, sql`p.website_id = ${websiteId} and p.transaction_id = ${transactionId}`, 1);
+}
+
 /** Marks a recorded payment refunded; true when it was not refunded before. In a transaction holding the website's row lock. */
 export async function markRefunded(db: Kysely<Database>, websiteId: string, transactionId: string): Promise<boolean> {
   await paymentsChanged(db, sql`p.website_id = ${websiteId} and p.transaction_id = ${transactionId}`, -1);

@@ -127,15 +127,36 @@ function eitherSpelling(value: string | null | undefined, field: string, alias: 
 }
 
 /**
+ * The provider's own conversion of a payment, in minor units of its currency (ProviderPayment's
+ * `converted`, stored by migration 0028). Only the providers' adapters give one: the public
+ * POST /api/v1/payments has no field for it, as the hosted API has none.
+ */
+export interface ProviderConversion {
+  amountMinor: number;
+  currency: string;
+}
+
+/** A conversion worth keeping: a whole, non-negative amount into another currency than the payment's. */
+function conversionOf(converted: ProviderConversion | null | undefined, currency: string): ProviderConversion | null {
+  if (!converted) return null;
+  const into = normaliseCurrency(converted.currency);
+  if (into === null || into === currency || !Number.isSafeInteger(converted.amountMinor) || converted.amountMinor < 0) return null;
+  return { amountMinor: converted.amountMinor || 0, currency: into };
+}
+
+/**
  * Records a payment once per transaction id and website. Sending the same transaction id again
  * changes nothing, except that `refunded: true` marks the recorded payment refunded (a refund
- * cannot be undone this way). The payments table is the only record of payments: no event is
+ * cannot be undone this way) and that a provider's `converted` amount is added to a payment
+ * recorded without one (a Stripe webhook's, which the history import then converts; a conversion
+ * once kept stays). The payments table is the only record of payments: no event is
  * written, and the time series reads revenue from it.
  */
-export async function recordPayment(db: Kysely<Database>, websiteId: string, input: PaymentInput): Promise<PaymentRecordedView> {
+export async function recordPayment(db: Kysely<Database>, websiteId: string, input: PaymentInput, converted?: ProviderConversion | null): Promise<PaymentRecordedView> {
   const currency = normaliseCurrency(input.currency);
   if (currency === null) throw invalidField('body.currency', 'must be an ISO-4217 currency code such as USD');
   const amountMinor = amountOf(input.amount, currency);
+  const conversion = conversionOf(converted, currency);
   const emailField = input.email == null && input.customer_email != null ? 'body.customer_email' : 'body.email';
   const rawEmail = eitherSpelling(input.email, 'body.email', input.customer_email, 'body.customer_email');
   let email: string | null = null;
@@ -160,10 +181,14 @@ export async function recordPayment(db: Kysely<Database>, websiteId: string, inp
     refunded: input.refunded ?? false,
     occurred_at: occurredAtOf(input.timestamp, now),
     created_at: new Date(now).toISOString(),
+    converted_minor: conversion?.amountMinor ?? null,
+    converted_currency: conversion?.currency ?? null,
   } satisfies repo.NewPaymentRow;
   const message = await db.transaction().execute(async (trx) => {
     await lockWebsite(trx, websiteId);
     if (await repo.insertPaymentOnce(trx, row)) return row.refunded ? 'Payment recorded as refunded' : 'Payment recorded';
+    // A payment recorded before its conversion was known (a Stripe webhook, then the history import) gains it.
+    if (conversion !== null) await repo.addConversion(trx, websiteId, input.transaction_id, conversion);
     if (input.refunded === true) {
       return (await repo.markRefunded(trx, websiteId, input.transaction_id))
         ? 'Payment already recorded; now marked as refunded'

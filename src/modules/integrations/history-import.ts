@@ -83,7 +83,7 @@ export async function runHistoryJob(ctx: HistoryRunContext, job: repo.JobRow): P
     }
     for (const payment of page.payments) {
       try {
-        await recordPayment(ctx.db, job.website_id, toPaymentInput(payment));
+        await recordPayment(ctx.db, job.website_id, toPaymentInput(payment), payment.converted);
       } catch (error) {
         // A payment the writer refuses (an unknown currency) is left out; the rest of the history still counts.
         if (!(error instanceof AppError && error.statusCode === 400)) throw fail(error, true);

@@ -90,7 +90,7 @@ export async function receiveWebhook(deps: WebhookDeps, provider: Provider, webs
   let skipped = 0;
   for (const payment of parsed.payments) {
     try {
-      await recordPayment(deps.db, websiteId, toPaymentInput(payment));
+      await recordPayment(deps.db, websiteId, toPaymentInput(payment), payment.converted);
       payments += 1;
     } catch (error) {
       if (!(error instanceof AppError && error.statusCode === 400)) throw error;

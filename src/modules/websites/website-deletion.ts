@@ -51,6 +51,9 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   event_relay: 35,
   events: 36,
   website_members: 37,
+  mail_report_deliveries: 38,
+  mail_report_subscriptions: 39,
+  mail_spike_checks: 40,
 };
 
 export const TABLES_OWNED_BY_A_WEBSITE = (Object.keys(DELETION_ORDER) as TableWithWebsiteId[]).sort(

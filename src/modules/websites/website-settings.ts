@@ -46,6 +46,8 @@ export function settingsChanges(input: UpdateWebsiteInput): Updateable<WebsitesT
   if (input.revenueMetric !== undefined) changes.revenue_metric = input.revenueMetric;
   if (input.isCookieless !== undefined) changes.is_cookieless = input.isCookieless;
   if (input.includeRenewalRevenue !== undefined) changes.include_renewal_revenue = input.includeRenewalRevenue;
+  if (input.sendWeeklyReports !== undefined) changes.send_weekly_reports = input.sendWeeklyReports;
+  if (input.sendViralTrafficAlerts !== undefined) changes.send_viral_traffic_alerts = input.sendViralTrafficAlerts;
   const hostRule = 'must be a host name, optionally starting with *.';
   if (input.allowedHostnames !== undefined) {
     changes.allowed_hostnames = normaliseList('body.allowedHostnames', input.allowedHostnames, normaliseHostPattern, hostRule);

@@ -39,6 +39,8 @@ export function presentWebsite(row: WebsiteRow, role: string): WebsiteView {
     excludedPaths: list(row.excluded_paths),
     excludedCountries: list(row.excluded_countries),
     excludedHostnames: list(row.excluded_hostnames),
+    sendWeeklyReports: Boolean(row.send_weekly_reports),
+    sendViralTrafficAlerts: Boolean(row.send_viral_traffic_alerts),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -30,6 +30,8 @@ export const Website = Type.Object({
   excludedPaths: Type.Array(Type.String()),
   excludedCountries: Type.Array(Type.String()),
   excludedHostnames: Type.Array(Type.String()),
+  sendWeeklyReports: Type.Boolean({ description: "Reports by mail (weekly; monthly for members who opt in) for the website's members who have not opted out" }),
+  sendViralTrafficAlerts: Type.Boolean({ description: "Traffic-spike alerts by mail for the website's members who have not opted out" }),
   role: Role,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -69,6 +71,8 @@ export const UpdateWebsiteBody = Type.Object(
     excludedIps: Type.Optional(List(Type.String({ maxLength: 64 }))),
     excludedPaths: Type.Optional(List(Type.String({ maxLength: 500 }))),
     excludedCountries: Type.Optional(List(Type.String({ maxLength: 2 }))),
+    sendWeeklyReports: Type.Optional(Type.Boolean()),
+    sendViralTrafficAlerts: Type.Optional(Type.Boolean()),
   },
   {
     additionalProperties: false,

@@ -39,6 +39,8 @@ export async function createWebsite(db: Kysely<Database>, principal: AccountPrin
     excluded_paths: '[]',
     excluded_countries: '[]',
     excluded_hostnames: '[]',
+    send_weekly_reports: false,
+    send_viral_traffic_alerts: false,
     created_at: now,
     updated_at: now,
   };

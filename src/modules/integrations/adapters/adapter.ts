@@ -25,6 +25,13 @@ export interface ProviderPayment {
   renewal: boolean;
   refunded: boolean;
   isFreeTrial: boolean;
+  /**
+   * The provider's own conversion of the amount, from its documented field (Lemon Squeezy's
+   * total_usd, Shopify's shop money, Paddle's payout totals, Stripe's balance transaction), in
+   * minor units of `currency` (ISO-4217, upper case); absent where the provider sends none or the
+   * same currency. Kept beside the payment (migration 0028), not part of PaymentInput.
+   */
+  converted?: { amountMinor: number; currency: string } | null;
 }
 
 export interface VerifiedAccount {

@@ -91,3 +91,30 @@ export function instant(value: unknown): Date | null {
   const at = new Date(raw);
   return Number.isNaN(at.getTime()) ? null : at;
 }
+
+/**
+ * The provider's conversion of a payment in `currency` into `into`: `minor` is a count of minor
+ * units of `into` (number or digit string). Null when it is missing or not one, or when `into`
+ * is the payment's own currency (nothing was converted).
+ */
+export function conversionFromMinor(minor: unknown, into: unknown, currency: string): { amountMinor: number; currency: string } | null {
+  const target = upperCurrency(into);
+  const amount = typeof minor === 'string' && /^-?\d+$/.test(minor.trim()) ? Number(minor) : minor;
+  if (target === null || target === currency || typeof amount !== 'number' || !Number.isSafeInteger(amount)) return null;
+  return { amountMinor: amount, currency: target };
+}
+
+/** As conversionFromMinor, for a decimal string in major units of `into` ("199.00", Shopify's money). */
+export function conversionFromDecimal(value: unknown, into: unknown, currency: string): { amountMinor: number; currency: string } | null {
+  const target = upperCurrency(into);
+  if (target === null || target === currency) return null;
+  const amount = majorFromDecimal(value, target);
+  if (amount === null) return null;
+  const minor = toMinorUnits(amount, target);
+  return minor.ok ? { amountMinor: minor.minor, currency: target } : null;
+}
+
+/** A payment's `converted` field when the provider sent a conversion; nothing otherwise. */
+export function withConversion(converted: { amountMinor: number; currency: string } | null): { converted?: { amountMinor: number; currency: string } } {
+  return converted ? { converted } : {};
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type AdapterOptions, type ApiAdapter, type ProviderPayment, WebhookSignatureError } from './adapter.ts';
-import { asObject, attributionFrom, headerValue, instant, majorFromMinor, requireCredential, text, upperCurrency, type Json } from './fields.ts';
+import { asObject, attributionFrom, conversionFromMinor, withConversion, headerValue, instant, majorFromMinor, requireCredential, text, upperCurrency, type Json } from './fields.ts';
 import { getJson } from './http.ts';
 import { providerError } from './scrub.ts';
 import { digestMatches, hmacSha256, requireSecret } from './signatures.ts';
@@ -18,6 +18,7 @@ import { digestMatches, hmacSha256, requireSecret } from './signatures.ts';
 //   renewal) or updated (a plan change's charge). initial is the order_created payment again.
 // - order_refunded / subscription_payment_refunded once the status is refunded (a partial refund
 //   leaves the payment counted).
+// The amount converted by Lemon Squeezy is the object's total_usd (its total in USD cents).
 // The visitor comes from meta.custom_data, where checkout[custom][...] values arrive. The orders
 // API does not return custom data, so imported history carries no visitor (email may match).
 
@@ -142,5 +143,8 @@ function common(attributes: Json, customData: Json) {
     email: text(attributes.user_email),
     customerId: text(attributes.customer_id),
     customerName: text(attributes.user_name),
+    // Orders and subscription invoices carry their total in USD (total_usd, cents) beside the
+    // total in their own currency.
+    ...withConversion(conversionFromMinor(attributes.total_usd, 'USD', currency)),
   };
 }

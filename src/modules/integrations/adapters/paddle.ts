@@ -1,6 +1,6 @@
 import { ApiError, type Environment, Paddle, type Transaction } from '@paddle/paddle-node-sdk';
 import { type AdapterOptions, type ApiAdapter, type ProviderPayment, WebhookSignatureError } from './adapter.ts';
-import { asObject, attributionFrom, headerValue, instant, majorFromMinor, requireCredential, text, upperCurrency, type Json } from './fields.ts';
+import { asObject, attributionFrom, conversionFromMinor, withConversion, headerValue, instant, majorFromMinor, requireCredential, text, upperCurrency, type Json } from './fields.ts';
 import { unreachable } from './http.ts';
 import { providerError } from './scrub.ts';
 import { assertFresh, digestMatches, hmacSha256, requireSecret } from './signatures.ts';
@@ -20,7 +20,8 @@ import { assertFresh, digestMatches, hmacSha256, requireSecret } from './signatu
 // adjustment.updated with action refund, status approved and type full marks that transaction
 // refunded (a partial refund leaves it counted). The visitor is in the transaction's custom_data,
 // which Paddle.js fills from Checkout.open({ customData }) and copies to the subscription, so
-// renewals carry it too. Paddle's API has no seller name: the account name stays null.
+// renewals carry it too. The amount converted by Paddle is details.payout_totals (grand_total,
+// in the seller's payout currency, currency_code). Paddle's API has no seller name: the account name stays null.
 //
 // Paddle answers a revoked or unknown key with 403 invalid_token (its error reference), a missing
 // permission with 403 forbidden: the error code tells them apart, not the status.
@@ -126,6 +127,9 @@ interface TransactionView {
   at: Date | null;
   email: string | null;
   name: string | null;
+  /** details.payout_totals: the totals in the seller's payout currency, null until completed. */
+  payoutTotal: unknown;
+  payoutCurrency: unknown;
 }
 
 function fromSdkTransaction(transaction: Transaction): ProviderPayment | null {
@@ -140,11 +144,14 @@ function fromSdkTransaction(transaction: Transaction): ProviderPayment | null {
     at: instant(transaction.billedAt) ?? instant(transaction.createdAt),
     email: text(transaction.customer?.email),
     name: text(transaction.customer?.name),
+    payoutTotal: transaction.details?.payoutTotals?.grandTotal ?? transaction.details?.payoutTotals?.total,
+    payoutCurrency: transaction.details?.payoutTotals?.currencyCode,
   });
 }
 
 function fromWebhookTransaction(data: Json): ProviderPayment | null {
   const totals = asObject(asObject(data.details)?.totals);
+  const payout = asObject(asObject(data.details)?.payout_totals);
   const customer = asObject(data.customer);
   return paymentOf({
     id: text(data.id),
@@ -157,6 +164,8 @@ function fromWebhookTransaction(data: Json): ProviderPayment | null {
     at: instant(data.billed_at) ?? instant(data.created_at),
     email: text(customer?.email),
     name: text(customer?.name),
+    payoutTotal: payout?.grand_total ?? payout?.total,
+    payoutCurrency: payout?.currency_code,
   });
 }
 
@@ -177,6 +186,7 @@ function paymentOf(view: TransactionView): ProviderPayment | null {
     renewal,
     refunded: false,
     isFreeTrial: amount === 0 && !renewal,
+    ...withConversion(conversionFromMinor(view.payoutTotal, view.payoutCurrency, view.currency)),
   };
 }
 

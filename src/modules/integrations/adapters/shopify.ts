@@ -1,5 +1,5 @@
 import { type ProviderPayment, WebhookSignatureError, type WebhookOnlyAdapter } from './adapter.ts';
-import { asObject, attributionFrom, headerValue, instant, joinName, majorFromDecimal, pairsToObject, text, upperCurrency, type Json } from './fields.ts';
+import { asObject, attributionFrom, conversionFromDecimal, withConversion, headerValue, instant, joinName, majorFromDecimal, pairsToObject, text, upperCurrency, type Json } from './fields.ts';
 import { digestMatches, hmacSha256, requireSecret } from './signatures.ts';
 
 // Shopify (provider-five) connects by webhook alone: the owner adds the webhook URL in the store's
@@ -7,8 +7,9 @@ import { digestMatches, hmacSha256, requireSecret } from './signatures.ts';
 // base64 HMAC-SHA256 of the raw body. It has no timestamp, so a replay is caught by the delivery's
 // id (X-Shopify-Webhook-Id, the same on every retry of one event) and by the transaction id.
 //
-// What is a payment: orders/paid (the order's id is the transaction; amounts are decimal strings
-// in the shop's currency); refunds/create marks that order refunded, whatever part was refunded
+// What is a payment: orders/paid (the order's id is the transaction; amounts are decimal strings:
+// the payment is what the customer paid, total_price_set.presentment_money, and the shop's
+// conversion of it, shop_money, is kept as the provider's converted amount); refunds/create marks that order refunded, whatever part was refunded
 // (Shopify's refund does not say whether it was the whole order). The visitor is in the order's
 // note_attributes, where a theme's cart attributes (attributes[datafast_visitor_id]) arrive.
 
@@ -42,13 +43,32 @@ export function shopifyAdapter(): WebhookOnlyAdapter {
   };
 }
 
+/**
+ * What the customer paid (total_price_set.presentment_money) and the shop's conversion of it
+ * (shop_money). An order without the money set (older payloads) is read from total_price in the
+ * shop's currency, unconverted.
+ */
+function moneyOfOrder(order: Json) {
+  const set = asObject(order.total_price_set);
+  const presentment = asObject(set?.presentment_money);
+  const shop = asObject(set?.shop_money);
+  const paidCurrency = upperCurrency(presentment?.currency_code);
+  const paid = paidCurrency === null ? null : majorFromDecimal(presentment?.amount, paidCurrency);
+  if (paidCurrency !== null && paid !== null) {
+    return { amount: paid, currency: paidCurrency, converted: conversionFromDecimal(shop?.amount, shop?.currency_code, paidCurrency) };
+  }
+  const currency = upperCurrency(order.currency);
+  const amount = currency === null ? null : majorFromDecimal(order.total_price, currency);
+  return currency === null || amount === null ? null : { amount, currency, converted: null };
+}
+
 function paymentOfOrder(order: Json): ProviderPayment | null {
   const transactionId = text(order.id);
-  const currency = upperCurrency(order.currency);
-  if (transactionId === null || currency === null) return null;
-  const amount = majorFromDecimal(order.total_price, currency);
+  const money = moneyOfOrder(order);
+  if (transactionId === null || money === null) return null;
+  const { amount, currency, converted } = money;
   const occurredAt = instant(order.processed_at) ?? instant(order.created_at);
-  if (amount === null || occurredAt === null) return null;
+  if (occurredAt === null) return null;
   const customer = asObject(order.customer);
   const billing = asObject(order.billing_address);
   return {
@@ -63,6 +83,7 @@ function paymentOfOrder(order: Json): ProviderPayment | null {
     renewal: false,
     refunded: false,
     isFreeTrial: false,
+    ...withConversion(converted),
   };
 }
 

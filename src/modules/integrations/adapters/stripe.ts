@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { type AdapterOptions, type ApiAdapter, type PaymentPage, type ProviderPayment, WebhookSignatureError } from './adapter.ts';
-import { asObject, attributionFrom, headerValue, instant, majorFromMinor, text, upperCurrency, type Json } from './fields.ts';
+import { asObject, attributionFrom, conversionFromMinor, withConversion, headerValue, instant, majorFromMinor, text, upperCurrency, type Json } from './fields.ts';
 import { unreachable } from './http.ts';
 import { kindOfStatus, providerError } from './scrub.ts';
 import { requireSecret } from './signatures.ts';
@@ -17,6 +17,11 @@ import { requireSecret } from './signatures.ts';
 //   reasons are skipped: subscription_create is the checkout's own payment, already recorded with
 //   its visitor, and recording it from the invoice could win the race and lose the visitor.
 // - charge.refunded once the charge is refunded in full: marks the payment refunded.
+// The amount converted by Stripe is the balance transaction of the checkout's charge (its gross
+// amount in the settlement currency). The history import expands it on the sessions it lists; a
+// webhook carries the payment intent's id alone and is recorded unconverted, and a later re-sync
+// adds the conversion. Renewal invoices name their charge only through invoice payments, deeper
+// than an expansion reaches: they stay unconverted (the owner's rate applies).
 
 const DEFAULT_BASE_URL = 'https://api.stripe.com';
 const PAGE_SIZE = 100;
@@ -64,7 +69,11 @@ export function stripeAdapter(options: AdapterOptions = {}): ApiAdapter {
       return callStripe(credentials, base, async (): Promise<PaymentPage> => {
         // Two lists one after the other: completed checkouts, then renewal invoices.
         if (position.phase === 'sessions') {
-          const page = await stripe.checkout.sessions.list({ created, status: 'complete', limit: PAGE_SIZE, ...after(position.after) });
+          const query = { created, status: 'complete' as const, limit: PAGE_SIZE, ...after(position.after) };
+          const page = await withoutExpansionIfRefused(
+            () => stripe.checkout.sessions.list({ ...query, expand: [SESSION_BALANCE_TRANSACTION] }),
+            () => stripe.checkout.sessions.list(query),
+          );
           const payments = page.data.flatMap((session) => paymentsOfSession(session as unknown as Json));
           const last = page.data.at(-1);
           return { payments, nextCursor: page.has_more && last ? `sessions:${last.id}` : 'invoices:' };
@@ -91,6 +100,27 @@ export function stripeAdapter(options: AdapterOptions = {}): ApiAdapter {
       return { eventId: event.id, eventType: event.type, payments: paymentsOfEvent(event.type, object) };
     },
   };
+}
+
+/**
+ * The balance transaction of a checkout's charge, expanded in the history's session list (four
+ * levels, Stripe's most): its amount and currency are Stripe's conversion into the account's
+ * settlement currency.
+ */
+const SESSION_BALANCE_TRANSACTION = 'data.payment_intent.latest_charge.balance_transaction';
+
+/**
+ * Runs the list with its expansion; a restricted key that may not read payment intents, charges or
+ * balance transactions is refused the expansion (403), and then lists without it: the payments
+ * come unconverted rather than not at all.
+ */
+async function withoutExpansionIfRefused<T>(expanded: () => Promise<T>, plain: () => Promise<T>): Promise<T> {
+  try {
+    return await expanded();
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripePermissionError) return plain();
+    throw error;
+  }
 }
 
 type Position = { phase: 'sessions' | 'invoices'; after: string | null };
@@ -163,8 +193,20 @@ function paymentsOfSession(session: Json): ProviderPayment[] {
       renewal: false,
       refunded: false,
       isFreeTrial: status === 'no_payment_required' || amount === 0,
+      ...withConversion(conversionOfSession(session, currency)),
     },
   ];
+}
+
+/**
+ * Stripe's conversion of a checkout's payment: the balance transaction of its payment intent's
+ * charge (amount, gross, in the settlement currency), when the history import expanded it. A
+ * webhook names the payment intent by id only; it is not fetched (docs/decisions.md).
+ */
+function conversionOfSession(session: Json, currency: string) {
+  const charge = asObject(asObject(session.payment_intent)?.latest_charge);
+  const balance = asObject(charge?.balance_transaction);
+  return conversionFromMinor(balance?.amount, balance?.currency, currency);
 }
 
 function renewalOfInvoice(invoice: Json): ProviderPayment[] {

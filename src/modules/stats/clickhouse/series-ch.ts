@@ -6,7 +6,7 @@ import type { StatsScope } from '../stats.params.ts';
 import { type DayTotals, type MoneyCounts, type Span, type TrafficCounts, paymentTotals as relationalPayments } from '../sql/series-sql.ts';
 import { visitorsInScope } from './payments-ch.ts';
 import { msOf, msRange, num, scopeCondition } from './scope-ch.ts';
-import { countedCurrency } from '../sql/money-sql.ts';
+import { countedPayment } from '../sql/money-sql.ts';
 
 // The time series' reads over ClickHouse's events, with the meaning of ../sql/series-sql.ts. A
 // series asks for many spans (its buckets, plus the whole range for the totals) in one query:
@@ -218,7 +218,7 @@ export async function paymentTotals(
   const to = spans.reduce((max, span) => (msOf(span.to) > msOf(max) ? span.to : max), spans[0]!.to);
   const paying = await sql<{ visitor_id: string }>`
     select distinct p.visitor_id from payments p
-    where p.website_id = ${scope.websiteId} and p.occurred_at >= ${from} and p.occurred_at < ${to} and ${countedCurrency(money, sql.ref('p.currency'))} and p.visitor_id is not null`.execute(db);
+    where p.website_id = ${scope.websiteId} and p.occurred_at >= ${from} and p.occurred_at < ${to} and ${countedPayment(money)} and p.visitor_id is not null`.execute(db);
   const kept = await visitorsInScope(ch, scope, paying.rows.map((row) => row.visitor_id));
   const out = new Map<number, MoneyCounts>();
   for (let i = 0; i < kept.length; i += VISITORS_PER_QUERY) {

@@ -57,9 +57,11 @@ export async function summedRevenue(
 ): Promise<Map<string, number>> {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const renewals = money.includeRenewals ? sql`` : sql`and r.renewal = ${false}`;
+  // Kept per currency and provider's converted currency ('' for none): each sum converts as its payments would.
+  const converted = { amount: sql.ref('r.converted_minor'), currency: sql.ref('r.converted_currency') };
   const { rows: found } = await sql<{ key: string; minor: unknown }>`
-    select r.key, sum(${convertedMinor(money, sql.ref('r.minor'), sql.ref('r.currency'))}) as minor from ${sql.table(table)} r
-    where r.website_id = ${scope.websiteId} and r.breakdown = ${kind} and ${countedCurrency(money, sql.ref('r.currency'))} ${renewals} and ${rows}
+    select r.key, sum(${convertedMinor(money, sql.ref('r.minor'), sql.ref('r.currency'), converted)}) as minor from ${sql.table(table)} r
+    where r.website_id = ${scope.websiteId} and r.breakdown = ${kind} and ${countedCurrency(money, sql.ref('r.currency'), converted)} ${renewals} and ${rows}
     group by r.key`.execute(db);
   return new Map(found.map((row) => [keyOf(keyedByName(names, row.key), names), num(row.minor)]));
 }

@@ -8,7 +8,7 @@ import { BOUNCE, millisBetween } from '../../analytics/session-terms.ts';
 import { dailyTotals, distinctVisitors } from './series-sql.ts';
 import { engineOf } from '../../../db/engine.ts';
 import { profileFilters, steadyAndPassing, variedVisitors } from './steady-split-sql.ts';
-import { countedCurrency, paidMinor } from './money-sql.ts';
+import { countedPayment, paidMinor } from './money-sql.ts';
 import { answerRead, shapeOf } from '../read-planner.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
@@ -36,7 +36,7 @@ export function sessionScope(scope: StatsScope, options: { byVisitor?: boolean; 
 export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<unknown> {
   const renewals = money.includeRenewals ? sql`` : sql`and p.renewal = ${false}`;
   const visitors = scope.filters.length === 0 ? sql`` : sql`and p.visitor_id in (select e.visitor_id from events e where ${scopeCondition(scope)})`;
-  return sql`p.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('p.occurred_at'))} and ${countedCurrency(money, sql.ref('p.currency'))} and p.refunded = ${false} ${renewals} ${visitors}`;
+  return sql`p.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('p.occurred_at'))} and ${countedPayment(money)} and p.refunded = ${false} ${renewals} ${visitors}`;
 }
 
 type Row = Record<string, unknown>;

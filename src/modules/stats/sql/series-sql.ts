@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
 import { isPostgres } from '../../../db/engine.ts';
-import { countedCurrency, paidMinor } from './money-sql.ts';
+import { countedPayment, paidMinor } from './money-sql.ts';
 import type { MoneyRules } from '../event-store.ts';
 
 // The time series' reads, behind the SQL event store's span methods. A series asks for many spans
@@ -134,7 +134,7 @@ export async function paymentTotals(
       sum(case when p.refunded = ${false} and p.renewal = ${true} then ${paid} else 0 end) as renewal_minor,
       sum(case when p.refunded = ${true} then ${paid} else 0 end) as refund_minor
     from b cross join payments p
-    where p.website_id = ${websiteId} and p.occurred_at >= b.s and p.occurred_at < b.e and ${countedCurrency(rules, sql.ref('p.currency'))} ${ofVisitors}
+    where p.website_id = ${websiteId} and p.occurred_at >= b.s and p.occurred_at < b.e and ${countedPayment(rules)} ${ofVisitors}
     group by b.i`.execute(db);
   return byId(
     rows.map((row) => {

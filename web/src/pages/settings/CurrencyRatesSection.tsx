@@ -147,8 +147,9 @@ export function CurrencyRatesSection({ website, editable }: SectionProps): JSX.E
     <Card title="Currencies" id={CURRENCIES_ANCHOR}>
       <p>
         Revenue is counted in <strong>{target}</strong>
-        {targetName ? ` (${targetName})` : ''}, the currency chosen under Website above. A payment in another currency counts at the rate set
-        for it here, past payments included; a currency without a rate counts in no report.
+        {targetName ? ` (${targetName})` : ''}, the currency chosen under Website above. A payment in another currency counts the amount its payment
+        provider converted it to in {target} when the provider sends one, else at the rate set for its currency here, past payments
+        included; without either it counts in no report.
       </p>
       <Loaded state={state}>
         {({ rates, unconverted }) => (
@@ -174,7 +175,7 @@ export function CurrencyRatesSection({ website, editable }: SectionProps): JSX.E
               </div>
             )}
             {rates.length === 0 ? (
-              <p class="muted">No exchange rate is set: only payments in {target} count.</p>
+              <p class="muted">No exchange rate is set: only payments in {target}, or converted into it by their provider, count.</p>
             ) : (
               <DataTable label="Exchange rates" columns={['Currency', 'Rate', 'Updated']} actions={editable}>
                 {rates.map((row) => (

@@ -14,6 +14,7 @@ import { FunnelsSection } from './FunnelsSection.tsx';
 import { GeneralSection } from './GeneralSection.tsx';
 import { GoalsSection } from './GoalsSection.tsx';
 import { IntegrationsSection } from './IntegrationsSection.tsx';
+import { MailReportsSection } from './MailReportsSection.tsx';
 import type { SectionProps } from './section-props.ts';
 import { TeamSection } from './TeamSection.tsx';
 
@@ -33,6 +34,7 @@ const SECTIONS: Array<{ id: string; label: string; ownerOnly?: boolean; render: 
   { id: 'goals', label: 'Goals', render: (props) => <GoalsSection {...props} /> },
   { id: 'funnels', label: 'Funnels', render: (props) => <FunnelsSection {...props} /> },
   { id: 'alerts', label: 'Alerts', render: (props) => <AlertsSection {...props} /> },
+  { id: 'mail', label: 'Reports by mail', render: (props) => <MailReportsSection {...props} /> },
   { id: 'team', label: 'Team', render: (props) => <TeamSection {...props} /> },
   { id: 'integrations', label: 'Integrations', render: (props) => <IntegrationsSection {...props} /> },
   { id: 'export', label: 'Export', ownerOnly: true, render: (props) => <ExportSection {...props} /> },
