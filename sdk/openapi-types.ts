@@ -749,6 +749,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/websites/{websiteId}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The website's segments the caller sees (its own and the team's shared ones), by name */
+        get: operations["listSegments"];
+        put?: never;
+        /** Save a set of analytics filters as a segment (personal unless shared; sharing takes the owner or member role) */
+        post: operations["createSegment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/segments/{segmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a segment (only the fields sent change): its author's, or a shared one as the website's owner */
+        put: operations["updateSegment"];
+        post?: never;
+        /** Delete a segment (its author, or the website owner for a shared one) */
+        delete: operations["deleteSegment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -1211,6 +1247,43 @@ export interface paths {
         };
         /** One visitor: place, device, activity, goals and profile (404 for a visitor this website has not seen) */
         get: operations["getVisitor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every report of a period as CSV files in a zip (overview, time series and each breakdown), under the same filters as the reports */
+        get: operations["exportReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/export/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The website's raw events and payments, with its settings, funnels and profiles, as NDJSON after a versioned header line (owner only)
+         * @description The format is documented in docs/export-format.md. Streamed in pages; gzip=true compresses it.
+         */
+        get: operations["exportRawData"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2138,7 +2211,7 @@ export interface operations {
                  */
                 "application/json": {
                     name?: string;
-                    permissions?: ("*" | "analytics:read" | "api-keys:read" | "api-keys:write" | "websites:read" | "websites:write" | "settings:read" | "settings:write" | "funnels:read" | "funnels:write" | "alerts:read" | "alerts:write" | "team:read" | "team:write" | "goals:read" | "goals:write" | "payments:read" | "payments:write" | "identify:write" | "notes:read" | "notes:write")[];
+                    permissions?: ("*" | "analytics:read" | "api-keys:read" | "api-keys:write" | "websites:read" | "websites:write" | "settings:read" | "settings:write" | "funnels:read" | "funnels:write" | "alerts:read" | "alerts:write" | "team:read" | "team:write" | "goals:read" | "goals:write" | "payments:read" | "payments:write" | "identify:write" | "notes:read" | "notes:write" | "segments:read" | "segments:write" | "exports:read")[];
                     websiteIds?: string[];
                     /**
                      * Format: date-time
@@ -16091,6 +16164,911 @@ export interface operations {
             };
         };
     };
+    listSegments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's own segments and the team's shared ones, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            filters: {
+                                [key: string]: string;
+                            };
+                            /** @description true: the website's team sees it; false: only its owner */
+                            shared: boolean;
+                            /** @description the account that saved it */
+                            owner: {
+                                /**
+                                 * @description 24 lowercase hex characters
+                                 * @example 65f1c0ffee0ddba11ad0be75
+                                 */
+                                id: string;
+                                name: string;
+                            };
+                            /** @description whether the caller may change or delete it */
+                            canEdit: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "US blog readers",
+                 *       "filters": {
+                 *         "filter_country": "is:US",
+                 *         "filter_page": "contains:/blog"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-100 characters, not only white space */
+                    name: string;
+                    /**
+                     * @description the analytics filters as the stats routes take them: filter_<dimension> to op:value1,value2 (checked by the same parser; at least one)
+                     * @example {
+                     *       "filter_country": "is:US,DE",
+                     *       "filter_page": "contains:/blog"
+                     *     }
+                     */
+                    filters: {
+                        [key: string]: string;
+                    };
+                    /** @description share it with the website's team (owners and members only); default false */
+                    shared?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The new segment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            filters: {
+                                [key: string]: string;
+                            };
+                            /** @description true: the website's team sees it; false: only its owner */
+                            shared: boolean;
+                            /** @description the account that saved it */
+                            owner: {
+                                /**
+                                 * @description 24 lowercase hex characters
+                                 * @example 65f1c0ffee0ddba11ad0be75
+                                 */
+                                id: string;
+                                name: string;
+                            };
+                            /** @description whether the caller may change or delete it */
+                            canEdit: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "shared": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-100 characters, not only white space */
+                    name?: string;
+                    /**
+                     * @description the analytics filters as the stats routes take them: filter_<dimension> to op:value1,value2 (checked by the same parser; at least one)
+                     * @example {
+                     *       "filter_country": "is:US,DE",
+                     *       "filter_page": "contains:/blog"
+                     *     }
+                     */
+                    filters?: {
+                        [key: string]: string;
+                    };
+                    /** @description share it with the website's team (owners and members only); default false */
+                    shared?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The segment after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            _id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            name: string;
+                            filters: {
+                                [key: string]: string;
+                            };
+                            /** @description true: the website's team sees it; false: only its owner */
+                            shared: boolean;
+                            /** @description the account that saved it */
+                            owner: {
+                                /**
+                                 * @description 24 lowercase hex characters
+                                 * @example 65f1c0ffee0ddba11ad0be75
+                                 */
+                                id: string;
+                                name: string;
+                            };
+                            /** @description whether the caller may change or delete it */
+                            canEdit: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The segment is deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     recordEvent: {
         parameters: {
             query?: never;
@@ -23515,6 +24493,445 @@ export interface operations {
                             prediction: null;
                         };
                     };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportReports: {
+        parameters: {
+            query: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId?: string;
+                /**
+                 * @description first day: a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time
+                 * @example 2026-03-01
+                 */
+                startAt: string;
+                /**
+                 * @description last day, included: a YYYY-MM-DD day in the time zone (the whole day) or an ISO-8601 date-time
+                 * @example 2026-03-31
+                 */
+                endAt: string;
+                /** @description an IANA time zone for days; default the website's */
+                timezone?: string;
+                /** @description the buckets of timeseries.csv; default day */
+                interval?: "hour" | "day" | "week" | "month";
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
+                filter_country?: string;
+                /** @description alias of filter_country */
+                country?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_region?: string;
+                /** @description alias of filter_region */
+                region?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_city?: string;
+                /** @description alias of filter_city */
+                city?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_device?: string;
+                /** @description alias of filter_device */
+                device?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_browser?: string;
+                /** @description alias of filter_browser */
+                browser?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_os?: string;
+                /** @description alias of filter_os */
+                os?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_referrer?: string;
+                /** @description alias of filter_referrer */
+                referrer?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
+                filter_page?: string;
+                /** @description alias of filter_page */
+                page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); * is a wildcard; is when left out) */
+                filter_entry_page?: string;
+                /** @description alias of filter_entry_page */
+                entry_page?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_hostname?: string;
+                /** @description alias of filter_hostname */
+                hostname?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_goal?: string;
+                /** @description alias of filter_goal */
+                goal?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_ref?: string;
+                /** @description alias of filter_ref */
+                ref?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_source?: string;
+                /** @description alias of filter_source */
+                source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_via?: string;
+                /** @description alias of filter_via */
+                via?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_utm_source?: string;
+                /** @description alias of filter_utm_source */
+                utm_source?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_utm_medium?: string;
+                /** @description alias of filter_utm_medium */
+                utm_medium?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_utm_campaign?: string;
+                /** @description alias of filter_utm_campaign */
+                utm_campaign?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_utm_term?: string;
+                /** @description alias of filter_utm_term */
+                utm_term?: string;
+                /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored); is when left out) */
+                filter_utm_content?: string;
+                /** @description alias of filter_utm_content */
+                utm_content?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A zip of CSV files, one per report of the period under the filters (application/zip, streamed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportRawData: {
+        parameters: {
+            query: {
+                /**
+                 * @description the website's id or its trackingId (dfid_...); not needed with the website's own df_ key
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+                /** @description true: the NDJSON gzip-compressed, as a .ndjson.gz file */
+                gzip?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's raw events and payments as NDJSON after a versioned header line (application/x-ndjson, gzip when asked, streamed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "application/gzip": string;
                 };
             };
             /** @description The request is invalid; error.details names each field at fault */

@@ -84,7 +84,7 @@ describeEachEngine('access tokens', (engine) => {
     const contract = [
       'analytics:read', 'api-keys:read', 'api-keys:write', 'websites:read', 'websites:write', 'settings:read', 'settings:write',
       'funnels:read', 'funnels:write', 'alerts:read', 'alerts:write', 'team:read', 'team:write', 'goals:read', 'goals:write',
-      'payments:read', 'payments:write', 'identify:write', 'notes:read', 'notes:write',
+      'payments:read', 'payments:write', 'identify:write', 'notes:read', 'notes:write', 'segments:read', 'segments:write', 'exports:read',
     ];
     const created = await createOk(account.token, { permissions: contract });
     expect(created.permissions).toEqual(contract);

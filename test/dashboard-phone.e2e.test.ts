@@ -189,6 +189,8 @@ describe.skipIf(!haveChromium)('the dashboard on a phone, in Chromium', () => {
     await locations.getByRole('button', { name: 'Netherlands' }).waitFor();
     // The Netherlands' flag: an <img> of /flags/nl.svg, loaded, and no emoji flag anywhere.
     const flag = locations.locator('img.an-flag').first();
+    // The flags load lazily: a person scrolls down to the card first.
+    await locations.scrollIntoViewIfNeeded();
     await expect.poll(() => flag.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
     expect(await locations.locator('img.an-flag').evaluateAll((images) => images.map((image) => new URL((image as HTMLImageElement).src).pathname))).toContain('/flags/nl.svg');
     expect(await page.evaluate(() => /[\u{1F1E6}-\u{1F1FF}]/u.test(document.body.innerText))).toBe(false);

@@ -16,7 +16,7 @@ import { describeEachEngine } from './helpers/engines.ts';
 const NOT_DERIVED = [
   'mail_outbox', 'alert_history', 'alerts', 'funnels', 'goal_customizations', 'invitations', 'api_keys', 'integration_jobs', 'integrations',
   'notes', 'visitor_profiles', 'payments', 'events', 'website_members', 'rollup_backlog', 'rollup_relocations', 'derived_builds', 'event_relay',
-  'integration_webhook_events', 'currency_rates', 'shared_links', 'mail_report_subscriptions', 'mail_report_deliveries', 'mail_spike_checks',
+  'integration_webhook_events', 'currency_rates', 'shared_links', 'mail_report_subscriptions', 'mail_report_deliveries', 'mail_spike_checks', 'segments',
 ];
 
 /** The table's unique keys (the primary key among them), each as a sorted column list. */

@@ -88,6 +88,10 @@ const TOOL_NAMES: Record<string, string> = {
   [`POST ${W}/notes`]: 'note_create',
   [`PUT ${W}/notes/{noteId}`]: 'note_update',
   [`DELETE ${W}/notes/{noteId}`]: 'note_delete',
+  [`GET ${W}/segments`]: 'segments_list',
+  [`POST ${W}/segments`]: 'segment_create',
+  [`PUT ${W}/segments/{segmentId}`]: 'segment_update',
+  [`DELETE ${W}/segments/{segmentId}`]: 'segment_delete',
   [TIMESERIES]: 'analytics_timeseries',
   [`GET ${ANALYTICS}/overview`]: 'analytics_overview',
   [`GET ${ANALYTICS}/pages`]: 'analytics_pages',
@@ -111,6 +115,8 @@ const TOOL_NAMES: Record<string, string> = {
   [`GET ${ANALYTICS}/funnels/{funnelId}`]: 'analytics_funnel',
   ['GET /api/v1/visitors']: 'visitors_list',
   ['GET /api/v1/visitors/{visitorId}']: 'visitor_get',
+  [`GET ${ANALYTICS}/export`]: 'analytics_export',
+  ['GET /api/v1/export/raw']: 'export_raw',
 };
 
 /** Tools that destroy something or issue a credential: they need confirm: true. */
@@ -128,6 +134,7 @@ const GATED = [
   'funnel_delete',
   'alert_delete',
   'note_delete',
+  'segment_delete',
   'team_remove',
   'integration_disconnect_provider_one',
   'integration_disconnect_provider_two',
@@ -146,7 +153,8 @@ function documentedOperations(): string[] {
       .filter((method) => METHODS.includes(method))
       .map((method) => `${method.toUpperCase()} ${path}`),
   );
-  const isRead = (key: string) => key.startsWith(`GET ${ANALYTICS}/`) || key === 'GET /api/v1/visitors' || key.startsWith('GET /api/v1/visitors/');
+  const isRead = (key: string) =>
+    key.startsWith(`GET ${ANALYTICS}/`) || key === 'GET /api/v1/visitors' || key.startsWith('GET /api/v1/visitors/') || key === 'GET /api/v1/export/raw';
   return operations.filter((key) => key.split(' ')[1]!.startsWith(`${ADMIN}/`) || isRead(key)).sort();
 }
 
@@ -247,6 +255,7 @@ const SNAPSHOT_TABLES = [
   'currency_rates',
   'shared_links',
   'mail_report_subscriptions',
+  'segments',
 ] as const;
 
 /** Every administration row (but the lastUsedAt stamps reads may write), for "nothing changed". */
@@ -304,6 +313,7 @@ describeEachEngine('MCP tools in process', (engine) => {
       note_delete: { args: { websiteId: website.id, noteId: fixtures.noteId }, says: /Would delete note .*"Launched pricing"/ },
       shared_link_create: { args: { websiteId: website.id, name: 'Board', password: 'a long password' }, says: /shared dashboard link named "Board" for website .*with a password/ },
       shared_link_revoke: { args: { websiteId: website.id, sharedLinkId: fixtures.sharedLinkId }, says: /Would revoke shared link .*"Investors", shr_\w{4}\.\.\.\w{4}/ },
+      segment_delete: { args: { websiteId: website.id, segmentId: fixtures.segmentId }, says: /Would delete segment .*"US visitors", personal/ },
       team_remove: { args: { websiteId: website.id, email: 'guest@example.com' }, says: /withdraw the pending invitation of guest@example.com \(member\)/ },
       integration_disconnect_provider_one: { args: { websiteId: website.id }, says: /Would disconnect provider-one .*connected since \d{4}-/ },
       integration_disconnect_provider_two: { args: { websiteId: website.id }, says: /provider-two is not connected .*change nothing/ },
@@ -394,9 +404,10 @@ async function createFixtures(t: TestApp, token: string, websiteId: string) {
   await ok('POST', `${base}/team`, { email: 'guest@example.com', role: 'member' });
   await ok('POST', `${base}/integrations/provider-one`, { providerOneRestrictedKey: 'rk_test_abc' });
   const note = await ok('POST', `${base}/notes`, { text: 'Launched pricing' });
+  const segment = await ok('POST', `${base}/segments`, { name: 'US visitors', filters: { filter_country: 'is:US' } });
   await ok('PUT', `${base}/currency-rates/EUR`, { rate: 1.08 });
   const sharedLink = await ok('POST', `${base}/shared-links`, { name: 'Investors' });
-  return { sharedLinkId: sharedLink.id as string, noteId: note.id as string, tokenId: spare.id as string, apiKeyId: apiKey.id as string, apiKey: apiKey.key as string, funnelId: funnel.id as string, alertId: alert.id as string };
+  return { sharedLinkId: sharedLink.id as string, noteId: note.id as string, segmentId: segment.id as string, tokenId: spare.id as string, apiKeyId: apiKey.id as string, apiKey: apiKey.key as string, funnelId: funnel.id as string, alertId: alert.id as string };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -564,6 +575,18 @@ describeEachEngine('sightline mcp over stdio', (engine) => {
     ]);
     expect(listed.pagination).toEqual({ limit: 2, offset: 0, total: 2, hasMore: false });
     expect(await call(session, 'visitor_get', { websiteId: f.website.id, visitorId: 'nobody' })).toMatchObject({ isError: true, text: expect.stringMatching(/^Error 404: /) });
+
+    // The exports answer their files as text: each CSV of the zip, and the NDJSON (gzip unpacked).
+    const exported = await call(session, 'analytics_export', { ...march, filter_country: 'is:US' });
+    expect(exported.isError, exported.text).toBe(false);
+    const csv = Object.fromEntries(exported.content.map((item) => [(item.text ?? '').split('\n')[0], item.text]));
+    expect(csv['overview.csv']).toMatch(/^overview\.csv\nvisitors,sessions,pageviews,.*\n2,3,5,/s);
+    expect(Object.keys(csv)).toHaveLength(16);
+    const raw = await call(session, 'export_raw', { websiteId: f.website.id, gzip: true });
+    expect(raw.isError, raw.text).toBe(false);
+    const lines = raw.text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({ format: 'sightline-export', version: 1 });
+    expect(lines.filter((line) => line.type === 'event')).toHaveLength(8);
 
     const badOperator = await call(session, 'analytics_countries', { ...march, filter_country: 'near:US' });
     expect(badOperator.isError).toBe(true);

@@ -36,9 +36,10 @@ describe('generated API description', { timeout: 60_000 }, () => {
     expectSame('sdk/openapi-types.ts', readFileSync(SDK_TYPES_PATH, 'utf8'), (await render()).types);
   });
 
-  it('every admin operation and every website API read (GET /analytics/..., /visitors) has a CLI command that calls it through the SDK', async () => {
+  it('every admin operation and every website API read (GET /analytics/..., /visitors, /export/raw) has a CLI command that calls it through the SDK', async () => {
     const document = JSON.parse((await render()).json) as { paths: Record<string, Record<string, unknown>> };
-    const isRead = (path: string) => path.startsWith('/api/v1/analytics/') || path === '/api/v1/visitors' || path.startsWith('/api/v1/visitors/');
+    const isRead = (path: string) =>
+      path.startsWith('/api/v1/analytics/') || path === '/api/v1/visitors' || path.startsWith('/api/v1/visitors/') || path === '/api/v1/export/raw';
     const operations = Object.entries(document.paths)
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
       .filter((operation) => {

@@ -111,12 +111,16 @@ describeEachEngine('OpenAPI examples', (engine) => {
     await t.db.updateTable('invitations').set({ link_digest: digestSecret(LINK_TOKEN_EXAMPLE) }).where('id', '=', linked.body.data[0].invitationId).execute();
     const note = await t.request('POST', `/api/v1/admin/websites/${website.id}/notes`, { token: owner.token, body: { text: 'An existing note' } });
     const sharedLink = await t.request('POST', `/api/v1/admin/websites/${website.id}/shared-links`, { token: owner.token, body: { name: 'Investors' } });
+    const segment = await t.request('POST', `/api/v1/admin/websites/${website.id}/segments`, {
+      token: owner.token,
+      body: { name: 'An existing segment', filters: { filter_country: 'is:US' } },
+    });
     // A visitor the website has seen, for getVisitor.
     const seen = await t.request('POST', '/api/events', {
       body: { websiteId: website.trackingId, href: 'https://www.example.com/', type: 'pageview', visitorId: 'visitor-seen', sessionId: 'session-seen' },
       headers: { 'user-agent': BROWSER },
     });
-    for (const setup of [token, funnel, alert, invitation, note, sharedLink, seen]) expect(setup.status, setup.raw).toBe(200);
+    for (const setup of [token, funnel, alert, invitation, note, sharedLink, segment, seen]) expect(setup.status, setup.raw).toBe(200);
     const ids: Record<string, string> = {
       websiteId: website.id,
       apiKeyId: apiKey.id,
@@ -126,6 +130,7 @@ describeEachEngine('OpenAPI examples', (engine) => {
       invitationId: invitation.body.data[0].invitationId,
       noteId: note.body.data[0].id,
       sharedLinkId: sharedLink.body.data[0].id,
+      segmentId: segment.body.data[0].id,
       visitorId: 'visitor-seen',
       token: LINK_TOKEN_EXAMPLE,
       // Not EUR: the website's own currency once updateWebsite's example has run.

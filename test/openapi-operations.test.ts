@@ -8,7 +8,7 @@ import { useTestApp } from './helpers/app.ts';
 // (a JSON client) or is the dashboard (a browser).
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-const VERB_FIRST = /^(list|get|create|update|delete|roll|revoke|reset|invite|remove|accept|connect|disconnect|resync|record|sign|set|end|change|confirm)[A-Z][A-Za-z]*$/;
+const VERB_FIRST = /^(list|get|create|update|delete|roll|revoke|reset|invite|remove|accept|connect|disconnect|resync|record|sign|set|end|change|confirm|export)[A-Z][A-Za-z]*$/;
 
 interface Operation {
   key: string;

@@ -54,6 +54,13 @@ const INVENTORY: Record<string, string[]> = {
     'PUT /websites/{websiteId}/notes/{noteId}',
     'DELETE /websites/{websiteId}/notes/{noteId}',
   ],
+  // Not in admin-api.md (issue 37 item 5): saved filter sets, personal or shared with the team.
+  Segments: [
+    'GET /websites/{websiteId}/segments',
+    'POST /websites/{websiteId}/segments',
+    'PUT /websites/{websiteId}/segments/{segmentId}',
+    'DELETE /websites/{websiteId}/segments/{segmentId}',
+  ],
   Integrations: [
     'GET /websites/{websiteId}/integrations',
     'POST /websites/{websiteId}/integrations/provider-one',

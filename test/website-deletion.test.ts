@@ -58,6 +58,7 @@ async function populate(t: TestApp, owner: TestAccount, websiteId: string, membe
   await ok('POST', `${site}/notes`, { token: owner.token, body: { text: 'Launch' } });
   await ok('PUT', `${site}/currency-rates/EUR`, { token: owner.token, body: { rate: 1.08 } });
   await ok('POST', `${site}/shared-links`, { token: owner.token, body: { name: 'Investors' } });
+  await ok('POST', `${site}/segments`, { token: owner.token, body: { name: 'US', filters: { filter_country: 'is:US' } } });
   // Reports by mail: the switches on, the member's own choice, and a pass (its delivery rows and spike check).
   await ok('PUT', site, { token: owner.token, body: { sendWeeklyReports: true, sendViralTrafficAlerts: true } });
   await ok('PUT', `${site}/mail-reports`, { token: member.token, body: { monthly: true } });

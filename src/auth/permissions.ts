@@ -22,6 +22,11 @@ export const PERMISSIONS = [
   // The website API's notes (website-api.md): no route in Sightline yet, but a token may carry them.
   'notes:read',
   'notes:write',
+  // Issue 37: saved filter sets, and the whole website's raw data as a download for leaving
+  // (stronger than analytics:read: it carries every visitor id and payment, docs/decisions.md).
+  'segments:read',
+  'segments:write',
+  'exports:read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

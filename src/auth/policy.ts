@@ -3,7 +3,7 @@
 export type Role = 'owner' | 'member' | 'viewer';
 
 /** What a route does to a website, as far as roles are concerned. */
-export type WebsiteAction = 'read' | 'manage' | 'manageTeam' | 'delete';
+export type WebsiteAction = 'read' | 'manage' | 'manageTeam' | 'exportRaw' | 'delete';
 
 const MATRIX: Record<WebsiteAction, Record<Role, boolean>> = {
   // read anything (*:read, analytics:read)
@@ -12,6 +12,8 @@ const MATRIX: Record<WebsiteAction, Record<Role, boolean>> = {
   manage: { owner: true, member: true, viewer: false },
   // invite or remove team members
   manageTeam: { owner: true, member: false, viewer: false },
+  // take every raw event and payment away (issue 37: the data is the owner's to leave with)
+  exportRaw: { owner: true, member: false, viewer: false },
   // delete the website and everything it holds (the dashboard only)
   delete: { owner: true, member: false, viewer: false },
 };
@@ -28,6 +30,7 @@ export function describeAction(action: WebsiteAction): string {
     read: 'read this website',
     manage: 'change this website',
     manageTeam: 'manage the team of this website (owner only)',
+    exportRaw: "export this website's raw data (owner only)",
     delete: 'delete this website (owner only)',
   }[action];
 }

@@ -30,6 +30,7 @@ import { currencyRates } from './migrations/0027-currency-rates.ts';
 import { paymentConversions } from './migrations/0028-payment-conversions.ts';
 import { sharedDashboards } from './migrations/0029-shared-dashboards.ts';
 import { mailReports } from './migrations/0030-mail-reports.ts';
+import { segments } from './migrations/0031-segments.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ function provider(db: Db): MigrationProvider {
     '0028-payment-conversions': paymentConversions(db.engine),
     '0029-shared-dashboards': sharedDashboards(db.engine),
     '0030-mail-reports': mailReports(db.engine),
+    '0031-segments': segments(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

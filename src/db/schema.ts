@@ -1,4 +1,4 @@
-import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, CurrencyRatesTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationWebhookEventsTable, IntegrationsTable, InvitationsTable, SharedLinksTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
+import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, CurrencyRatesTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationWebhookEventsTable, IntegrationsTable, InvitationsTable, SegmentsTable, SharedLinksTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
 import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfileRevenueTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, RollupBacklogTable, RollupRelocationsTable, DerivedBuildsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, MailReportDeliveriesTable, MailReportSubscriptionsTable, MailSpikeChecksTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
@@ -25,6 +25,7 @@ export interface Database {
   integration_jobs: IntegrationJobsTable;
   integration_webhook_events: IntegrationWebhookEventsTable;
   currency_rates: CurrencyRatesTable;
+  segments: SegmentsTable;
   events: EventsTable;
   event_relay: EventRelayTable;
   rollup_backlog: RollupBacklogTable;

@@ -105,6 +105,11 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   [`PUT ${W}/notes/{noteId}`]: { operationId: 'updateNote', ok: 'The note after the change' },
   [`DELETE ${W}/notes/{noteId}`]: { operationId: 'deleteNote', ok: 'The note is deleted' },
 
+  [`GET ${W}/segments`]: { operationId: 'listSegments', ok: "The caller's own segments and the team's shared ones, by name" },
+  [`POST ${W}/segments`]: { operationId: 'createSegment', ok: 'The new segment' },
+  [`PUT ${W}/segments/{segmentId}`]: { operationId: 'updateSegment', ok: 'The segment after the change' },
+  [`DELETE ${W}/segments/{segmentId}`]: { operationId: 'deleteSegment', ok: 'The segment is deleted' },
+
   [`GET ${W}/integrations`]: { operationId: 'getIntegrationStatus', ok: 'Whether each provider is connected, and since when' },
   ...providerOperations(),
   [`PATCH ${W}/integrations/provider-four`]: { operationId: 'resyncProviderFour', ok: 'The re-sync is queued; its progress shows in getIntegrationStatus' },
@@ -148,6 +153,14 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /api/v1/analytics/realtime/map': { operationId: 'getRealtimeMap', ok: 'The visitors of the last 10 minutes, recent events and payments (data is an object)' },
   'GET /api/v1/analytics/metadata': { operationId: 'getWebsiteMetadata', ok: "The website's domain, name, time zone, currency and KPI" },
   'GET /api/v1/analytics/funnels/{funnelId}': { operationId: 'getFunnelReport', ok: 'Visitors, conversion and drop-off at each step of the funnel' },
+  'GET /api/v1/analytics/export': {
+    operationId: 'exportReports',
+    ok: 'A zip of CSV files, one per report of the period under the filters (application/zip, streamed)',
+  },
+  'GET /api/v1/export/raw': {
+    operationId: 'exportRawData',
+    ok: "The website's raw events and payments as NDJSON after a versioned header line (application/x-ndjson, gzip when asked, streamed)",
+  },
   'GET /api/v1/visitors': { operationId: 'listVisitors', ok: 'Visitors, newest activity first, with `pagination`' },
   'GET /api/v1/visitors/{visitorId}': { operationId: 'getVisitor', ok: 'The visitor (data is an object)' },
   [`GET ${D}/setup`]: { operationId: 'getSetupState', ok: 'Whether the first-run setup is to do and whether sign-up is open' },

@@ -11,6 +11,8 @@ export interface ApiRequest {
   pathParams?: Record<string, unknown>;
   query?: Record<string, unknown>;
   body?: Record<string, unknown>;
+  /** The answer is a file: keep its bytes. */
+  binary?: boolean;
 }
 
 export interface ApiResponse {
@@ -18,6 +20,8 @@ export interface ApiResponse {
   /** The parsed JSON body, or null when the body is not JSON. */
   body: unknown;
   text: string;
+  /** With `binary`, a successful answer's bytes. */
+  bytes?: Uint8Array;
 }
 
 export type Api = (request: ApiRequest) => Promise<ApiResponse>;
@@ -26,7 +30,7 @@ interface GenericClient {
   request(
     method: string,
     path: string,
-    init: { params: { path?: Record<string, unknown>; query?: Record<string, unknown> }; body?: unknown; parseAs: 'text' },
+    init: { params: { path?: Record<string, unknown>; query?: Record<string, unknown> }; body?: unknown; parseAs: 'text' | 'arrayBuffer' },
   ): Promise<{ data?: unknown; error?: unknown; response: Response }>;
 }
 
@@ -35,15 +39,16 @@ export class NetworkError extends Error {}
 export function createApi(options: { baseUrl: string; token: string }): Api {
   const client: SightlineClient = createSightlineClient(options);
   const generic = client as unknown as GenericClient;
-  return async ({ method, path, pathParams, query, body }) => {
+  return async ({ method, path, pathParams, query, body, binary }) => {
     let result: Awaited<ReturnType<GenericClient['request']>>;
     try {
-      result = await generic.request(method, path, { params: { path: pathParams, query }, body, parseAs: 'text' });
+      result = await generic.request(method, path, { params: { path: pathParams, query }, body, parseAs: binary ? 'arrayBuffer' : 'text' });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const reason = cause?.code ?? cause?.message ?? (error as Error).message;
       throw new NetworkError(`Cannot reach the Sightline server at ${options.baseUrl} (${reason})`);
     }
+    if (binary && result.response.ok) return { status: result.response.status, body: null, text: '', bytes: new Uint8Array(result.data as ArrayBuffer) };
     const raw = result.response.ok ? result.data : result.error;
     const text = typeof raw === 'string' ? raw : raw === undefined ? '' : JSON.stringify(raw);
     let parsed: unknown = null;

@@ -4,6 +4,7 @@ import { describeValidationErrors } from '../http/validation.ts';
 import { type Api, NetworkError, describeFailure, isErrorEnvelope } from './api.ts';
 import type { ToolDefinition } from './catalogue.ts';
 import { preview } from './previews.ts';
+import { filesAsText } from './downloads.ts';
 
 // One tool call: check the arguments against the tool's input schema (the route's own rules, so
 // a bad argument is refused here with the field named, before any request), stop at a preview
@@ -68,7 +69,9 @@ export async function executeTool(tool: ToolDefinition, rawArgs: unknown, api: A
       pathParams: pick(args, tool.pathParams),
       query: pick(args, tool.queryParams),
       body: tool.hasBody ? pick(args, tool.bodyFields) : undefined,
+      binary: tool.entry.download !== undefined,
     });
+    if (response.bytes && tool.entry.download) return filesAsText(response.bytes, tool.entry.download);
     if (response.status >= 400 || isErrorEnvelope(response.body) || response.body === null) {
       return text(describeFailure(response), true);
     }

@@ -21,6 +21,8 @@ export interface OperationEntry {
   note?: string;
   /** Rolling a key both issues a credential and destroys the old one. */
   alsoDestroys?: true;
+  /** The answer is a file: a zip of CSV files (answered as their text), or NDJSON text (gzip unpacked). */
+  download?: 'zip' | 'text';
 }
 
 export type OperationKey = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} ${string}`;
@@ -29,11 +31,13 @@ const A = '/api/v1/admin';
 const W = `${A}/websites/{websiteId}`;
 
 const OWNER_ONLY = 'The caller must own the website.';
+const SEGMENT_EDITORS = "The caller must be the segment's author, or the website's owner for a shared one.";
 const PROVIDERS = ['one', 'two', 'three', 'four', 'five', 'six'] as const;
 /** Providers this interface can connect (five and six are connected elsewhere and only disconnected here). */
 const CONNECTABLE = ['one', 'two', 'three', 'four'] as const;
 
 const R = '/api/v1/analytics';
+const RAW_EXPORT = '/api/v1/export/raw';
 const BREAKDOWN_TOOLS = BREAKDOWNS;
 const FILTERED = 'Filters: filter_<dimension> = "op:value1,value2" (values OR-ed, filters AND-ed, op is, is_not, contains or does_not_contain: a substring, case ignored; on country the ISO code), e.g. filter_country: "is:US,DE".';
 const PAGED = `${FILTERED} Answers pagination {limit, offset, total} beside data.`;
@@ -101,6 +105,11 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`PUT ${W}/notes/{noteId}`]: { tool: 'note_update', permission: 'notes:write', kind: 'write' },
   [`DELETE ${W}/notes/{noteId}`]: { tool: 'note_delete', permission: 'notes:write', kind: 'destroy' },
 
+  [`GET ${W}/segments`]: { tool: 'segments_list', permission: 'segments:read', kind: 'read' },
+  [`POST ${W}/segments`]: { tool: 'segment_create', permission: 'segments:write', kind: 'write', note: 'Sharing takes the owner or member role.' },
+  [`PUT ${W}/segments/{segmentId}`]: { tool: 'segment_update', permission: 'segments:write', kind: 'write', note: SEGMENT_EDITORS },
+  [`DELETE ${W}/segments/{segmentId}`]: { tool: 'segment_delete', permission: 'segments:write', kind: 'destroy', note: SEGMENT_EDITORS },
+
   [`GET ${W}/integrations`]: { tool: 'integrations_status', permission: 'settings:read', kind: 'read' },
   ...Object.fromEntries(
     CONNECTABLE.map((n) => [
@@ -165,10 +174,23 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
     `${FILTERED} Also visitedPage (or page: exact paths, comma-separated), visitedPageContains, completedGoal (or goal) and isCustomer (or hasRevenue; not with completedGoal). Rows {visitorId, lastSeenAt, currentUrl, identity, acquisition}; limit at most 250; answers pagination {limit, offset, total, hasMore}: page while hasMore.`,
   ),
   [`GET /api/v1/visitors/{visitorId}`]: read('visitor_get', 'Answers 404 for a visitor this website has not seen.'),
+
+  // Export (issue 37 item 2): the files come back as text.
+  [`GET ${R}/export`]: {
+    ...read('analytics_export', `${FILTERED} Answers the text of each CSV file of the zip (overview, timeseries and every breakdown), one after another.`),
+    download: 'zip',
+  },
+  [`GET ${RAW_EXPORT}`]: {
+    tool: 'export_raw',
+    permission: 'exports:read',
+    kind: 'read',
+    note: "The caller must own the website. Answers the whole website's NDJSON (docs/export-format.md); for a large website use the CLI's sightline export, which writes it to a file.",
+    download: 'text',
+  },
 };
 
 /** Which operations of the document become tools: the administration API and the website API's reads. */
 export function isToolOperation(method: string, path: string): boolean {
   const websiteRead = path.startsWith(`${R}/`) || path === '/api/v1/visitors' || path.startsWith('/api/v1/visitors/');
-  return path.startsWith(`${A}/`) || (method.toUpperCase() === 'GET' && websiteRead);
+  return path.startsWith(`${A}/`) || (method.toUpperCase() === 'GET' && (websiteRead || path === RAW_EXPORT));
 }

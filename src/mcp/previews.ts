@@ -119,6 +119,13 @@ const previews: Record<string, Preview> = {
     return `Would delete note ${item.id} (${q(String(item.text).slice(0, 80))}, at ${item.timestamp}) of ${websiteLabel(args)}.`;
   },
 
+  async segment_delete(args, api) {
+    const { item, problem } = await lookUp(api, `${WEBSITE}/segments`, { websiteId: args.websiteId }, (segment) => segment.id === args.segmentId);
+    if (problem) return `Would delete segment ${args.segmentId} of ${websiteLabel(args)} (${problem}).`;
+    if (!item) return `Would delete segment ${args.segmentId}, but this credential sees no such segment on ${websiteLabel(args)}: the call would answer 404.`;
+    return `Would delete segment ${item.id} (${q(item.name)}, ${item.shared ? 'shared with the team' : 'personal'}) of ${websiteLabel(args)}.`;
+  },
+
   async team_remove(args, api) {
     const who = args.userId !== undefined ? `user ${args.userId}` : `${args.email}`;
     try {

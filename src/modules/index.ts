@@ -20,6 +20,8 @@ import { webhooksRoutes } from './integrations/webhooks.routes.ts';
 import { currencyRatesRoutes } from './currency-rates/currency-rates.routes.ts';
 import { notOfferedRoutes } from './not-offered/not-offered.routes.ts';
 import { notesRoutes } from './notes/notes.routes.ts';
+import { exportRoutes } from './export/export.routes.ts';
+import { segmentsRoutes } from './segments/segments.routes.ts';
 import { mailSubscriptionsRoutes } from './reports/mail-subscriptions.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
 import { sharedLinksRoutes } from './shared-links/shared-links.routes.ts';
@@ -44,13 +46,14 @@ export const adminModules: FastifyPluginAsync[] = [
   notesRoutes,
   sharedLinksRoutes,
   mailSubscriptionsRoutes,
+  segmentsRoutes,
 ];
 
 /**
  * The website API where the admin interface touches it (contract section 5), the hosted service's
  * routes Sightline answers 501, and the payment providers' webhook receiver; full paths.
  */
-export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, timeseriesRoutes, statsRoutes, notOfferedRoutes, webhooksRoutes, shareRoutes];
+export const websiteApiModules: FastifyPluginAsync[] = [ingestRoutes, serverEventsRoutes, identifyRoutes, timeseriesRoutes, statsRoutes, exportRoutes, notOfferedRoutes, webhooksRoutes, shareRoutes];
 
 /** The dashboard's own routes (sign-in, sessions, password reset, website deletion), under /api/v1/dashboard. */
 export const dashboardModules: FastifyPluginAsync[] = [sessionsRoutes, passwordResetRoutes, invitationLinksRoutes, websiteDeletionRoutes];

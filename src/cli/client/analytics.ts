@@ -3,6 +3,7 @@ import { action, call, connect } from './api.ts';
 import { type ReportOptions, count, registerBreakdownCommands, reportQuery, sayPage, withFilters, withPaging, withRange, withWebsiteRef } from './breakdowns.ts';
 import { emit, printRecord, printTable, say, withJson } from './output.ts';
 import { registerRealtimeCommands } from './visitors.ts';
+import { registerReportExportCommand } from './export.ts';
 
 // `sightline analytics ...`: the website API's reads (website-api.md section 3). Each command is
 // one literal client.GET; the breakdowns (pages, countries, ...) live in breakdowns.ts, realtime
@@ -151,6 +152,7 @@ Examples:
   );
 
   registerRealtimeCommands(analytics);
+  registerReportExportCommand(analytics);
 
   withJson(
     withWebsiteRef(analytics.command('metadata').description("the website's domain, name, time zone, currency and KPI")).option(

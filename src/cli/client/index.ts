@@ -9,6 +9,8 @@ import { registerIntegrationCommands } from './integrations.ts';
 import { registerInvitationCommands } from './invitations.ts';
 import { registerMailReportCommands } from './mail-reports.ts';
 import { registerNoteCommands } from './notes.ts';
+import { registerSegmentCommands } from './segments.ts';
+import { registerExportCommand } from './export.ts';
 import { registerSessionCommands } from './session.ts';
 import { registerSharedLinkCommands } from './shared-links.ts';
 import { registerTeamCommands } from './team.ts';
@@ -32,8 +34,10 @@ export function registerClientCommands(program: Command): void {
   registerSharedLinkCommands(program);
   registerMailReportCommands(program);
   registerNoteCommands(program);
+  registerSegmentCommands(program);
   registerAnalyticsCommands(program);
   registerVisitorCommands(program);
+  registerExportCommand(program);
   program.addHelpText(
     'after',
     `

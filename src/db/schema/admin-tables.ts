@@ -220,3 +220,16 @@ export interface CurrencyRatesTable {
   rate: number;
   updated_at: string;
 }
+
+/** A saved filter set of one website (0031): its author's alone, or shared with the website's team. */
+export interface SegmentsTable {
+  id: string;
+  website_id: string;
+  owner_id: string;
+  name: string;
+  /** JSON object of the URL's filter parameters: {"filter_country": "is:US,DE", ...}. */
+  filters: string;
+  shared: Bool;
+  created_at: string;
+  updated_at: string;
+}

@@ -8,6 +8,7 @@ import { isoOf, num, rangeCondition } from '../stats/clickhouse/scope-ch.ts';
 import { SPANS, daysOf, rebuildEventRollups } from './clickhouse-event-rollups.ts';
 import { SESSION_SPANS, rebuildSessionRollups, sessionDaysOf } from './clickhouse-session-rollups.ts';
 import type { EventLog } from './event-log.ts';
+import { clickhouseEventPage } from './event-export.ts';
 import * as deletes from './server-deletes.repository.ts';
 import type { PageviewContext } from './server-events.repository.ts';
 
@@ -100,6 +101,10 @@ export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, relay: 
     async deleteWebsiteEvents(websiteId) {
       await settle();
       await deleteWebsiteRows(ch, websiteId);
+    },
+    async eventPage(websiteId, after, limit) {
+      await settle();
+      return clickhouseEventPage(ch, websiteId, after, limit);
     },
   };
 }

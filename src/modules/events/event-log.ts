@@ -7,6 +7,7 @@ import { visitorHasEvent } from '../identify/identify.repository.ts';
 import { notFound } from '../../errors.ts';
 import * as deletes from './server-deletes.repository.ts';
 import { type PageviewContext, findLatestPageview } from './server-events.repository.ts';
+import { type EventCursor, type StoredEvent, sqlEventPage } from './event-export.ts';
 
 // What the rest of the server asks of the raw events besides the website API's reads
 // (src/modules/stats/event-store.ts): a few lookups, and the deletes that must leave every count
@@ -24,6 +25,8 @@ export interface EventLog {
   deleteServerGoals(websiteId: string, filters: deletes.GoalFilters): Promise<number>;
   /** After the website's relational rows are deleted: its events where they live apart from them. */
   deleteWebsiteEvents(websiteId: string): Promise<void>;
+  /** A page of the website's raw events, every stored column, in (occurred_at, id) order after `after` (the raw export). */
+  eventPage(websiteId: string, after: EventCursor | null, limit: number): Promise<StoredEvent[]>;
 }
 
 export function sqlEventLog(db: Kysely<Database>): EventLog {
@@ -52,5 +55,6 @@ export function sqlEventLog(db: Kysely<Database>): EventLog {
       }),
     // The website's transaction deleted its events with everything else.
     deleteWebsiteEvents: async () => {},
+    eventPage: (websiteId, after, limit) => sqlEventPage(db, websiteId, after, limit),
   };
 }

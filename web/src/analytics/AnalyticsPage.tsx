@@ -8,6 +8,7 @@ import './reports.css';
 import { Breakdowns } from './Breakdowns.tsx';
 import { DateRangePicker } from './DateRangePicker.tsx';
 import { FilterBar } from './FilterBar.tsx';
+import { SegmentBar } from './SegmentBar.tsx';
 import { Funnels } from './Funnels.tsx';
 import { GoalsProvider, useGoalCustomizations } from './goal-display.tsx';
 import { OverviewCards } from './OverviewCards.tsx';
@@ -91,6 +92,7 @@ export function AnalyticsPage(props: { websiteId: string; role?: 'owner' | 'memb
           <DateRangePicker view={view} resolved={resolved} today={today} timeZone={timeZone} onChange={update} />
         </header>
         <FilterBar websiteId={websiteId} resolved={resolved} filters={view.filters} onChange={update} />
+        <SegmentBar websiteId={websiteId} resolved={resolved} filters={view.filters} canShare={role === 'owner' || role === 'member'} onChange={update} />
         <OverviewCards
           {...shared}
           metric={view.metric}

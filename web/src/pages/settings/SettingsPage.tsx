@@ -9,6 +9,7 @@ import { AlertsSection } from './AlertsSection.tsx';
 import { ApiKeysSection } from './ApiKeysSection.tsx';
 import { CurrencyRatesSection } from './CurrencyRatesSection.tsx';
 import { DeleteSection } from './DeleteSection.tsx';
+import { ExportSection } from './ExportSection.tsx';
 import { FunnelsSection } from './FunnelsSection.tsx';
 import { GeneralSection } from './GeneralSection.tsx';
 import { GoalsSection } from './GoalsSection.tsx';
@@ -38,6 +39,7 @@ const SECTIONS: Array<{ id: string; label: string; ownerOnly?: boolean; render: 
   { id: 'team', label: 'Team', render: (props) => <TeamSection {...props} /> },
   { id: 'sharing', label: 'Sharing', render: (props) => <SharingSection {...props} /> },
   { id: 'integrations', label: 'Integrations', render: (props) => <IntegrationsSection {...props} /> },
+  { id: 'export', label: 'Export', ownerOnly: true, render: (props) => <ExportSection {...props} /> },
   { id: 'delete', label: 'Delete website', ownerOnly: true, render: (props) => <DeleteSection {...props} /> },
 ];
 
