@@ -27,6 +27,7 @@ import { buildEventCursor } from './migrations/0024-build-event-cursor.ts';
 import { integrationJobWorker } from './migrations/0025-integration-job-worker.ts';
 import { providerWebhooks } from './migrations/0026-provider-webhooks.ts';
 import { currencyRates } from './migrations/0027-currency-rates.ts';
+import { imports } from './migrations/0032-imports.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -57,6 +58,7 @@ function provider(db: Db): MigrationProvider {
     '0025-integration-job-worker': integrationJobWorker(db.engine),
     '0026-provider-webhooks': providerWebhooks(db.engine),
     '0027-currency-rates': currencyRates(db.engine),
+    '0032-imports': imports(db.engine),
   };
   return { getMigrations: async () => migrations };
 }
