@@ -81,6 +81,14 @@ export interface Config {
   /** Each payment provider's API root (PROVIDER_ONE_API_URL ...); a provider left out is called at its real API. */
   providerApiUrls: ProviderApiUrls;
   integrationJobs: IntegrationJobsConfig;
+  imports: ImportsConfig;
+}
+
+export interface ImportsConfig {
+  /** Whether this instance runs the imports' jobs (reading uploaded exports, deleting imports); attempts, retry delay and lease are integrationJobs'. */
+  jobs: boolean;
+  /** The largest upload POST .../imports accepts, in bytes (IMPORT_MAX_UPLOAD_MB, default 100). */
+  maxUploadBytes: number;
 }
 
 /** The four providers connected with an API credential, by the names of providers.ts. */
@@ -254,6 +262,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxAttempts: integer(env, 'INTEGRATION_JOB_ATTEMPTS', 5, 1),
       retryBaseMs: integer(env, 'INTEGRATION_JOB_RETRY_SECONDS', 30, 1) * 1000,
       leaseMs: integer(env, 'INTEGRATION_JOB_LEASE_SECONDS', 120, 5) * 1000,
+    },
+    imports: {
+      jobs: oneOf(env, 'IMPORT_JOBS', ['on', 'off'] as const, 'on') === 'on',
+      maxUploadBytes: integer(env, 'IMPORT_MAX_UPLOAD_MB', 100, 1) * 1024 * 1024,
     },
     ...overrides,
   };

@@ -20,6 +20,7 @@ import { webhooksRoutes } from './integrations/webhooks.routes.ts';
 import { currencyRatesRoutes } from './currency-rates/currency-rates.routes.ts';
 import { notOfferedRoutes } from './not-offered/not-offered.routes.ts';
 import { notesRoutes } from './notes/notes.routes.ts';
+import { importsRoutes } from './imports/imports.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
 import { teamRoutes } from './team/team.routes.ts';
 import { websitesRoutes } from './websites/websites.routes.ts';
@@ -39,6 +40,7 @@ export const adminModules: FastifyPluginAsync[] = [
   integrationsRoutes,
   currencyRatesRoutes,
   notesRoutes,
+  importsRoutes,
 ];
 
 /**
