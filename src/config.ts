@@ -89,6 +89,8 @@ export interface ImportsConfig {
   jobs: boolean;
   /** The largest upload POST .../imports accepts, in bytes (IMPORT_MAX_UPLOAD_MB, default 100). */
   maxUploadBytes: number;
+  /** Rows an import's job commits at a time (IMPORT_CHUNK_ROWS, default 500). */
+  chunkRows: number;
 }
 
 /** The four providers connected with an API credential, by the names of providers.ts. */
@@ -266,6 +268,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     imports: {
       jobs: oneOf(env, 'IMPORT_JOBS', ['on', 'off'] as const, 'on') === 'on',
       maxUploadBytes: integer(env, 'IMPORT_MAX_UPLOAD_MB', 100, 1) * 1024 * 1024,
+      chunkRows: integer(env, 'IMPORT_CHUNK_ROWS', 500, 1),
     },
     ...overrides,
   };

@@ -16,7 +16,7 @@ async function importJobs(app: FastifyInstance): Promise<void> {
     return;
   }
   const { maxAttempts, retryBaseMs, leaseMs } = app.config.integrationJobs;
-  const worker = new ImportJobWorker({ db: app.db.kysely, store: app.eventStore, log: app.log }, { maxAttempts, retryBaseMs, leaseMs });
+  const worker = new ImportJobWorker({ db: app.db.kysely, store: app.eventStore, log: app.log }, { maxAttempts, retryBaseMs, leaseMs, chunkRows: app.config.imports.chunkRows });
   app.decorate('importJobs', worker);
   app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => worker.stop());

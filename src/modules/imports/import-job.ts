@@ -41,7 +41,9 @@ class LeaseLost extends Error {}
 const nowIso = () => new Date().toISOString();
 
 async function nativeDaysOf(store: EventStore, websiteId: string): Promise<Set<string>> {
-  const days = await store.dailyTotals(websiteId, '1970-01-01', '9999-12-31');
+  // Events are never later than now; ClickHouse's Date stops at 2149, so the window ends soon after today.
+  const soon = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+  const days = await store.dailyTotals(websiteId, '1971-01-01', soon);
   return new Set(days.filter((row) => Number(row.visitors) > 0 || Number(row.pageviews) > 0 || Number(row.sessions) > 0).map((row) => row.day));
 }
 

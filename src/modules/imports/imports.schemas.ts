@@ -50,9 +50,7 @@ export const CreateImportQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const ZipBody = Type.Unsafe<Buffer>({
-  type: 'string',
-  format: 'binary',
+export const ZipBody = Type.Unknown({
   description: "Plausible's CSV export: the zip of imported_*.csv files, sent as the raw application/zip body",
 });
 
