@@ -45,7 +45,7 @@ describeEachEventEngine('importing Plausible\'s CSV export', (engine) => {
   let owner: Awaited<ReturnType<typeof createAccount>>;
   let websiteId: string;
   let importId: string;
-  let nativeOverview: Record<string, number>;
+  let nativeOverview: { visitors: number; pageviews: number; sessions: number; bounce_rate: number; avg_session_duration: number };
   let nativeSeries: { name: string; visitors: number; pageviews: number; sessions: number }[];
 
   const read = async (path: string, query: Record<string, string> = {}) => {

@@ -86,6 +86,15 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`GET ${A}/invitations`]: { tool: 'invitations_list', permission: 'websites:read', kind: 'read' },
   [`POST ${A}/invitations/{invitationId}/accept`]: { tool: 'invitation_accept', permission: 'websites:write', kind: 'write' },
 
+  [`POST ${W}/imports`]: {
+    tool: 'import_create',
+    permission: 'settings:write',
+    kind: 'write',
+    note: "Send the zip Plausible exports as zipBase64; the import runs in the background: poll import_get for its progress and report.",
+  },
+  [`GET ${W}/imports`]: { tool: 'imports_list', permission: 'settings:read', kind: 'read' },
+  [`GET ${W}/imports/{importId}`]: { tool: 'import_get', permission: 'settings:read', kind: 'read' },
+  [`DELETE ${W}/imports/{importId}`]: { tool: 'import_delete', permission: 'settings:write', kind: 'destroy' },
   [`GET ${W}/notes`]: { tool: 'notes_list', permission: 'notes:read', kind: 'read' },
   [`POST ${W}/notes`]: { tool: 'note_create', permission: 'notes:write', kind: 'write' },
   [`PUT ${W}/notes/{noteId}`]: { tool: 'note_update', permission: 'notes:write', kind: 'write' },

@@ -25,6 +25,7 @@ const TAGS = [
   { name: 'Invitations', description: "Invitations addressed to the caller's e-mail." },
   { name: 'Notes', description: "Annotations on a website's charts (a launch, an outage), with who wrote them." },
   { name: 'Integrations', description: 'Payment providers connected to a website; credentials are never returned.' },
+  { name: 'Imports', description: "Another tool's history imported into a website (Plausible's CSV export), merged into the reads for the days it covers." },
   { name: 'Currency rates', description: "The owner's exchange rates: payments in another currency count in the website's currency at these rates." },
   { name: 'Analytics', description: 'Visitors, pageviews, revenue and conversion: over time, overall, broken down, live, and through funnels.' },
   { name: 'Visitors', description: 'Who visited: one visitor with their place, device, pages, goals and profile, or the list of them.' },
@@ -51,7 +52,8 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 function describeResponses(response: Record<string, object>, ok: string | undefined): Record<string, object> {
   return Object.fromEntries(
     Object.entries(response).map(([status, schema]) => {
-      const description = status === '200' ? ok : ERROR_DESCRIPTIONS[status];
+      // A route's success: 200, or 202 for work accepted to run in the background (an import).
+      const description = status === '200' || status === '202' ? ok : ERROR_DESCRIPTIONS[status];
       return [status, description ? { ...schema, 'x-response-description': description } : schema];
     }),
   );

@@ -8,6 +8,7 @@ import { registerGoalCommands } from './goals.ts';
 import { registerIntegrationCommands } from './integrations.ts';
 import { registerInvitationCommands } from './invitations.ts';
 import { registerNoteCommands } from './notes.ts';
+import { registerImportCommands } from './imports.ts';
 import { registerSessionCommands } from './session.ts';
 import { registerTeamCommands } from './team.ts';
 import { registerTokenCommands } from './tokens.ts';
@@ -28,6 +29,7 @@ export function registerClientCommands(program: Command): void {
   registerIntegrationCommands(program);
   registerCurrencyRateCommands(program);
   registerNoteCommands(program);
+  registerImportCommands(program);
   registerAnalyticsCommands(program);
   registerVisitorCommands(program);
   program.addHelpText(

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EmptyBody, Envelope, ErrorEnvelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
 import { principalOf, websiteOf } from '../../http/request-context.ts';
 import { invalidField } from '../../errors.ts';
-import { CreateImportQuery, ImportDeleted, ImportParams, ImportView, ZipBody } from './imports.schemas.ts';
+import { CreateImportQuery, ImportDeleted, ImportParams, ImportView, JsonImportBody, ZipBody } from './imports.schemas.ts';
 import * as service from './imports.service.ts';
 
 // Imports of Plausible's CSV export into a website (issue 37 item 1): upload, progress and report,
@@ -12,6 +12,17 @@ const tags = ['Imports'];
 const read = { scope: 'website', permission: 'settings:read', action: 'read', apiKey: true } as const;
 const write = { scope: 'website', permission: 'settings:write', action: 'manage', apiKey: true } as const;
 const base = '/websites/:websiteId/imports';
+
+/** The zip: the raw body, or the JSON body's zipBase64. */
+function uploadOf(body: unknown): Buffer {
+  if (Buffer.isBuffer(body) && body.length > 0) return body;
+  if (body && typeof body === 'object' && typeof (body as { zipBase64?: unknown }).zipBase64 === 'string') {
+    const zip = Buffer.from((body as { zipBase64: string }).zipBase64, 'base64');
+    if (zip.length > 0) return zip;
+    throw invalidField('body.zipBase64', 'must be the zip, base64-encoded');
+  }
+  throw invalidField('body', 'must be the zip file, sent as application/zip');
+}
 
 export const importsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db.kysely;
@@ -33,12 +44,12 @@ export const importsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'getImport for the progress and the report. Days on which the website has its own events are skipped (see the report).',
       params: WebsiteParams,
       querystring: CreateImportQuery,
-      body: ZipBody,
+      body: { content: { 'application/zip': { schema: ZipBody }, 'application/json': { schema: JsonImportBody } } },
       response: { ...withErrors({ 202: Envelope(ImportView) }), 409: ErrorEnvelope },
     },
     handler: async (request, reply) => {
-      if (!Buffer.isBuffer(request.body) || request.body.length === 0) throw invalidField('body', 'must be the zip file, sent as application/zip');
-      const created = await service.createImport(db, websiteOf(request).websiteId, principalOf(request).accountId ?? null, request.body, request.query.label);
+      const zip = uploadOf(request.body);
+      const created = await service.createImport(db, websiteOf(request).websiteId, principalOf(request).accountId ?? null, zip, request.query.label);
       app.importJobs?.wake();
       reply.code(202);
       return ok([created]);

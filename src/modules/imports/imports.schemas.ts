@@ -54,4 +54,16 @@ export const ZipBody = Type.Unknown({
   description: "Plausible's CSV export: the zip of imported_*.csv files, sent as the raw application/zip body",
 });
 
+/** The same upload as JSON, for clients that cannot send bytes (the MCP tool). */
+export const JsonImportBody = Type.Object(
+  {
+    zipBase64: Type.String({
+      minLength: 1,
+      pattern: '^[A-Za-z0-9+/\\r\\n]+={0,2}\\s*$',
+      description: "the zip Plausible exports (imported_*.csv files), base64-encoded",
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const ImportDeleted = Type.Object({ message: Type.String(), id: Id });
