@@ -25,7 +25,7 @@ describe('sightline import', { timeout: 90_000 }, () => {
     const imported = parseJson(run);
     expect(imported).toMatchObject({ label: 'Old site', status: 'done', firstDay: '2025-01-01', lastDay: '2025-01-02', progress: { rowsRead: 28, rowsKept: 28, percent: 100 } });
     expect(run.stderr).toMatch(/Uploaded .*plausible\.zip .*queued/);
-    expect(run.stderr).toMatch(/\[#{30}\] 100%  10\/10 files, 28 rows read \(28 kept, 0 skipped\)  done/);
+    expect(run.stderr).toMatch(/\[#{30}\] 100% {2}10\/10 files, 28 rows read \(28 kept, 0 skipped\) {2}done/);
 
     const listed = await cli.run(['imports', 'list', '-w', website.id, '--json'], { token: owner.token });
     expectExit(listed, 0);
