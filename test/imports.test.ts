@@ -47,6 +47,37 @@ describeEachEventEngine('importing Plausible\'s CSV export', (engine) => {
   let importId: string;
   let nativeOverview: { visitors: number; pageviews: number; sessions: number; bounce_rate: number; avg_session_duration: number };
   let nativeSeries: { name: string; visitors: number; pageviews: number; sessions: number }[];
+  let domain: string;
+  const nativeBreakdowns: Record<string, Record<string, unknown>[]> = {};
+  /** What each breakdown gets from the three imported days (0, 1, 2 of the fixture), by its key fields. */
+  const IMPORTED: Record<string, { keys: string[]; rows: () => Record<string, unknown>[] }> = {
+    pages: {
+      keys: ['hostname', 'path'],
+      rows: () => [
+        { hostname: 'example.com', path: '/', visitors: 21, pageviews: 39 },
+        { hostname: domain, path: '/pricing', visitors: 12, pageviews: 24 },
+      ],
+    },
+    'entry-pages': { keys: ['hostname', 'path'], rows: () => [{ hostname: domain, path: '/', visitors: 21, pageviews: 36 }] },
+    'exit-pages': { keys: ['hostname', 'path'], rows: () => [{ hostname: domain, path: '/pricing', visitors: 12, pageviews: 15 }] },
+    referrers: { keys: ['referrer'], rows: () => [{ referrer: 'Google', visitors: 18, pageviews: 27 }, { referrer: 'Newsletter', visitors: 6, pageviews: 12 }] },
+    campaigns: {
+      keys: ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref', 'source', 'via'],
+      rows: () => [
+        { utm_source: '', utm_medium: '', utm_campaign: '', utm_term: '', utm_content: '', ref: '', source: '', via: '', visitors: 18, pageviews: 27 },
+        { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'spring', utm_term: '', utm_content: '', ref: '', source: '', via: '', visitors: 6, pageviews: 12 },
+      ],
+    },
+    countries: { keys: ['countryCode'], rows: () => [{ countryCode: 'DE', visitors: 27, pageviews: 45 }, { countryCode: 'FR', visitors: 6, pageviews: 15 }] },
+    regions: { keys: ['region', 'countryCode'], rows: () => [{ region: 'DE-BE', countryCode: 'DE', visitors: 27, pageviews: 45 }, { region: 'FR-IDF', countryCode: 'FR', visitors: 6, pageviews: 15 }] },
+    devices: { keys: ['device'], rows: () => [{ device: 'desktop', visitors: 24, pageviews: 42 }, { device: 'mobile', visitors: 9, pageviews: 18 }] },
+    browsers: { keys: ['browser'], rows: () => [{ browser: 'Firefox', visitors: 30, pageviews: 54 }] },
+    'operating-systems': { keys: ['operating_system'], rows: () => [{ operating_system: 'GNU/Linux', visitors: 15, pageviews: 27 }] },
+    goals: { keys: ['goal'], rows: () => [{ goal: 'Signup', visitors: 9, completions: 12 }] },
+  };
+  /** A campaigns row's keys (under `campaign`) beside its counts, as the other breakdowns have them. */
+  const flat = ({ campaign, ...row }: Record<string, unknown>) => ({ ...(campaign as Record<string, unknown> | undefined), ...row });
+  const breakdown = async (kind: string, query: Record<string, string> = {}) => read(`/api/v1/analytics/${kind}`, { ...range, ...query });
 
   const read = async (path: string, query: Record<string, string> = {}) => {
     const response = await t.request('GET', path, { token: owner.token, query: { websiteId, ...query } });
@@ -66,6 +97,8 @@ describeEachEventEngine('importing Plausible\'s CSV export', (engine) => {
     nativeOverview = await overview();
     expect(nativeOverview.visitors).toBe(1);
     nativeSeries = await series();
+    domain = website.domain;
+    for (const kind of Object.keys(IMPORTED)) nativeBreakdowns[kind] = (await breakdown(kind)).body.data;
     expect((await read('/api/v1/analytics/overview', range)).headers['x-sightline-imported-data']).toBeUndefined();
   });
 
@@ -133,6 +166,49 @@ describeEachEventEngine('importing Plausible\'s CSV export', (engine) => {
     expect(hourly.headers['x-sightline-imported-data']).toBe('left-out: interval');
   });
 
+  it('adds the imported rows to each breakdown with an imported table, summed with the native rows of the same key', async () => {
+    for (const [kind, { keys, rows }] of Object.entries(IMPORTED)) {
+      const expected = nativeBreakdowns[kind]!.map(flat);
+      for (const imported of rows()) {
+        const same = expected.find((row) => keys.every((key) => row[key] === imported[key]));
+        if (!same) {
+          expected.push({ ...imported });
+          continue;
+        }
+        for (const [field, value] of Object.entries(imported)) if (!keys.includes(field)) same[field] = Number(same[field]) + Number(value);
+      }
+      const response = await breakdown(kind);
+      expect(response.headers['x-sightline-imported-data'], kind).toBe('included');
+      const actual: Record<string, unknown>[] = response.body.data.map(flat);
+      expect(actual.length, kind).toBe(expected.length);
+      expect(response.body.pagination.total, kind).toBe(expected.length);
+      for (const want of expected) {
+        const got = actual.find((row) => keys.every((key) => row[key] === want[key]));
+        expect(got, `${kind} ${JSON.stringify(want)}`).toBeDefined();
+        for (const field of ['visitors', 'pageviews', 'completions']) if (field in want) expect(got![field], `${kind} ${field}`).toBe(want[field]);
+      }
+      const visitors = actual.map((row) => Number(row.visitors));
+      expect(visitors, `${kind} ranked by visitors`).toEqual([...visitors].sort((a, b) => b - a));
+    }
+  });
+
+  it('keeps a breakdown filter on its own dimension, pages by limit and offset, and leaves imported data out elsewhere', async () => {
+    const pricing = await breakdown('pages', { filter_page: 'is:/pricing' });
+    expect(pricing.headers['x-sightline-imported-data']).toBe('included');
+    expect(pricing.body.data).toEqual([expect.objectContaining({ hostname: domain, path: '/pricing', visitors: 13, pageviews: 25 })]);
+    const top = await breakdown('pages', { limit: '1' });
+    expect(top.body.data).toEqual([expect.objectContaining({ hostname: 'example.com', path: '/', visitors: 21 })]);
+    expect(top.body.pagination).toMatchObject({ limit: 1, offset: 0, total: 2 });
+    const second = await breakdown('pages', { limit: '1', offset: '1' });
+    expect(second.body.data).toEqual([expect.objectContaining({ path: '/pricing', visitors: 13 })]);
+    const german = await breakdown('countries', { filter_country: 'is:DE' });
+    expect(german.body.data).toEqual([expect.objectContaining({ countryCode: 'DE', visitors: 27 })]);
+    const crossed = await breakdown('pages', { filter_country: 'is:DE' });
+    expect(crossed.headers['x-sightline-imported-data']).toBe('left-out: filters');
+    expect(crossed.body.data).toEqual([]);
+    expect((await breakdown('cities')).headers['x-sightline-imported-data']).toBe('left-out: breakdown');
+  });
+
   it('leaves imported data out of a filtered overview, and says so', async () => {
     const response = await read('/api/v1/analytics/overview', { ...range, filter_device: 'is:desktop' });
     expect(response.headers['x-sightline-imported-data']).toBe('left-out: filters');
@@ -158,10 +234,12 @@ describeEachEventEngine('importing Plausible\'s CSV export', (engine) => {
     expect(await countImports()).toBe(0);
     expect(await t.db.selectFrom('imported_pages').selectAll().where('website_id', '=', websiteId).execute()).toEqual([]);
     expect(await series()).toEqual(nativeSeries);
+    for (const kind of Object.keys(IMPORTED)) expect((await breakdown(kind)).body.data, kind).toEqual(nativeBreakdowns[kind]);
   });
 
-  it('imports the same zip again once the earlier import is deleted', async () => {
-    const created = await upload(t, owner.token, websiteId, zip);
+  it('imports the same zip again once the earlier import is deleted, sent as base64 in JSON (as the MCP tool sends it)', async () => {
+    expectError(await t.request('POST', importsUrl(websiteId), { token: owner.token, body: { zipBase64: '%%%' } }), 400, /zipBase64/);
+    const created = await t.request('POST', importsUrl(websiteId), { token: owner.token, body: { zipBase64: zip.toString('base64') } });
     expect(created.status, created.raw).toBe(202);
     await runJobs(t);
     expect((await overview()).visitors).toBe(nativeOverview.visitors + 33);
