@@ -13,6 +13,7 @@ import { FunnelsSection } from './FunnelsSection.tsx';
 import { GeneralSection } from './GeneralSection.tsx';
 import { GoalsSection } from './GoalsSection.tsx';
 import { IntegrationsSection } from './IntegrationsSection.tsx';
+import { ImportsSection } from './ImportsSection.tsx';
 import type { SectionProps } from './section-props.ts';
 import { TeamSection } from './TeamSection.tsx';
 
@@ -34,6 +35,7 @@ const SECTIONS: Array<{ id: string; label: string; ownerOnly?: boolean; render: 
   { id: 'alerts', label: 'Alerts', render: (props) => <AlertsSection {...props} /> },
   { id: 'team', label: 'Team', render: (props) => <TeamSection {...props} /> },
   { id: 'integrations', label: 'Integrations', render: (props) => <IntegrationsSection {...props} /> },
+  { id: 'imports', label: 'Imports', render: (props) => <ImportsSection {...props} /> },
   { id: 'delete', label: 'Delete website', ownerOnly: true, render: (props) => <DeleteSection {...props} /> },
 ];
 
