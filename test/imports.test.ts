@@ -7,6 +7,10 @@ import { pageview, send } from './helpers/browser-events.ts';
 import { describeEachEventEngine } from './helpers/clickhouse.ts';
 import { UNKNOWN_ID, addMember, createAccount, createToken, createWebsite, expectError } from './helpers/factories.ts';
 import { csv, plausibleExport, zipOf } from './helpers/plausible-export.ts';
+import { claimNextJob, releaseJob } from '../src/modules/integrations/job-queue.ts';
+import { runImportJob } from '../src/modules/imports/import-job.ts';
+import { IMPORT_JOB } from '../src/modules/imports/imports.repository.ts';
+import { createImport } from '../src/modules/imports/imports.service.ts';
 
 // Issue 37 item 1: Plausible's CSV export imported into a website, in the background, merged into
 // the reads for the days it covers, never counted twice with the website's own events, refused
@@ -270,6 +274,37 @@ describeEachEventEngine('importing Plausible\'s CSV export', (engine) => {
     expect(failed.error).toMatch(/imported_visitors\.csv/);
     // A failed import's rows are never read.
     expect((await overview({ startAt: '2020-03-01', endAt: '2020-03-01' })).visitors).toBe(0);
+  });
+
+  it('goes on from the last committed chunk after a stop and after a crash, inserting nothing twice', async () => {
+    const other = await createWebsite(t, owner.token);
+    const created = await createImport(t.db, other.id, owner.id, zipOf(plausibleExport(['2021-06-01', '2021-06-02', '2021-06-03'])), 'resumed');
+    const job = await claimNextJob(t.db, IMPORT_JOB, new Date().toISOString(), { owner: 'first', ms: 60_000 });
+    expect(job?.id).toBeDefined();
+    let chunks = 0;
+    const context = (owner: string, stopAfter: number) => ({ db: t.db, store: t.app.eventStore, lease: { owner, ms: 60_000 }, chunkRows: 3, stopping: () => ++chunks >= stopAfter });
+    // A stop after the first chunk: the job is handed back with its cursor.
+    expect(await runImportJob(context('first', 1), job!)).toBe('stopped');
+    await releaseJob(t.db, job!, { owner: 'first', ms: 60_000 });
+    const stopped = (await t.request('GET', importsUrl(other.id, created.id), { token: owner.token })).body.data[0];
+    expect(stopped.status).toBe('running');
+    expect(stopped.progress.rowsRead).toBe(3);
+    // Taken again, then the instance dies after three more chunks without a word (its lease stays).
+    chunks = 0;
+    const again = await claimNextJob(t.db, IMPORT_JOB, new Date().toISOString(), { owner: 'second', ms: 60_000 });
+    expect(again?.id).toBe(job!.id);
+    expect(await runImportJob(context('second', 3), again!)).toBe('stopped');
+    // Once its lease is over, another instance takes the job over and ends it.
+    const later = new Date(Date.now() + 120_000).toISOString();
+    const taken = await claimNextJob(t.db, IMPORT_JOB, later, { owner: 'third', ms: 60_000 });
+    expect(taken?.id).toBe(job!.id);
+    expect(await runImportJob({ ...context('third', Number.POSITIVE_INFINITY) }, taken!)).toBe('done');
+    const done = (await t.request('GET', importsUrl(other.id, created.id), { token: owner.token })).body.data[0];
+    expect(done).toMatchObject({ status: 'done', progress: { rowsRead: 42, rowsKept: 42, rowsSkipped: 0 } });
+    const stored = await t.db.selectFrom('imported_pages').select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', other.id).executeTakeFirst();
+    expect(Number(stored?.n)).toBe(6);
+    const visitors = await t.request('GET', '/api/v1/analytics/overview', { token: owner.token, query: { websiteId: other.id, startAt: '2021-06-01', endAt: '2021-06-03' } });
+    expect(visitors.body.data[0].visitors).toBe(33);
   });
 
   describe('access', () => {
