@@ -276,6 +276,23 @@ describeEachEventEngine('importing Plausible\'s CSV export', (engine) => {
     expect((await overview({ startAt: '2020-03-01', endAt: '2020-03-01' })).visitors).toBe(0);
   });
 
+  it('answers a zip whose data is damaged with a 400 or a failed import naming the file, never a 5xx', async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => [`2019-0${1 + (i % 9)}-1${i % 10}`, i, i, 0, i, i]);
+    const damaged = zipOf({ 'imported_visitors.csv': csv({ header: ['date', 'visitors', 'pageviews', 'bounces', 'visits', 'visit_duration'], rows }) });
+    // A run of bytes in the middle of the compressed data flipped: inflating or the CRC check fails.
+    for (let at = Math.floor(damaged.length / 2); at < Math.floor(damaged.length / 2) + 16; at += 1) damaged[at] = damaged[at]! ^ 0xff;
+    const answer = await upload(t, owner.token, websiteId, damaged);
+    expect([400, 202], answer.raw).toContain(answer.status);
+    if (answer.status === 400) {
+      expect(answer.body.error.message).toMatch(/imported_visitors\.csv|zip/);
+      return;
+    }
+    await runJobs(t);
+    const failed = (await t.request('GET', importsUrl(websiteId, answer.body.data[0].id), { token: owner.token })).body.data[0];
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/imported_visitors\.csv/);
+  });
+
   it('goes on from the last committed chunk after a stop and after a crash, inserting nothing twice', async () => {
     const other = await createWebsite(t, owner.token);
     const created = await createImport(t.db, other.id, owner.id, zipOf(plausibleExport(['2021-06-01', '2021-06-02', '2021-06-03'])), 'resumed');
@@ -327,7 +344,7 @@ describeEachEventEngine('importing Plausible\'s CSV export', (engine) => {
       const elsewhere = await createToken(t, owner, ['*'], [other.id]);
       expectError(await t.request('GET', importsUrl(websiteId), { token: elsewhere }), 403);
       expectError(await upload(t, elsewhere, websiteId, zip), 403);
-      expect(await countImports()).toBe(2);
+      expect(await countImports()).toBe(3);
     });
 
     it('answers 404 for another account\'s website and another website\'s import', async () => {
@@ -352,7 +369,7 @@ describeEachEventEngine('importing Plausible\'s CSV export', (engine) => {
       expect(long.statusCode).toBe(400);
       expect(long.body).toMatch(/label/);
       expect((await upload(t, owner.token, websiteId, zip, 'text/csv')).status).toBe(415);
-      expect(await countImports()).toBe(2);
+      expect(await countImports()).toBe(3);
     });
   });
 });

@@ -60,12 +60,21 @@ function listingOf(entries: Entry[]): ArchiveListing {
 
 /** A CSV file's records (header name -> text), streamed. */
 export function csvRecords(stream: Readable): AsyncIterable<Record<string, string>> & Readable {
-  return stream.pipe(parse({ columns: (header: string[]) => header.map((name) => name.trim()), bom: true, skip_empty_lines: true, relax_column_count: true }));
+  return piped(stream, parse({ columns: (header: string[]) => header.map((name) => name.trim()), bom: true, skip_empty_lines: true, relax_column_count: true }));
+}
+
+/**
+ * The zip entry piped into the parser, a failure of the entry (damaged data, a wrong CRC) ending the
+ * parser with it: pipe() alone leaves the parser waiting forever, and the job with it.
+ */
+function piped<T extends Readable & NodeJS.WritableStream>(source: Readable, parser: T): T {
+  source.once('error', (error) => parser.destroy(error));
+  return source.pipe(parser);
 }
 
 async function firstLine(zip: ZipFile, entry: Entry): Promise<string[]> {
   const stream = await zip.openReadStreamPromise(entry);
-  const parser = stream.pipe(parse({ to_line: 1, bom: true }));
+  const parser = piped(stream, parse({ to_line: 1, bom: true }));
   try {
     for await (const record of parser) return (record as string[]).map((name) => name.trim());
     return [];

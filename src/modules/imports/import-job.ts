@@ -102,6 +102,7 @@ export async function runImportJob(ctx: ImportRunContext, job: JobRow): Promise<
         chunkSkips = 0;
         return ok;
       };
+      let committing = false;
       let records;
       try {
         records = csvRecords(await archive.open(file.name));
@@ -130,13 +131,16 @@ export async function runImportJob(ctx: ImportRunContext, job: JobRow): Promise<
             if (progress.lastDay === null || parsed.day > progress.lastDay) progress.lastDay = parsed.day;
           }
           if (chunk.length + chunkSkips >= chunkRows) {
+            committing = true;
             if (!(await commit(false))) return 'lost';
+            committing = false;
             if (ctx.stopping()) return 'stopped';
           }
         }
       } catch (error) {
         if (error instanceof LeaseLost) return 'lost';
-        if (isCsvOrZipError(error)) throw new ImportFileError(`${file.name} line ${rowInFile + 2}: ${(error as Error).message}`);
+        // A failure while reading (not while storing) is the file's: damaged data, broken CSV.
+        if (!committing) throw new ImportFileError(`${file.name} line ${rowInFile + 2}: ${(error as Error)?.message ?? String(error)}`);
         throw error;
       }
       if (!(await commit(true))) return 'lost';
@@ -146,12 +150,6 @@ export async function runImportJob(ctx: ImportRunContext, job: JobRow): Promise<
     archive.close();
   }
   return 'done';
-}
-
-function isCsvOrZipError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  return (typeof code === 'string' && code.startsWith('CSV_')) || /zip|crc|inflate|invalid|unexpected end|header/i.test(error.message);
 }
 
 async function commitChunk(
