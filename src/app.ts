@@ -20,6 +20,7 @@ import eventStore from './plugins/event-store.ts';
 import eventWriter from './plugins/event-writer.ts';
 import health from './plugins/health.ts';
 import integrationJobs from './plugins/integration-jobs.ts';
+import importJobs from './plugins/import-jobs.ts';
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.ts';
 import keyring from './plugins/keyring.ts';
 import mail from './plugins/mail.ts';
@@ -73,6 +74,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(errorHandler);
   await app.register(metrics);
   await app.register(integrationJobs);
+  await app.register(importJobs);
   await app.register(jsonBody);
   // The dashboard's session cookie (parsed for every request; only the route guard reads it).
   await app.register(cookie);

@@ -82,6 +82,16 @@ export interface Config {
   providerApiUrls: ProviderApiUrls;
   integrationJobs: IntegrationJobsConfig;
   mailReports: MailReportsConfig;
+  imports: ImportsConfig;
+}
+
+export interface ImportsConfig {
+  /** Whether this instance runs the imports' jobs (reading uploaded exports, deleting imports); attempts, retry delay and lease are integrationJobs'. */
+  jobs: boolean;
+  /** The largest upload POST .../imports accepts, in bytes (IMPORT_MAX_UPLOAD_MB, default 100). */
+  maxUploadBytes: number;
+  /** Rows an import's job commits at a time (IMPORT_CHUNK_ROWS, default 500). */
+  chunkRows: number;
 }
 
 /** Reports by mail and the traffic-spike alert (src/modules/reports; README "Reports by mail"). */
@@ -273,6 +283,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       spikeMinVisitors: integer(env, 'SPIKE_MIN_VISITORS', 20, 1),
       spikeFactor: integer(env, 'SPIKE_FACTOR', 3, 1),
       spikeCooldownHours: integer(env, 'SPIKE_COOLDOWN_HOURS', 6, 1),
+    },
+    imports: {
+      jobs: oneOf(env, 'IMPORT_JOBS', ['on', 'off'] as const, 'on') === 'on',
+      maxUploadBytes: integer(env, 'IMPORT_MAX_UPLOAD_MB', 100, 1) * 1024 * 1024,
+      chunkRows: integer(env, 'IMPORT_CHUNK_ROWS', 500, 1),
     },
     ...overrides,
   };

@@ -488,7 +488,7 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', { timeout: 60_000 },
     // The sections appear once the website's settings have loaded.
     await sections.getByRole('link').first().waitFor();
     const names = (await sections.getByRole('link').allTextContents()).map((text) => text.trim());
-    expect(names).toEqual(['General', 'API keys', 'Goals', 'Funnels', 'Alerts', 'Reports by mail', 'Team', 'Sharing', 'Integrations', 'Export', 'Delete website']);
+    expect(names).toEqual(['General', 'API keys', 'Goals', 'Funnels', 'Alerts', 'Reports by mail', 'Team', 'Sharing', 'Integrations', 'Imports', 'Export', 'Delete website']);
     await page.getByRole('button', { name: 'Save settings' }).waitFor();
     for (const name of names) {
       await sections.getByRole('link', { name }).click();

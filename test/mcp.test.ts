@@ -84,6 +84,10 @@ const TOOL_NAMES: Record<string, string> = {
   [`DELETE ${W}/integrations/provider-four`]: 'integration_disconnect_provider_four',
   [`DELETE ${W}/integrations/provider-five`]: 'integration_disconnect_provider_five',
   [`DELETE ${W}/integrations/provider-six`]: 'integration_disconnect_provider_six',
+  [`POST ${W}/imports`]: 'import_create',
+  [`GET ${W}/imports`]: 'imports_list',
+  [`GET ${W}/imports/{importId}`]: 'import_get',
+  [`DELETE ${W}/imports/{importId}`]: 'import_delete',
   [`GET ${W}/notes`]: 'notes_list',
   [`POST ${W}/notes`]: 'note_create',
   [`PUT ${W}/notes/{noteId}`]: 'note_update',
@@ -135,6 +139,7 @@ const GATED = [
   'alert_delete',
   'note_delete',
   'segment_delete',
+  'import_delete',
   'team_remove',
   'integration_disconnect_provider_one',
   'integration_disconnect_provider_two',
@@ -322,6 +327,7 @@ describeEachEngine('MCP tools in process', (engine) => {
       integration_disconnect_provider_five: { args: { websiteId: website.id }, says: /provider-five is not connected/ },
       integration_disconnect_provider_six: { args: { websiteId: website.id }, says: /provider-six is not connected/ },
       currency_rate_delete: { args: { websiteId: website.id, currency: 'eur' }, says: /Would delete the rate of EUR \(1\.08, set \d{4}-.*count in no report/ },
+      import_delete: { args: { websiteId: website.id, importId: UNKNOWN_ID }, says: /Would delete import f+, but .* has no such import: the call would answer 404/ },
     };
     expect(Object.keys(cases).sort()).toEqual(GATED);
 

@@ -1,3 +1,8 @@
+import { claimNextJob } from '../src/modules/integrations/job-queue.ts';
+import { runImportJob } from '../src/modules/imports/import-job.ts';
+import { IMPORT_JOB } from '../src/modules/imports/imports.repository.ts';
+import { createImport } from '../src/modules/imports/imports.service.ts';
+import { plausibleExport, zipOf } from './helpers/plausible-export.ts';
 import { createHmac } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { runMailReports } from '../src/modules/reports/report-scheduler.ts';
@@ -63,6 +68,16 @@ async function populate(t: TestApp, owner: TestAccount, websiteId: string, membe
   await ok('PUT', site, { token: owner.token, body: { sendWeeklyReports: true, sendViralTrafficAlerts: true } });
   await ok('PUT', `${site}/mail-reports`, { token: member.token, body: { monthly: true } });
   await runMailReports(t.app.mailReports, new Date());
+  // An import read to its end (a row in every imported_* table) and one still queued (its upload kept).
+  const done = await createImport(t.db, websiteId, owner.id, zipOf(plausibleExport(['2020-01-01'])), 'read');
+  const job = await claimNextJob(t.db, IMPORT_JOB, new Date().toISOString(), { owner: 'deletion-test', ms: 60_000 });
+  expect(job?.id).toBeDefined();
+  expect(await runImportJob({ db: t.db, store: t.app.eventStore, lease: { owner: 'deletion-test', ms: 60_000 }, stopping: () => false }, job!)).toBe('done');
+  expect((await t.db.selectFrom('imports').select('status').where('id', '=', done.id).executeTakeFirst())?.status).toBe('done');
+  const queued = await createImport(t.db, websiteId, owner.id, zipOf(plausibleExport(['2020-02-01'])), 'queued');
+  // Left queued: its job is not due before the test ends, so the next website's claim skips it.
+  const { job_id: queuedJob } = (await t.db.selectFrom('imports').select('job_id').where('id', '=', queued.id).executeTakeFirst())!;
+  await t.db.updateTable('integration_jobs').set({ run_after: '2999-01-01T00:00:00.000Z' }).where('id', '=', queuedJob!).execute();
   return { key };
 }
 

@@ -31,6 +31,7 @@ import { paymentConversions } from './migrations/0028-payment-conversions.ts';
 import { sharedDashboards } from './migrations/0029-shared-dashboards.ts';
 import { mailReports } from './migrations/0030-mail-reports.ts';
 import { segments } from './migrations/0031-segments.ts';
+import { imports } from './migrations/0032-imports.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -65,6 +66,7 @@ function provider(db: Db): MigrationProvider {
     '0029-shared-dashboards': sharedDashboards(db.engine),
     '0030-mail-reports': mailReports(db.engine),
     '0031-segments': segments(db.engine),
+    '0032-imports': imports(db.engine),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,5 +1,6 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, CurrencyRatesTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationWebhookEventsTable, IntegrationsTable, InvitationsTable, SegmentsTable, SharedLinksTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
 import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfileRevenueTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, RollupBacklogTable, RollupRelocationsTable, DerivedBuildsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
+import type { ImportedBrowsersTable, ImportedCustomEventsTable, ImportedDevicesTable, ImportedEntryPagesTable, ImportedExitPagesTable, ImportedLocationsTable, ImportedOperatingSystemsTable, ImportedPagesTable, ImportedSourcesTable, ImportedVisitorsTable, ImportsTable, ImportUploadsTable } from './schema/import-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, MailReportDeliveriesTable, MailReportSubscriptionsTable, MailSpikeChecksTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
@@ -8,6 +9,7 @@ import type { DashboardSessionsTable, MailOutboxTable, MailReportDeliveriesTable
 export type * from './schema/admin-tables.ts';
 export type * from './schema/event-tables.ts';
 export type * from './schema/service-tables.ts';
+export type * from './schema/import-tables.ts';
 
 export interface Database {
   accounts: AccountsTable;
@@ -26,6 +28,18 @@ export interface Database {
   integration_webhook_events: IntegrationWebhookEventsTable;
   currency_rates: CurrencyRatesTable;
   segments: SegmentsTable;
+  imports: ImportsTable;
+  import_uploads: ImportUploadsTable;
+  imported_visitors: ImportedVisitorsTable;
+  imported_sources: ImportedSourcesTable;
+  imported_pages: ImportedPagesTable;
+  imported_entry_pages: ImportedEntryPagesTable;
+  imported_exit_pages: ImportedExitPagesTable;
+  imported_custom_events: ImportedCustomEventsTable;
+  imported_locations: ImportedLocationsTable;
+  imported_devices: ImportedDevicesTable;
+  imported_browsers: ImportedBrowsersTable;
+  imported_operating_systems: ImportedOperatingSystemsTable;
   events: EventsTable;
   event_relay: EventRelayTable;
   rollup_backlog: RollupBacklogTable;

@@ -100,6 +100,10 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   [`PUT ${W}/shared-links/{sharedLinkId}`]: { operationId: 'updateSharedLink', ok: 'The link after the change (a new or cleared password ends earlier unlocks)' },
   [`DELETE ${W}/shared-links/{sharedLinkId}`]: { operationId: 'revokeSharedLink', ok: 'The link is revoked; its URL answers 404 from now on' },
 
+  [`POST ${W}/imports`]: { operationId: 'createImport', ok: 'The import is stored and queued (202); its progress and report show in getImport' },
+  [`GET ${W}/imports`]: { operationId: 'listImports', ok: "The website's imports, newest first, with progress and report" },
+  [`GET ${W}/imports/{importId}`]: { operationId: 'getImport', ok: 'The import, with its progress and report' },
+  [`DELETE ${W}/imports/{importId}`]: { operationId: 'deleteImport', ok: 'The import is deleted: its data leaves the reads at once; its rows are removed in the background' },
   [`GET ${W}/notes`]: { operationId: 'listNotes', ok: "The website's notes, newest timestamp first, with `pagination`" },
   [`POST ${W}/notes`]: { operationId: 'createNote', ok: 'The new note, or the note an earlier request with the same idempotencyKey created' },
   [`PUT ${W}/notes/{noteId}`]: { operationId: 'updateNote', ok: 'The note after the change' },

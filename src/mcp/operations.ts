@@ -100,6 +100,15 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
   [`PUT ${W}/shared-links/{sharedLinkId}`]: { tool: 'shared_link_update', permission: 'settings:write', kind: 'write' },
   [`DELETE ${W}/shared-links/{sharedLinkId}`]: { tool: 'shared_link_revoke', permission: 'settings:write', kind: 'destroy' },
 
+  [`POST ${W}/imports`]: {
+    tool: 'import_create',
+    permission: 'settings:write',
+    kind: 'write',
+    note: "Send the zip Plausible exports as zipBase64; the import runs in the background: poll import_get for its progress and report.",
+  },
+  [`GET ${W}/imports`]: { tool: 'imports_list', permission: 'settings:read', kind: 'read' },
+  [`GET ${W}/imports/{importId}`]: { tool: 'import_get', permission: 'settings:read', kind: 'read' },
+  [`DELETE ${W}/imports/{importId}`]: { tool: 'import_delete', permission: 'settings:write', kind: 'destroy' },
   [`GET ${W}/notes`]: { tool: 'notes_list', permission: 'notes:read', kind: 'read' },
   [`POST ${W}/notes`]: { tool: 'note_create', permission: 'notes:write', kind: 'write' },
   [`PUT ${W}/notes/{noteId}`]: { tool: 'note_update', permission: 'notes:write', kind: 'write' },

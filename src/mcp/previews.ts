@@ -144,6 +144,14 @@ const previews: Record<string, Preview> = {
     }
   },
 
+  async import_delete(args, api) {
+    const { item, problem } = await lookUp(api, `${WEBSITE}/imports`, { websiteId: args.websiteId }, (i) => i.id === args.importId);
+    if (problem) return `Would delete import ${args.importId} of ${websiteLabel(args)} (${problem}).`;
+    if (!item) return `Would delete import ${args.importId}, but ${websiteLabel(args)} has no such import: the call would answer 404.`;
+    const days = item.firstDay ? `, ${item.firstDay} to ${item.lastDay}` : '';
+    return `Would delete import ${item.id} (${q(String(item.label))}, ${item.status}${days}) of ${websiteLabel(args)}: its data would leave every read.`;
+  },
+
   async currency_rate_delete(args, api) {
     const currency = String(args.currency).toUpperCase();
     const { item, problem } = await lookUp(api, `${WEBSITE}/currency-rates`, { websiteId: args.websiteId }, (rate) => rate.currency === currency);

@@ -23,6 +23,7 @@ import { notesRoutes } from './notes/notes.routes.ts';
 import { exportRoutes } from './export/export.routes.ts';
 import { segmentsRoutes } from './segments/segments.routes.ts';
 import { mailSubscriptionsRoutes } from './reports/mail-subscriptions.routes.ts';
+import { importsRoutes } from './imports/imports.routes.ts';
 import { invitationsRoutes } from './team/invitations.routes.ts';
 import { sharedLinksRoutes } from './shared-links/shared-links.routes.ts';
 import { shareRoutes } from './shared-links/share.routes.ts';
@@ -47,6 +48,7 @@ export const adminModules: FastifyPluginAsync[] = [
   sharedLinksRoutes,
   mailSubscriptionsRoutes,
   segmentsRoutes,
+  importsRoutes,
 ];
 
 /**

@@ -26,6 +26,7 @@ const TAGS = [
   { name: 'Notes', description: "Annotations on a website's charts (a launch, an outage), with who wrote them." },
   { name: 'Segments', description: 'Saved sets of analytics filters: personal, or shared with the website\'s team.' },
   { name: 'Integrations', description: 'Payment providers connected to a website; credentials are never returned.' },
+  { name: 'Imports', description: "Another tool's history imported into a website (Plausible's CSV export), merged into the reads for the days it covers." },
   { name: 'Currency rates', description: "The owner's exchange rates: payments in another currency count in the website's currency at these rates." },
   { name: 'Shared dashboards', description: "Public, read-only links to a website's analytics page, optionally with a password." },
   { name: 'Reports by mail', description: "Each member's own reports by mail on a website (weekly, monthly, traffic-spike alerts); the website's switches are its settings sendWeeklyReports and sendViralTrafficAlerts." },
@@ -55,7 +56,8 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 function describeResponses(response: Record<string, object>, ok: string | undefined): Record<string, object> {
   return Object.fromEntries(
     Object.entries(response).map(([status, schema]) => {
-      const description = status === '200' ? ok : ERROR_DESCRIPTIONS[status];
+      // A route's success: 200, or 202 for work accepted to run in the background (an import).
+      const description = status === '200' || status === '202' ? ok : ERROR_DESCRIPTIONS[status];
       return [status, description ? { ...schema, 'x-response-description': description } : schema];
     }),
   );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { type TestApp, useTestApp } from './app.ts';
+import type { Config } from '../../src/config.ts';
 import { REPO_ROOT } from './processes.ts';
 
 // The sightline client commands as real processes (`node bin/sightline.js ...`) against a real
@@ -64,8 +65,8 @@ export interface CliHarness {
   runInTerminal(args: string[], steps: TerminalStep[], options?: RunOptions): Promise<CliResult>;
 }
 
-export function useCliHarness(): CliHarness {
-  const t = useTestApp('sqlite');
+export function useCliHarness(overrides: Partial<Config> = {}): CliHarness {
+  const t = useTestApp('sqlite', overrides);
   const children = new Set<ChildProcess>();
   const scratch = mkdtempSync(join(tmpdir(), 'sightline-cli-client-'));
   let homes = 0;

@@ -87,11 +87,18 @@ function withQuery(path: string, query?: Query): string {
   return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path;
 }
 
+interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  /** Sent as the raw body in its own content type (an upload). */
+  file?: { data: Blob; contentType: string };
+}
+
 /** The whole success envelope, for routes whose answer has siblings beside `data` (pagination). */
 export async function request<T = unknown>(
   method: string,
   path: string,
-  options: { query?: Query; body?: unknown } = {},
+  options: RequestOptions = {},
 ): Promise<{ data: T[] } & Record<string, unknown>> {
   if (sharedSlug !== null) {
     const target = sharedPath(method, path, options.query);
@@ -101,12 +108,13 @@ export async function request<T = unknown>(
   }
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.file) headers['content-type'] = options.file.contentType;
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
   const response = await fetch(withQuery(path, options.query), {
     method,
     headers,
     credentials: 'same-origin',
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: options.file ? options.file.data : options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await response.text();
   type Answer = { data: T[]; status?: string; error?: { message?: string; details?: ApiError['details'] } } & Record<string, unknown>;
@@ -131,12 +139,12 @@ export async function request<T = unknown>(
 }
 
 /** `data` of an answer (admin routes always answer a list). */
-export async function list<T = unknown>(method: string, path: string, options?: { query?: Query; body?: unknown }): Promise<T[]> {
+export async function list<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T[]> {
   return (await request<T>(method, path, options)).data;
 }
 
 /** The first item of `data`: what a create, a read of one object or an action answers. */
-export async function one<T = unknown>(method: string, path: string, options?: { query?: Query; body?: unknown }): Promise<T> {
+export async function one<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T> {
   const data = await list<T>(method, path, options);
   return data[0] as T;
 }
@@ -148,4 +156,6 @@ export const api = {
   put: <T>(path: string, body: unknown) => one<T>('PUT', path, { body }),
   patch: <T>(path: string, body: unknown) => one<T>('PATCH', path, { body }),
   delete: <T>(path: string, body?: unknown) => one<T>('DELETE', path, { body }),
+  /** A file sent as the raw body (an import's zip). */
+  upload: <T>(path: string, data: Blob, contentType: string, query?: Query) => one<T>('POST', path, { query, file: { data, contentType } }),
 };

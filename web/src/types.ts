@@ -21,6 +21,7 @@ export type Website = Items<'/api/v1/admin/websites/{websiteId}', 'get'>;
 export type DerivedData = Items<'/api/v1/admin/websites/{websiteId}/derived-data', 'get'>;
 /** An exchange rate into the website's currency (the list's siblings: the currency and what has no rate). */
 export type CurrencyRate = Items<'/api/v1/admin/websites/{websiteId}/currency-rates', 'get'>;
+export type Import = Items<'/api/v1/admin/websites/{websiteId}/imports', 'get'>;
 type RatesAnswer = paths['/api/v1/admin/websites/{websiteId}/currency-rates']['get']['responses'][200]['content']['application/json'];
 /** The caller's own reports by mail on a website, with the website's switches. */
 export type MailReports = Items<'/api/v1/admin/websites/{websiteId}/mail-reports', 'get'>;

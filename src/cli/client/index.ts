@@ -11,6 +11,7 @@ import { registerMailReportCommands } from './mail-reports.ts';
 import { registerNoteCommands } from './notes.ts';
 import { registerSegmentCommands } from './segments.ts';
 import { registerExportCommand } from './export.ts';
+import { registerImportCommands } from './imports.ts';
 import { registerSessionCommands } from './session.ts';
 import { registerSharedLinkCommands } from './shared-links.ts';
 import { registerTeamCommands } from './team.ts';
@@ -35,6 +36,7 @@ export function registerClientCommands(program: Command): void {
   registerMailReportCommands(program);
   registerNoteCommands(program);
   registerSegmentCommands(program);
+  registerImportCommands(program);
   registerAnalyticsCommands(program);
   registerVisitorCommands(program);
   registerExportCommand(program);

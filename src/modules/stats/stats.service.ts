@@ -19,6 +19,8 @@ import { findVisitorProfile } from '../identify/identify.repository.ts';
 import { type StatsWebsite, findWebsiteForStats } from './stats.repository.ts';
 import { VISITOR_LIST_PARAMS, parseVisitorListQuery } from './visitor-list.params.ts';
 import { moneyRulesOf } from './money-rules.ts';
+import { mergeImportedOverview } from './imported-reads.ts';
+import { importedBreakdownUse, mergeImportedBreakdown } from './imported-breakdowns.ts';
 
 // The website API's reads (website-api.md section 3): parse the common parameters, ask the
 // event store, shape the answer. Every read names the parameters it did not use.
@@ -64,13 +66,17 @@ function pickFields<T extends Record<string, unknown>>(item: T, raw: unknown, al
 export async function overview(deps: StatsDeps, websiteId: string, query: Query) {
   const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'fields']);
   const counts = await deps.store.overview(params.scope, await moneyOf(deps, website));
+  const imported = await mergeImportedOverview(deps.db, params.scope, counts);
   const item = presentOverview(counts, website.currency);
-  return { body: { status: 'success' as const, data: [pickFields(item, query.fields, Object.keys(item))] }, ignored: params.ignored, rebuilding: params.rebuilding };
+  return { body: { status: 'success' as const, data: [pickFields(item, query.fields, Object.keys(item))] }, ignored: params.ignored, rebuilding: params.rebuilding, imported };
 }
 
 export async function breakdown(deps: StatsDeps, kind: Breakdown, websiteId: string, query: Query) {
   const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'page']);
-  const found = await deps.store.breakdown(kind, params.scope, params.page, await moneyOf(deps, website));
+  const money = await moneyOf(deps, website);
+  const native = (page: typeof params.page) => deps.store.breakdown(kind, params.scope, page, money);
+  const imported = await importedBreakdownUse(deps.db, kind, params.scope);
+  const found = imported === 'included' ? await mergeImportedBreakdown(deps.db, kind, params.scope, params.page, website.domain, native) : await native(params.page);
   return {
     body: {
       status: 'success' as const,
@@ -79,6 +85,7 @@ export async function breakdown(deps: StatsDeps, kind: Breakdown, websiteId: str
     },
     ignored: params.ignored,
     rebuilding: params.rebuilding,
+    imported,
   };
 }
 

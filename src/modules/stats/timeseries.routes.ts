@@ -5,6 +5,7 @@ import { Timeseries, TimeseriesQuery } from './timeseries.schemas.ts';
 import { DERIVED_DATA_HEADER } from '../analytics/day-relocation.ts';
 import * as service from './timeseries.service.ts';
 import { IGNORED_PARAMS_HEADER } from './stats.params.ts';
+import { IMPORTED_DATA_HEADER } from './imported-reads.ts';
 
 const tags = ['Analytics'];
 
@@ -23,9 +24,10 @@ export const timeseriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const ignored = service.ignoredSeriesParams(request.query);
       if (ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, ignored.join(', '));
-      const notes = { rebuilding: false };
+      const notes: service.SeriesNotes = { rebuilding: false };
       const view = await app.analyticsRead(() => service.timeseries(deps, websiteOf(request).websiteId, request.query, new Date(), notes));
       if (notes.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
+      if (notes.imported) reply.header(IMPORTED_DATA_HEADER, notes.imported);
       return view;
     },
   });

@@ -12,6 +12,7 @@ import { METRICS, type Metric, type TimeseriesQueryInput, type TimeseriesView } 
 import { type ReadShape, answerRead } from './read-planner.ts';
 import { type Bucket, type Interval, type ZonedRange, bucketCountBound, buckets, startOfLocalDay } from '../analytics/zoned-time.ts';
 import { moneyRulesOf } from './money-rules.ts';
+import { type ImportedUse, mergeImportedSeries } from './imported-reads.ts';
 
 // GET /api/v1/analytics/timeseries. Day, week and month series of the website's own time zone
 // read the day rollups (daily_totals for a day's counts, visitor_recency for distinct visitors
@@ -113,6 +114,8 @@ export interface SeriesDeps {
 /** What an answer's headers say besides its body: set when the read used the raw events because the day rollups move. */
 export interface SeriesNotes {
   rebuilding: boolean;
+  /** What the series did with imported data (absent: the website has none). */
+  imported?: ImportedUse;
 }
 
 export async function timeseries(deps: SeriesDeps, websiteId: string, query: TimeseriesQueryInput, now = new Date(), notes?: SeriesNotes): Promise<TimeseriesView> {
@@ -141,6 +144,9 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
       daily_totals: () => rollupTraffic(store, websiteId, list, whole, interval, wants(DISTINCT)),
       events: () => eventTraffic(store, scope, list, whole, wants(DISTINCT)),
     });
+    const use = { interval, ownZone: timezone === website.timezone, filtered: filters.length > 0 };
+    const imported = await mergeImportedSeries(deps.db, websiteId, use, list, counts.traffic);
+    if (notes && imported) notes.imported = imported;
   }
   if (wants(['revenue', 'payments'])) {
     const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));

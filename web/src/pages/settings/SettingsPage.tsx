@@ -15,6 +15,7 @@ import { GeneralSection } from './GeneralSection.tsx';
 import { GoalsSection } from './GoalsSection.tsx';
 import { IntegrationsSection } from './IntegrationsSection.tsx';
 import { MailReportsSection } from './MailReportsSection.tsx';
+import { ImportsSection } from './ImportsSection.tsx';
 import type { SectionProps } from './section-props.ts';
 import { SharingSection } from './SharingSection.tsx';
 import { TeamSection } from './TeamSection.tsx';
@@ -39,6 +40,7 @@ const SECTIONS: Array<{ id: string; label: string; ownerOnly?: boolean; render: 
   { id: 'team', label: 'Team', render: (props) => <TeamSection {...props} /> },
   { id: 'sharing', label: 'Sharing', render: (props) => <SharingSection {...props} /> },
   { id: 'integrations', label: 'Integrations', render: (props) => <IntegrationsSection {...props} /> },
+  { id: 'imports', label: 'Imports', render: (props) => <ImportsSection {...props} /> },
   { id: 'export', label: 'Export', ownerOnly: true, render: (props) => <ExportSection {...props} /> },
   { id: 'delete', label: 'Delete website', ownerOnly: true, render: (props) => <DeleteSection {...props} /> },
 ];

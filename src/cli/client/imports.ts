@@ -1,0 +1,164 @@
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Command } from 'commander';
+import { CliError, action, call, connect, websiteIdOf } from './api.ts';
+import { type JsonOption, done, emit, printJson, printTable, say, withJson } from './output.ts';
+import { type ConfirmOptions, confirm } from './prompt.ts';
+import { type WebsiteOption, withWebsite } from './websites.ts';
+
+// Imports of Plausible's CSV export: `sightline import <website> <file.zip>` uploads the zip and
+// follows the import's background job with a progress bar (on stderr) until it is done or failed,
+// then prints the report; `sightline imports list|get|delete` look at them and delete one.
+
+const POLL_MS = 1000;
+const BAR_WIDTH = 30;
+
+interface ImportItem {
+  id: string;
+  label: string;
+  status: string;
+  firstDay: string | null;
+  lastDay: string | null;
+  error: string | null;
+  progress: { filesTotal: number; filesDone: number; rowsRead: number; rowsKept: number; rowsSkipped: number; percent: number };
+  report: { files: Array<{ name: string; rowsRead: number; rowsKept: number; rowsSkipped: number }>; ignoredFiles: string[]; skipped: Record<string, number>; nativeDays: string[] };
+}
+
+/** One line of progress: a bar of the files done, and the rows read so far. */
+export function progressLine(item: ImportItem): string {
+  const { percent, filesDone, filesTotal, rowsRead, rowsKept, rowsSkipped } = item.progress;
+  const filled = Math.round((percent / 100) * BAR_WIDTH);
+  return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(percent).padStart(3)}%  ${filesDone}/${filesTotal} files, ${rowsRead} rows read (${rowsKept} kept, ${rowsSkipped} skipped)  ${item.status}`;
+}
+
+function printReport(item: ImportItem): void {
+  say(`Import ${item.id} ${item.status}${item.firstDay ? `: ${item.firstDay} to ${item.lastDay}` : ''}.`);
+  printTable(
+    item.report.files,
+    [
+      { header: 'file', value: (f) => f.name },
+      { header: 'read', value: (f) => f.rowsRead },
+      { header: 'kept', value: (f) => f.rowsKept },
+      { header: 'skipped', value: (f) => f.rowsSkipped },
+    ],
+    'No file read.',
+  );
+  const reasons = Object.entries(item.report.skipped).filter(([, count]) => count > 0);
+  if (reasons.length > 0) say(`Skipped rows: ${reasons.map(([reason, count]) => `${count} ${reason}`).join(', ')}.`);
+  if (item.report.nativeDays.length > 0) say(`Days left to the website's own events: ${item.report.nativeDays.join(', ')}.`);
+  if (item.report.ignoredFiles.length > 0) say(`Not read (not an export table): ${item.report.ignoredFiles.join(', ')}.`);
+  if (item.error) say(`Error: ${item.error}`);
+}
+
+export function registerImportCommands(program: Command): void {
+  withJson(
+    program
+      .command('import')
+      .description("import Plausible's CSV export (the zip of imported_*.csv files) into a website, showing its progress")
+      .argument('<website>', 'the website: its id or its domain')
+      .argument('<file>', 'the zip Plausible exported')
+      .option('--label <label>', 'a name for the import')
+      .option('--no-wait', 'answer once the upload is stored, without following the import')
+      .addHelpText('after', '\nExample:\n  $ sightline import example.com plausible-export.zip'),
+    'the import once it has ended',
+  ).action(
+    action(async (website: string, file: string, options: JsonOption & { label?: string; wait: boolean }) => {
+      let zip: Buffer;
+      try {
+        zip = await readFile(file);
+      } catch (error) {
+        throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
+      }
+      const connection = connect();
+      const websiteId = await websiteIdOf(connection, website);
+      const created = await call(
+        connection.client.POST('/api/v1/admin/websites/{websiteId}/imports', {
+          params: { path: { websiteId }, query: options.label ? { label: options.label } : {} },
+          body: zip as never,
+          bodySerializer: (body: unknown) => body as Buffer,
+          headers: { 'content-type': 'application/zip' },
+        }),
+        connection.settings.baseUrl,
+      );
+      let item = created.data[0] as ImportItem;
+      say(`Uploaded ${file} (${zip.length} bytes): import ${item.id} is queued.`);
+      if (!options.wait) {
+        if (options.json) printJson(item);
+        return;
+      }
+      const live = process.stderr.isTTY === true;
+      let last = '';
+      for (;;) {
+        const line = progressLine(item);
+        if (line !== last) process.stderr.write(live ? `\r${line}` : `${line}\n`);
+        last = line;
+        if (item.status === 'done' || item.status === 'failed') break;
+        await sleep(POLL_MS);
+        const body = await call(connection.client.GET('/api/v1/admin/websites/{websiteId}/imports/{importId}', { params: { path: { websiteId, importId: item.id } } }), connection.settings.baseUrl);
+        item = body.data[0] as ImportItem;
+      }
+      if (live) process.stderr.write('\n');
+      if (options.json) printJson(item);
+      else printReport(item);
+      if (item.status === 'failed') throw new CliError(`the import failed: ${item.error ?? 'see the report'}`, 1);
+    }),
+  );
+
+  const imports = program
+    .command('imports')
+    .description("a website's imports of another tool's history")
+    .addHelpText('after', '\nExamples:\n  $ sightline imports list -w example.com\n  $ sightline imports delete <importId> -w example.com --yes');
+
+  withJson(withWebsite(imports.command('list').description('the imports, newest first, with their progress')), 'the imports').action(
+    action(async (options: WebsiteOption & JsonOption) => {
+      const connection = connect();
+      const websiteId = await websiteIdOf(connection, options.website);
+      const body = await call(connection.client.GET('/api/v1/admin/websites/{websiteId}/imports', { params: { path: { websiteId } } }), connection.settings.baseUrl);
+      emit(options, body, () =>
+        printTable(
+          body.data as ImportItem[],
+          [
+            { header: 'id', value: (i) => i.id },
+            { header: 'label', value: (i) => i.label },
+            { header: 'status', value: (i) => i.status },
+            { header: 'days', value: (i) => (i.firstDay ? `${i.firstDay} to ${i.lastDay}` : '') },
+            { header: 'rows kept', value: (i) => i.progress.rowsKept },
+            { header: 'skipped', value: (i) => i.progress.rowsSkipped },
+          ],
+          'No imports.',
+        ),
+      );
+    }),
+  );
+
+  withJson(withWebsite(imports.command('get').description('one import: its progress and report').argument('<importId>')), 'the import').action(
+    action(async (importId: string, options: WebsiteOption & JsonOption) => {
+      const connection = connect();
+      const websiteId = await websiteIdOf(connection, options.website);
+      const body = await call(connection.client.GET('/api/v1/admin/websites/{websiteId}/imports/{importId}', { params: { path: { websiteId, importId } } }), connection.settings.baseUrl);
+      emit(options, body, () => printReport(body.data[0] as ImportItem));
+    }),
+  );
+
+  withJson(
+    withWebsite(
+      imports
+        .command('delete')
+        .description('delete an import: its data leaves every read')
+        .argument('<importId>')
+        .option('-y, --yes', 'do not ask for confirmation (needed when there is no terminal)'),
+    ),
+    'the result',
+  ).action(
+    action(async (importId: string, options: WebsiteOption & JsonOption & ConfirmOptions) => {
+      const connection = connect();
+      const websiteId = await websiteIdOf(connection, options.website);
+      await confirm(`delete import ${importId} of ${options.website}`, 'Its data leaves every report; import the zip again to have it back.', options);
+      const body = await call(
+        connection.client.DELETE('/api/v1/admin/websites/{websiteId}/imports/{importId}', { params: { path: { websiteId, importId } }, body: {} }),
+        connection.settings.baseUrl,
+      );
+      done(options, body, body.data[0]!.message);
+    }),
+  );
+}

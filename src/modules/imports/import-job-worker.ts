@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { describeFault } from '../../db/faults.ts';
+import type { Database } from '../../db/schema.ts';
+import { WakeLoop } from '../../lib/wake-loop.ts';
+import { retryDelay } from '../../mail/outbox-worker.ts';
+import type { JobRow } from '../integrations/integrations.repository.ts';
+import { type Lease, claimNextJob, finishJob, releaseJob, retryLater } from '../integrations/job-queue.ts';
+import type { EventStore } from '../stats/event-store.ts';
+import { ImportFileError, failImport, runDeleteJob, runImportJob } from './import-job.ts';
+import { IMPORT_DELETE_JOB, IMPORT_JOB } from './imports.repository.ts';
+
+// Runs the imports' jobs (import-job.ts) in the background of every instance, on the machinery of
+// the integration jobs: the jobs are integration_jobs rows of their own kinds, leased by
+// job-queue.ts, so any number of instances may run this on one database and a job whose instance
+// died is taken again from its cursor once its lease runs out. A database fault is retried after a
+// growing delay; an upload that cannot be read fails its import at once, with the reason.
+
+const POLL_INTERVAL_MS = 5_000;
+const MAX_RETRY_DELAY_MS = 60 * 60_000;
+
+export interface ImportJobWorkerOptions {
+  maxAttempts: number;
+  retryBaseMs: number;
+  leaseMs: number;
+  pollIntervalMs?: number;
+  chunkRows?: number;
+}
+
+export interface ImportJobDeps {
+  db: Kysely<Database>;
+  store: EventStore;
+  log: FastifyBaseLogger;
+}
+
+export class ImportJobWorker {
+  readonly id = randomUUID();
+  private readonly loop: WakeLoop;
+  private failing = false;
+
+  constructor(
+    private readonly deps: ImportJobDeps,
+    private readonly options: ImportJobWorkerOptions,
+  ) {
+    this.loop = new WakeLoop(
+      () =>
+        this.runAll().then(
+          () => this.recovered(),
+          (error: unknown) => this.failed(error),
+        ),
+      options.pollIntervalMs ?? POLL_INTERVAL_MS,
+    );
+  }
+
+  private get lease(): Lease {
+    return { owner: this.id, ms: this.options.leaseMs };
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  /** An import was queued or deleted: run its job now. */
+  wake(): void {
+    this.loop.wake();
+  }
+
+  /** Resolves once the run under way (if any) has ended. */
+  idle(): Promise<void> {
+    return this.loop.idle();
+  }
+
+  /** Stops after the chunk under way; what is left goes on at the next start, here or elsewhere. */
+  async stop(): Promise<void> {
+    this.loop.halt();
+    await this.idle();
+  }
+
+  private async runAll(): Promise<void> {
+    while (!this.loop.isStopped) {
+      const job = await claimNextJob(this.deps.db, [IMPORT_JOB, IMPORT_DELETE_JOB], new Date().toISOString(), this.lease);
+      if (!job) return;
+      await this.run(job);
+    }
+  }
+
+  private async run(job: JobRow): Promise<void> {
+    const { db, log } = this.deps;
+    const context = { db, store: this.deps.store, lease: this.lease, stopping: () => this.loop.isStopped, chunkRows: this.options.chunkRows };
+    try {
+      const end = job.kind === IMPORT_DELETE_JOB ? await runDeleteJob(context, job) : await runImportJob(context, job);
+      if (end === 'stopped') await releaseJob(db, job, this.lease);
+      else if (end === 'done') log.info({ jobId: job.id, kind: job.kind }, 'import job: done');
+    } catch (error) {
+      const at = new Date().toISOString();
+      if (error instanceof ImportFileError) {
+        log.warn({ jobId: job.id, error: error.message }, 'import job: the upload cannot be imported');
+        await failImport(db, job.id, error.message);
+        await finishJob(db, job.id, { status: 'failed', error: error.message }, at, this.lease);
+        return;
+      }
+      const fault = describeFault(error);
+      const description = 'the database could not store the rows; retrying';
+      if (job.attempts < this.options.maxAttempts) {
+        log.warn({ jobId: job.id, attempt: job.attempts, fault }, 'import job: attempt failed; retrying later');
+        const delayMs = retryDelay(job.attempts, { retryDelayMs: this.options.retryBaseMs, maxRetryDelayMs: MAX_RETRY_DELAY_MS });
+        await retryLater(db, job, this.lease, description, at, delayMs);
+        return;
+      }
+      log.warn({ jobId: job.id, fault }, 'import job: failed');
+      if (job.kind === IMPORT_JOB) await failImport(db, job.id, 'the import could not be stored (database fault); delete it and import again');
+      await finishJob(db, job.id, { status: 'failed', error: 'database fault' }, at, this.lease);
+    }
+  }
+
+  private recovered(): void {
+    if (this.failing) this.deps.log.info('import jobs: running again');
+    this.failing = false;
+  }
+
+  private failed(error: unknown): void {
+    if (!this.failing) this.deps.log.warn({ fault: describeFault(error) }, 'import jobs: cannot run jobs now; retrying');
+    this.failing = true;
+  }
+}

@@ -1,0 +1,32 @@
+import type { ImportRow } from './imports.repository.ts';
+import { parseReport } from './import-report.ts';
+import type { ImportViewType } from './imports.schemas.ts';
+
+export function presentImport(row: ImportRow): ImportViewType {
+  const report = parseReport(row.report);
+  const label = row.label !== '' ? row.label : row.first_day && row.last_day ? `Plausible ${row.first_day} to ${row.last_day}` : 'Plausible CSV export';
+  return {
+    id: row.id,
+    websiteId: row.website_id,
+    source: 'plausible-csv',
+    label,
+    status: row.status as ImportViewType['status'],
+    firstDay: row.first_day,
+    lastDay: row.last_day,
+    progress: {
+      filesTotal: row.files_total,
+      filesDone: row.files_done,
+      rowsRead: row.rows_read,
+      rowsKept: row.rows_kept,
+      rowsSkipped: row.rows_skipped,
+      percent: row.status === 'done' ? 100 : row.files_total === 0 ? 0 : Math.floor((row.files_done / row.files_total) * 100),
+    },
+    report: { files: report.files, ignoredFiles: report.ignoredFiles, skipped: report.skipped, nativeDays: report.nativeDays },
+    error: row.error,
+    uploadBytes: row.upload_bytes,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at,
+  };
+}

@@ -1,0 +1,78 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, ImportsTable } from '../../db/schema.ts';
+import { newId } from '../../lib/ids.ts';
+import type { JobRow } from '../integrations/integrations.repository.ts';
+import { PLAUSIBLE_TABLES } from './plausible-csv.ts';
+
+export type ImportRow = Selectable<ImportsTable>;
+
+/** The integration_jobs kinds an import runs as (job-queue.ts leases them like any other job). */
+export const IMPORT_JOB = 'import';
+export const IMPORT_DELETE_JOB = 'import-delete';
+export const IMPORT_PROVIDER = 'plausible-csv';
+
+/** Statuses whose import still stands: a new upload of the same zip is refused while one does. */
+export const STANDING = ['queued', 'running', 'done'] as const;
+
+export function findImport(db: Kysely<Database>, websiteId: string, importId: string): Promise<ImportRow | undefined> {
+  return db.selectFrom('imports').selectAll().where('website_id', '=', websiteId).where('id', '=', importId).where('status', '!=', 'deleting').executeTakeFirst();
+}
+
+export function findImportById(db: Kysely<Database>, importId: string): Promise<ImportRow | undefined> {
+  return db.selectFrom('imports').selectAll().where('id', '=', importId).executeTakeFirst();
+}
+
+export function listImports(db: Kysely<Database>, websiteId: string): Promise<ImportRow[]> {
+  return db
+    .selectFrom('imports')
+    .selectAll()
+    .where('website_id', '=', websiteId)
+    .where('status', '!=', 'deleting')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function findStandingByDigest(db: Kysely<Database>, websiteId: string, digest: string): Promise<ImportRow | undefined> {
+  return db
+    .selectFrom('imports')
+    .selectAll()
+    .where('website_id', '=', websiteId)
+    .where('content_digest', '=', digest)
+    .where('status', 'in', [...STANDING])
+    .executeTakeFirst();
+}
+
+export function newJob(websiteId: string, kind: string, at: string): JobRow {
+  return {
+    id: newId(),
+    website_id: websiteId,
+    provider: IMPORT_PROVIDER,
+    kind,
+    status: 'queued',
+    attempts: 0,
+    error: null,
+    requested_at: at,
+    started_at: null,
+    finished_at: null,
+    lease_owner: null,
+    locked_until: null,
+    run_after: null,
+    cursor: null,
+    pages_done: 0,
+    payments_imported: 0,
+  };
+}
+
+/** Ends the import's job if it is still open: its worker learns it at its next commit. */
+export async function cancelJob(db: Kysely<Database>, jobId: string | null, at: string): Promise<void> {
+  if (!jobId) return;
+  await db
+    .updateTable('integration_jobs')
+    .set({ status: 'failed', error: 'cancelled: the import was deleted', finished_at: at, lease_owner: null, locked_until: null })
+    .where('id', '=', jobId)
+    .where('status', 'in', ['queued', 'running'])
+    .execute();
+}
+
+export const IMPORTED_TABLES = PLAUSIBLE_TABLES;

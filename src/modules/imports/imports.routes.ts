@@ -1,0 +1,91 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { EmptyBody, Envelope, ErrorEnvelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
+import { principalOf, websiteOf } from '../../http/request-context.ts';
+import { invalidField } from '../../errors.ts';
+import { CreateImportQuery, ImportDeleted, ImportParams, ImportView, JsonImportBody, ZipBody } from './imports.schemas.ts';
+import * as service from './imports.service.ts';
+
+// Imports of Plausible's CSV export into a website (issue 37 item 1): upload, progress and report,
+// deletion. The upload is the raw zip (application/zip), kept as bytes by this plugin alone.
+
+const tags = ['Imports'];
+const read = { scope: 'website', permission: 'settings:read', action: 'read', apiKey: true } as const;
+const write = { scope: 'website', permission: 'settings:write', action: 'manage', apiKey: true } as const;
+const base = '/websites/:websiteId/imports';
+
+/** The zip: the raw body, or the JSON body's zipBase64. */
+function uploadOf(body: unknown): Buffer {
+  if (Buffer.isBuffer(body) && body.length > 0) return body;
+  if (body && typeof body === 'object' && typeof (body as { zipBase64?: unknown }).zipBase64 === 'string') {
+    const zip = Buffer.from((body as { zipBase64: string }).zipBase64, 'base64');
+    if (zip.length > 0) return zip;
+    throw invalidField('body.zipBase64', 'must be the zip, base64-encoded');
+  }
+  throw invalidField('body', 'must be the zip file, sent as application/zip');
+}
+
+export const importsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const db = app.db.kysely;
+  const bodyLimit = app.config.imports.maxUploadBytes;
+  app.addContentTypeParser(['application/zip', 'application/x-zip-compressed', 'application/octet-stream'], { parseAs: 'buffer', bodyLimit }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.post(base, {
+    config: { access: write },
+    bodyLimit,
+    schema: {
+      tags,
+      summary: "Import Plausible's CSV export (the zip of imported_*.csv files) into the website; answers 202 and reads it in the background",
+      description:
+        `The body is the zip as Plausible exports it, sent as application/zip (at most ${Math.round(bodyLimit / 1024 / 1024)} MiB here; ` +
+        'IMPORT_MAX_UPLOAD_MB). 400 when it is not a zip, holds no imported_*.csv file, or a file\'s header lacks a column the table ' +
+        'needs; nothing is stored then. 409 when the same zip was already imported into the website and that import stands. Poll ' +
+        'getImport for the progress and the report. Days on which the website has its own events are skipped (see the report).',
+      params: WebsiteParams,
+      querystring: CreateImportQuery,
+      body: { content: { 'application/zip': { schema: ZipBody }, 'application/json': { schema: JsonImportBody } } },
+      response: { ...withErrors({ 202: Envelope(ImportView) }), 409: ErrorEnvelope },
+    },
+    handler: async (request, reply) => {
+      const zip = uploadOf(request.body);
+      const created = await service.createImport(db, websiteOf(request).websiteId, principalOf(request).accountId ?? null, zip, request.query.label);
+      app.importJobs?.wake();
+      reply.code(202);
+      return ok([created]);
+    },
+  });
+
+  app.get(base, {
+    config: { access: read },
+    schema: {
+      tags,
+      summary: "The website's imports, newest first, each with its progress and report",
+      params: WebsiteParams,
+      response: withErrors({ 200: Envelope(ImportView) }),
+    },
+    handler: async (request) => ok(await service.listImports(db, websiteOf(request).websiteId)),
+  });
+
+  app.get(`${base}/:importId`, {
+    config: { access: read },
+    schema: { tags, summary: 'One import: its status, progress and report', params: ImportParams, response: withErrors({ 200: Envelope(ImportView) }) },
+    handler: async (request) => ok([await service.getImport(db, websiteOf(request).websiteId, request.params.importId)]),
+  });
+
+  app.delete(`${base}/:importId`, {
+    config: { access: write },
+    schema: {
+      tags,
+      summary: 'Delete an import: its data leaves every read at once, and its rows are removed in the background',
+      params: ImportParams,
+      body: EmptyBody,
+      response: withErrors({ 200: Envelope(ImportDeleted) }),
+    },
+    handler: async (request) => {
+      const deleted = await service.deleteImport(db, websiteOf(request).websiteId, request.params.importId);
+      app.importJobs?.wake();
+      return ok([deleted]);
+    },
+  });
+};

@@ -1,0 +1,69 @@
+import { type Static, Type } from 'typebox';
+import { Id, Nullable, NullableTimestamp, Timestamp } from '../../http/schemas.ts';
+
+// Imports of another tool's history (issue 37 item 1): Plausible's CSV export.
+
+export const IMPORT_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: "a local day of the website's time zone" });
+const SKIP_REASONS = 'native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters)';
+
+export const ImportView = Type.Object({
+  id: Id,
+  websiteId: Id,
+  source: Type.Literal('plausible-csv'),
+  label: Type.String(),
+  status: Type.Enum([...IMPORT_STATUSES], { description: 'queued, running, done (merged into the reads), failed (see error; its rows are never read)' }),
+  firstDay: Nullable(Day),
+  lastDay: Nullable(Day),
+  progress: Type.Object({
+    filesTotal: Type.Integer(),
+    filesDone: Type.Integer(),
+    rowsRead: Type.Integer(),
+    rowsKept: Type.Integer(),
+    rowsSkipped: Type.Integer(),
+    percent: Type.Integer({ minimum: 0, maximum: 100, description: 'files done out of the files to read' }),
+  }),
+  report: Type.Object({
+    files: Type.Array(
+      Type.Object({ name: Type.String(), table: Type.String(), rowsRead: Type.Integer(), rowsKept: Type.Integer(), rowsSkipped: Type.Integer() }),
+    ),
+    ignoredFiles: Type.Array(Type.String(), { description: 'entries of the zip that are not one of the export tables: not read' }),
+    skipped: Type.Record(Type.String(), Type.Integer(), { description: `rows skipped by reason: ${SKIP_REASONS}` }),
+    nativeDays: Type.Array(Day, { description: 'days left out because the website has its own events on them' }),
+  }),
+  error: Nullable(Type.String()),
+  uploadBytes: Type.Integer(),
+  createdBy: Nullable(Id),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  finishedAt: NullableTimestamp,
+});
+export type ImportViewType = Static<typeof ImportView>;
+
+export const ImportParams = Type.Object({ websiteId: Id, importId: Id }, { additionalProperties: false });
+
+export const CreateImportQuery = Type.Object(
+  {
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'a name for the import; default: the days it covers' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ZipBody = Type.Unknown({
+  description: "Plausible's CSV export: the zip of imported_*.csv files, sent as the raw application/zip body",
+});
+
+/** The same upload as JSON, for clients that cannot send bytes (the MCP tool). */
+export const JsonImportBody = Type.Object(
+  {
+    zipBase64: Type.String({
+      minLength: 1,
+      pattern: '^[A-Za-z0-9+/\\r\\n]+={0,2}\\s*$',
+      description: "the zip Plausible exports (imported_*.csv files), base64-encoded",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ImportDeleted = Type.Object({ message: Type.String(), id: Id });

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { ImportJobWorker } from '../modules/imports/import-job-worker.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Runs the imports' jobs; null with IMPORT_JOBS=off (another instance runs them). */
+    importJobs: ImportJobWorker | null;
+  }
+}
+
+/** The imports' worker beside the server: started once it is ready, stopped after its chunk when it closes. */
+async function importJobs(app: FastifyInstance): Promise<void> {
+  if (!app.config.imports.jobs) {
+    app.decorate('importJobs', null);
+    return;
+  }
+  const { maxAttempts, retryBaseMs, leaseMs } = app.config.integrationJobs;
+  const worker = new ImportJobWorker({ db: app.db.kysely, store: app.eventStore, log: app.log }, { maxAttempts, retryBaseMs, leaseMs, chunkRows: app.config.imports.chunkRows });
+  app.decorate('importJobs', worker);
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('onClose', async () => worker.stop());
+}
+
+export default fp(importJobs, { name: 'import-jobs', dependencies: ['database', 'event-store'] });

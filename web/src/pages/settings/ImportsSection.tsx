@@ -1,0 +1,159 @@
+// Imports of another tool's history (issue 37 item 1): upload Plausible's CSV export (the zip of
+// imported_*.csv files), follow its background job (the list is read again every 1.5 s while an
+// import is queued or running), read its report (files and rows read, kept and skipped, the days
+// left to the website's own events), and delete an import, confirmed. A viewer sees the list only.
+import type { JSX } from 'preact';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { api, request } from '../../api.ts';
+import { ActionButton, Card, DataTable, ErrorMessage, Loaded, Notice, SubmitButton, TextField, formatDateTime, formatNumber, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
+import type { Import } from '../../types.ts';
+import type { SectionProps } from './section-props.ts';
+
+const POLL_MS = 1500;
+const SKIP_REASONS: Record<string, string> = {
+  native_day: 'on days with the website’s own events',
+  invalid_date: 'with a bad date',
+  invalid_number: 'with a bad number',
+  too_long: 'with a value too long',
+};
+
+const running = (item: Import) => item.status === 'queued' || item.status === 'running';
+const days = (item: Import) => (item.firstDay ? `${item.firstDay} to ${item.lastDay}` : '—');
+
+function ImportReport({ item }: { item: Import }): JSX.Element {
+  const skipped = Object.entries(item.report.skipped).filter(([, count]) => count > 0);
+  return (
+    <details class="import-report">
+      <summary>
+        Report<span class="visually-hidden"> of {item.label}</span>
+      </summary>
+      <ul>
+        {item.report.files.map((file) => (
+          <li key={file.name}>
+            <code>{file.name}</code>: {formatNumber(file.rowsRead)} rows read, {formatNumber(file.rowsKept)} kept, {formatNumber(file.rowsSkipped)} skipped
+          </li>
+        ))}
+      </ul>
+      {skipped.map(([reason, count]) => (
+        <p key={reason}>
+          {formatNumber(count)} rows skipped {SKIP_REASONS[reason] ?? reason}.
+        </p>
+      ))}
+      {item.report.nativeDays.length > 0 && <p>Days left to the website’s own events: {item.report.nativeDays.join(', ')}.</p>}
+      {item.report.ignoredFiles.length > 0 && <p>Not read (not an export table): {item.report.ignoredFiles.join(', ')}.</p>}
+    </details>
+  );
+}
+
+export function ImportsSection({ website, editable }: SectionProps): JSX.Element {
+  const base = `/api/v1/admin/websites/${website.id}/imports`;
+  const state = useAsync(async () => (await request<Import>('GET', base)).data, [base]);
+  const [file, setFile] = useState<File | null>(null);
+  const [label, setLabel] = useState('');
+  const [picker, setPicker] = useState(0);
+  const { busy, error, notice, setNotice, onSubmit } = useSubmit();
+  const fileId = useId();
+
+  // While an import runs, its progress is read again until it ends.
+  const anyRunning = state.data?.some(running) ?? false;
+  useEffect(() => {
+    if (!anyRunning) return;
+    const timer = setTimeout(() => state.reload(), POLL_MS);
+    return () => clearTimeout(timer);
+  }, [anyRunning, state.data]);
+
+  const upload = onSubmit(async () => {
+    if (!file) throw new Error('Choose the zip Plausible exported.');
+    const created = await api.upload<Import>(base, file, 'application/zip', label.trim() ? { label: label.trim() } : undefined);
+    setFile(null);
+    setLabel('');
+    setPicker((count) => count + 1);
+    state.reload();
+    return `${file.name} is uploaded: the import runs in the background (import ${created.id}).`;
+  });
+
+  const removal = useConfirm((item: Import) => ({
+    title: `Delete the import “${item.label}”?`,
+    message: 'Its data leaves every report at once. Import the zip again to have it back.',
+    confirmLabel: 'Delete import',
+    onConfirm: async () => {
+      await api.delete(`${base}/${item.id}`);
+      setNotice(`The import “${item.label}” is deleted.`);
+      state.reload();
+    },
+  }));
+
+  return (
+    <Card title="Imports" id="imports">
+      <p>
+        Bring your history from Plausible: export it there (Site settings, Imports &amp; Exports, Export data) and upload the zip here. Its days
+        are added to every report; days on which this website already has its own events keep only those, so nothing counts twice.
+      </p>
+      <Loaded state={state}>
+        {(items) =>
+          items.length === 0 ? (
+            <p class="muted">No import yet.</p>
+          ) : (
+            <DataTable label="Imports" columns={['Import', 'Progress', 'Days', 'Rows', 'Report']} actions={editable}>
+              {items.map((item) => (
+                <tr key={item.id}>
+                  <td>
+                    <strong>{item.label}</strong>
+                    <span class="muted small"> {formatDateTime(item.createdAt)}</span>
+                  </td>
+                  <td>
+                    <progress max={100} value={item.progress.percent} aria-label={`Progress of ${item.label}`} />{' '}
+                    <span class="import-status">
+                      {item.status === 'done' ? 'Done' : item.status === 'failed' ? 'Failed' : `${item.progress.percent}% (${item.progress.filesDone} of ${item.progress.filesTotal} files)`}
+                    </span>
+                    {item.error && <p class="error small">{item.error}</p>}
+                  </td>
+                  <td>{days(item)}</td>
+                  <td>
+                    {formatNumber(item.progress.rowsKept)} kept, {formatNumber(item.progress.rowsSkipped)} skipped
+                  </td>
+                  <td>
+                    <ImportReport item={item} />
+                  </td>
+                  {editable && (
+                    <td class="actions">
+                      <ActionButton label="Delete" about={`the import ${item.label}`} danger onClick={() => removal.ask(item)} />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </DataTable>
+          )
+        }
+      </Loaded>
+      {editable ? (
+        <>
+          <h3 class="subheading">Import a Plausible export</h3>
+          <form onSubmit={upload} class="inline-form import-form" aria-label="Import a Plausible export">
+            <div class="field">
+              <label for={fileId}>Plausible export (.zip)</label>
+              <input
+                key={picker}
+                id={fileId}
+                type="file"
+                accept=".zip,application/zip"
+                required
+                onChange={(event) => {
+                  setNotice(null);
+                  setFile(event.currentTarget.files?.[0] ?? null);
+                }}
+              />
+            </div>
+            <TextField label="Label (optional)" value={label} onValue={setLabel} maxLength={200} placeholder="Plausible, old site" />
+            <SubmitButton busy={busy} busyLabel="Uploading…" label="Import" />
+          </form>
+          <ErrorMessage error={error} />
+        </>
+      ) : (
+        <p class="small">An owner or a member of this website can import and delete imports.</p>
+      )}
+      <Notice>{notice}</Notice>
+      {removal.dialog}
+    </Card>
+  );
+}
