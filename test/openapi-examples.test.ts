@@ -5,6 +5,7 @@ import { useTestApp } from './helpers/app.ts';
 import { TEST_PASSWORD, signInAs } from './helpers/dashboard-session.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { createAccount, createApiKey, createWebsite } from './helpers/factories.ts';
+import { plausibleExport, zipOf } from './helpers/plausible-export.ts';
 
 // Swagger UI's "Try it out" fills each request from the document: the request body's media-type
 // example, else a sample built from the schema (examples, defaults, enums, else "string" and 0),
@@ -21,6 +22,7 @@ const NOT_200: Record<string, { status: number; why: string }> = {
   'DELETE /api/v1/admin/websites/{websiteId}': { status: 403, why: 'websites are deleted in the dashboard only' },
   'POST /api/v1/dashboard/setup': { status: 409, why: 'the first-run setup is done once an account exists' },
   'POST /api/v1/dashboard/sign-up': { status: 403, why: 'sign-up is closed unless SIGNUP=open' },
+  'POST /api/v1/admin/websites/{websiteId}/imports': { status: 202, why: 'an upload is accepted and read by a background job' },
   'POST /api/webhooks/{provider}/{websiteId}': { status: 400, why: "a delivery carries the provider's signature with the secret the examples stored; Swagger UI sends none" },
 };
 
@@ -115,6 +117,12 @@ describeEachEngine('OpenAPI examples', (engine) => {
       token: owner.token,
       body: { name: 'An existing segment', filters: { filter_country: 'is:US' } },
     });
+    // An import already there, for getImport and deleteImport (another day than the example's zip, which would be a 409 otherwise).
+    const imported = await t.request('POST', `/api/v1/admin/websites/${website.id}/imports`, {
+      token: owner.token,
+      body: { zipBase64: zipOf(plausibleExport(['2020-02-01'])).toString('base64') },
+    });
+    expect(imported.status, imported.raw).toBe(202);
     // A visitor the website has seen, for getVisitor.
     const seen = await t.request('POST', '/api/events', {
       body: { websiteId: website.trackingId, href: 'https://www.example.com/', type: 'pageview', visitorId: 'visitor-seen', sessionId: 'session-seen' },
@@ -131,6 +139,7 @@ describeEachEngine('OpenAPI examples', (engine) => {
       noteId: note.body.data[0].id,
       sharedLinkId: sharedLink.body.data[0].id,
       segmentId: segment.body.data[0].id,
+      importId: imported.body.data[0].id,
       visitorId: 'visitor-seen',
       token: LINK_TOKEN_EXAMPLE,
       // Not EUR: the website's own currency once updateWebsite's example has run.

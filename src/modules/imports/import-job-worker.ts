@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
-import { WakeLoop } from '../../lib/wake-loop.ts';
 import { retryDelay } from '../../mail/outbox-worker.ts';
 import type { JobRow } from '../integrations/integrations.repository.ts';
-import { type Lease, claimNextJob, finishJob, releaseJob, retryLater } from '../integrations/job-queue.ts';
+import { claimNextJob, finishJob, releaseJob, retryLater } from '../integrations/job-queue.ts';
+import { LeasedJobWorker } from '../integrations/leased-job-worker.ts';
 import type { EventStore } from '../stats/event-store.ts';
 import { ImportFileError, failImport, runDeleteJob, runImportJob } from './import-job.ts';
 import { IMPORT_DELETE_JOB, IMPORT_JOB } from './imports.repository.ts';
@@ -34,50 +33,15 @@ export interface ImportJobDeps {
   log: FastifyBaseLogger;
 }
 
-export class ImportJobWorker {
-  readonly id = randomUUID();
-  private readonly loop: WakeLoop;
-  private failing = false;
-
+export class ImportJobWorker extends LeasedJobWorker {
   constructor(
     private readonly deps: ImportJobDeps,
     private readonly options: ImportJobWorkerOptions,
   ) {
-    this.loop = new WakeLoop(
-      () =>
-        this.runAll().then(
-          () => this.recovered(),
-          (error: unknown) => this.failed(error),
-        ),
-      options.pollIntervalMs ?? POLL_INTERVAL_MS,
-    );
+    super(deps.log, 'import jobs', options.leaseMs, options.pollIntervalMs ?? POLL_INTERVAL_MS);
   }
 
-  private get lease(): Lease {
-    return { owner: this.id, ms: this.options.leaseMs };
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** An import was queued or deleted: run its job now. */
-  wake(): void {
-    this.loop.wake();
-  }
-
-  /** Resolves once the run under way (if any) has ended. */
-  idle(): Promise<void> {
-    return this.loop.idle();
-  }
-
-  /** Stops after the chunk under way; what is left goes on at the next start, here or elsewhere. */
-  async stop(): Promise<void> {
-    this.loop.halt();
-    await this.idle();
-  }
-
-  private async runAll(): Promise<void> {
+  protected async runAll(): Promise<void> {
     while (!this.loop.isStopped) {
       const job = await claimNextJob(this.deps.db, [IMPORT_JOB, IMPORT_DELETE_JOB], new Date().toISOString(), this.lease);
       if (!job) return;
@@ -112,15 +76,5 @@ export class ImportJobWorker {
       if (job.kind === IMPORT_JOB) await failImport(db, job.id, 'the import could not be stored (database fault); delete it and import again');
       await finishJob(db, job.id, { status: 'failed', error: 'database fault' }, at, this.lease);
     }
-  }
-
-  private recovered(): void {
-    if (this.failing) this.deps.log.info('import jobs: running again');
-    this.failing = false;
-  }
-
-  private failed(error: unknown): void {
-    if (!this.failing) this.deps.log.warn({ fault: describeFault(error) }, 'import jobs: cannot run jobs now; retrying');
-    this.failing = true;
   }
 }

@@ -1,16 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Keyring } from '../../crypto/keyring.ts';
-import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
-import { WakeLoop } from '../../lib/wake-loop.ts';
 import { retryDelay } from '../../mail/outbox-worker.ts';
 import type { ApiAdapter } from './adapters/index.ts';
 import { JobRunError, isPermanent, runHistoryJob } from './history-import.ts';
 import type { JobRow } from './integrations.repository.ts';
 import * as repo from './integrations.repository.ts';
-import { type Lease, claimNextJob, finishJob, releaseJob, retryLater } from './job-queue.ts';
+import { claimNextJob, finishJob, releaseJob, retryLater } from './job-queue.ts';
+import { LeasedJobWorker } from './leased-job-worker.ts';
 import { RESYNC_JOB } from './providers.ts';
 
 // Runs the integration jobs (history-import.ts) in the background of every instance, in the
@@ -49,13 +47,9 @@ export interface IntegrationJobDeps {
   onPage?(provider: string, payments: number): void;
 }
 
-export class IntegrationJobWorker {
-  /** This worker's name in the leases it holds. */
-  readonly id = randomUUID();
-  private readonly loop: WakeLoop;
+export class IntegrationJobWorker extends LeasedJobWorker {
   /** Wake-ups at the retry times of this worker's failed attempts, sooner than the next poll. */
   private readonly retryTimers = new Set<NodeJS.Timeout>();
-  private failing = false;
   /** The job under way, to hand back when a stop cannot wait for it. */
   private current: JobRow | null = null;
 
@@ -63,40 +57,14 @@ export class IntegrationJobWorker {
     private readonly deps: IntegrationJobDeps,
     private readonly options: IntegrationJobWorkerOptions,
   ) {
-    this.loop = new WakeLoop(
-      () =>
-        this.runAll().then(
-          () => this.recovered(),
-          (error: unknown) => this.failed(error),
-        ),
-      options.pollIntervalMs ?? POLL_INTERVAL_MS,
-    );
-  }
-
-  private get lease(): Lease {
-    return { owner: this.id, ms: this.options.leaseMs };
-  }
-
-  /** Starts watching (again, after a stop); does nothing while it already watches. */
-  start(): void {
-    this.loop.start();
-  }
-
-  /** A job was queued (or may have been): run it now. */
-  wake(): void {
-    this.loop.wake();
-  }
-
-  /** Resolves once the run under way (if any) has ended. */
-  idle(): Promise<void> {
-    return this.loop.idle();
+    super(deps.log, 'integration jobs', options.leaseMs, options.pollIntervalMs ?? POLL_INTERVAL_MS);
   }
 
   /**
    * Stops after the page under way and hands its job back; what is left goes on at the next
    * start, here or elsewhere. A page whose answer is slow is not waited for past STOP_WAIT_MS.
    */
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.loop.halt();
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
@@ -111,7 +79,7 @@ export class IntegrationJobWorker {
     }
   }
 
-  private async runAll(): Promise<void> {
+  protected async runAll(): Promise<void> {
     while (!this.loop.isStopped) {
       const job = await claimNextJob(this.deps.db, RESYNC_JOB, new Date().toISOString(), this.lease);
       if (!job) return;
@@ -163,16 +131,5 @@ export class IntegrationJobWorker {
     }, ms);
     timer.unref();
     this.retryTimers.add(timer);
-  }
-
-  private recovered(): void {
-    if (this.failing) this.deps.log.info('integration jobs: running again');
-    this.failing = false;
-  }
-
-  private failed(error: unknown): void {
-    // The leases run out by themselves; the poll tries again.
-    if (!this.failing) this.deps.log.warn({ fault: describeFault(error) }, 'integration jobs: cannot run jobs now; retrying');
-    this.failing = true;
   }
 }
