@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ImportsTable } from '../../db/schema.ts';
-import { newId } from '../../lib/ids.ts';
+import { newJob } from '../integrations/job-queue.ts';
 import type { JobRow } from '../integrations/integrations.repository.ts';
 import { PLAUSIBLE_TABLES } from './plausible-csv.ts';
 
@@ -43,26 +43,8 @@ export function findStandingByDigest(db: Kysely<Database>, websiteId: string, di
     .executeTakeFirst();
 }
 
-export function newJob(websiteId: string, kind: string, at: string): JobRow {
-  return {
-    id: newId(),
-    website_id: websiteId,
-    provider: IMPORT_PROVIDER,
-    kind,
-    status: 'queued',
-    attempts: 0,
-    error: null,
-    requested_at: at,
-    started_at: null,
-    finished_at: null,
-    lease_owner: null,
-    locked_until: null,
-    run_after: null,
-    cursor: null,
-    pages_done: 0,
-    payments_imported: 0,
-  };
-}
+/** A queued job of the imports' kind `kind` for the website. */
+export const newImportJob = (websiteId: string, kind: string, at: string): JobRow => newJob(websiteId, IMPORT_PROVIDER, kind, at);
 
 /** Ends the import's job if it is still open: its worker learns it at its next commit. */
 export async function cancelJob(db: Kysely<Database>, jobId: string | null, at: string): Promise<void> {

@@ -24,7 +24,7 @@ export async function createImport(
   const digest = createHash('sha256').update(data).digest('hex');
   const at = new Date().toISOString();
   const id = newId();
-  const job = repo.newJob(websiteId, repo.IMPORT_JOB, at);
+  const job = repo.newImportJob(websiteId, repo.IMPORT_JOB, at);
   await db.transaction().execute(async (trx) => {
     const earlier = await repo.findStandingByDigest(trx, websiteId, digest);
     if (earlier) throw conflict(`This zip was already imported into the website (import ${earlier.id}); delete that import to import it again`);
@@ -80,7 +80,7 @@ export async function deleteImport(db: Kysely<Database>, websiteId: string, impo
     const row = await repo.findImport(trx, websiteId, importId);
     if (!row) throw notFound('Import not found');
     await repo.cancelJob(trx, row.job_id, at);
-    const job = { ...repo.newJob(websiteId, repo.IMPORT_DELETE_JOB, at), cursor: importId };
+    const job = { ...repo.newImportJob(websiteId, repo.IMPORT_DELETE_JOB, at), cursor: importId };
     await trx.updateTable('imports').set({ status: 'deleting', job_id: job.id, updated_at: at }).where('id', '=', importId).execute();
     await trx.insertInto('integration_jobs').values(job).execute();
   });

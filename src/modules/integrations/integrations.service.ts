@@ -3,10 +3,10 @@ import type { Keyring } from '../../crypto/keyring.ts';
 import { lockWebsite } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
-import { newId } from '../../lib/ids.ts';
 import { sealCredentials } from './credentials.ts';
 import { presentJob, presentStatus } from './integrations.presenter.ts';
 import * as repo from './integrations.repository.ts';
+import { newJob } from './job-queue.ts';
 import { API_PROVIDERS, type Provider, RESYNC_JOB, RESYNC_PROVIDER, isApiProvider, webhookUrl } from './providers.ts';
 
 /** The provider's job of the current connection, if any. */
@@ -28,27 +28,6 @@ export async function getStatus(db: Kysely<Database>, websiteId: string, publicU
   const jobs = new Map<string, repo.JobRow | undefined>();
   for (const provider of API_PROVIDERS) jobs.set(provider, await currentJob(db, websiteId, provider, connectedAt.get(provider)));
   return presentStatus(rows, jobs, await repo.findWebsiteCurrency(db, websiteId), (provider) => webhookUrl(publicUrl, websiteId, provider));
-}
-
-function newJob(websiteId: string, provider: Provider, at: string): repo.JobRow {
-  return {
-    id: newId(),
-    website_id: websiteId,
-    provider,
-    kind: RESYNC_JOB,
-    status: 'queued',
-    attempts: 0,
-    error: null,
-    requested_at: at,
-    started_at: null,
-    finished_at: null,
-    lease_owner: null,
-    locked_until: null,
-    run_after: null,
-    cursor: null,
-    pages_done: 0,
-    payments_imported: 0,
-  };
 }
 
 /** A connection made at `at` with these credentials, sealed; its check is still to come. */
@@ -90,7 +69,7 @@ export async function connect(
     // holds the old ones and is replaced.
     await repo.cancelOpenJobs(trx, websiteId, provider, now, 'cancelled: the credentials were replaced', ['running']);
     const open = await repo.latestJob(trx, websiteId, provider, RESYNC_JOB);
-    if (open?.status !== 'queued') await repo.insertJob(trx, newJob(websiteId, provider, now));
+    if (open?.status !== 'queued') await repo.insertJob(trx, newJob(websiteId, provider, RESYNC_JOB, now));
   });
   const currency = await repo.findWebsiteCurrency(db, websiteId);
   return { message: `${provider} connected`, provider, connected: true, connectedAt: now, currency };
@@ -118,7 +97,7 @@ export async function queueResync(db: Kysely<Database>, websiteId: string, provi
     if (open && (open.status === 'queued' || open.status === 'running')) {
       return { message: `A re-sync is already ${open.status}`, resync: presentJob(open) };
     }
-    const job = newJob(websiteId, provider, new Date().toISOString());
+    const job = newJob(websiteId, provider, RESYNC_JOB, new Date().toISOString());
     await repo.insertJob(trx, job);
     return { message: 'Re-sync of historical payments queued', resync: presentJob(job) };
   });

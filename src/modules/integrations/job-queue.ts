@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { newId } from '../../lib/ids.ts';
 import type { JobRow } from './integrations.repository.ts';
 
 // The integration_jobs table as a queue shared by every instance. A worker claims a job with a
@@ -131,4 +132,26 @@ export async function finishJob(
     .where('id', '=', id);
   if (lease) update = update.where('status', '=', 'running').where('lease_owner', '=', lease.owner);
   await update.execute();
+}
+
+/** A queued job of `kind` for the website, not yet attempted: the row every producer of jobs inserts. */
+export function newJob(websiteId: string, provider: string, kind: string, at: string): JobRow {
+  return {
+    id: newId(),
+    website_id: websiteId,
+    provider,
+    kind,
+    status: 'queued',
+    attempts: 0,
+    error: null,
+    requested_at: at,
+    started_at: null,
+    finished_at: null,
+    lease_owner: null,
+    locked_until: null,
+    run_after: null,
+    cursor: null,
+    pages_done: 0,
+    payments_imported: 0,
+  };
 }
