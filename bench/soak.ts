@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -23,7 +24,8 @@ import { percentile } from './website-api.ts';
 // 10-s window prints each operation's p50/p99/max and failures, the server's event-loop delay,
 // RSS and heap (from its /metrics); the end prints the issue's targets, MET or MISSED, and the
 // raw windows go to SOAK_OUT (default ./soak-{engine}-{timestamp}.json). SOAK_CPU_PROF=1 profiles
-// the server. Ctrl-C ends the run early with its summary; a second Ctrl-C stops at once.
+// the server. SOAK_TRACE=file.ndjson writes every request (its due time from the start, operation,
+// latency, failure) to the file ({engine} replaced), to see when a stall began. Ctrl-C ends the run early with its summary; a second Ctrl-C stops at once.
 
 const WINDOW_SECONDS = 10;
 
@@ -49,6 +51,21 @@ function outFile(engine: Engine): string {
   const template = process.env.SOAK_OUT || `./soak-{engine}-${stamp}.json`;
   if (template.includes('{engine}')) return resolve(template.replaceAll('{engine}', engine));
   return resolve(engines.length > 1 ? template.replace(/(\.json)?$/, `-${engine}$1`) : template);
+}
+
+interface TracedRequest {
+  atMs: number;
+  operation: string;
+  latencyMs: number;
+  outcome?: string;
+}
+
+/** Every request of the run, in the order sent (SOAK_TRACE). */
+function writeTrace(engine: Engine, trace: TracedRequest[]): void {
+  const file = resolve(process.env.SOAK_TRACE!.replaceAll('{engine}', engine));
+  trace.sort((a, b) => a.atMs - b.atMs);
+  writeFileSync(file, trace.map((entry) => JSON.stringify(entry)).join('\n') + '\n');
+  console.error(`${engine}: every request's timing written to ${file}`);
 }
 
 function commandLine(): string {
@@ -216,6 +233,7 @@ async function soak(engine: Engine): Promise<SoakResult> {
     };
 
     const start = performance.now() + 50;
+    const trace: TracedRequest[] | null = process.env.SOAK_TRACE ? [] : null;
     const tallyAt = (index: number) => (tallies[index] ??= new WindowTally(index));
     const loop = openLoop({
       rate,
@@ -246,6 +264,7 @@ async function soak(engine: Engine): Promise<SoakResult> {
               }
               const latency = performance.now() - dueAt;
               tally.latencies[which]!.push(latency);
+              trace?.push({ atMs: Math.round(dueAt - start), operation: MIX[which]!.name, latencyMs: Math.round(latency * 10) / 10, ...(outcome ? { outcome } : {}) });
               if (MIX[which]!.group === 'website read' && !outcome) tally.reads.push(latency);
             }
           } catch (error) {
@@ -292,6 +311,7 @@ async function soak(engine: Engine): Promise<SoakResult> {
     printReady();
     await Promise.race([printedAll, sleepUntil(performance.now() + REQUEST_TIMEOUT_MS + 5000)]);
     clientLoop.disable();
+    if (trace) writeTrace(engine, trace);
     atEnd = await countRows(database, 'events', context.website.id).catch(() => null);
   } finally {
     if (niced) nice(0); // before the next engine's server starts: it would inherit the priority

@@ -117,4 +117,35 @@ describe('the derived-data thread', () => {
       await later.stop();
     }
   });
+
+  it('takes the write gate only once it has started: a starting thread holds no writer of the main connection', async () => {
+    const starting = new DerivedDataThread(db.sqlitePath!, db.writeGate!);
+    try {
+      let jobDone = false;
+      const job = starting.deriveBacklog(websiteId).then(() => (jobDone = true));
+      // The main connection's writer asks for the gate after the job did, while the thread loads.
+      await db.writeGate!.run(async () => {});
+      expect(jobDone, 'the writer went first: the job waits for its thread before taking the gate').toBe(false);
+      await job;
+      expect(jobDone).toBe(true);
+    } finally {
+      await starting.stop();
+    }
+  });
+
+  it('start() resolves once the thread can take jobs, and a thread that cannot start rejects it', async () => {
+    const ready = new DerivedDataThread(db.sqlitePath!, db.writeGate!);
+    const broken = new DerivedDataThread(join(dir, 'missing', 'none.db'), db.writeGate!);
+    try {
+      await expect(ready.start()).resolves.toBeUndefined();
+      const failure = await broken.start().then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(isDatabaseUnavailable(failure), String(failure)).toBe(true);
+    } finally {
+      await ready.stop();
+      await broken.stop();
+    }
+  });
 });

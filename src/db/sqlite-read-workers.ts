@@ -18,8 +18,8 @@ import type { Database } from './schema.ts';
 // a worker thread; WAL lets them read the last committed state while the main connection writes.
 // Kysely compiles on the main thread and the worker only prepares and runs the SQL.
 //
-// The workers start on the first query (most commands never read analytics) and are
-// terminated by destroy(). The worker is inline JavaScript so the same code runs from the
+// The workers start on the first query (most commands never read analytics; the server makes one
+// before it listens) and are terminated by destroy(). The worker is inline JavaScript so the same code runs from the
 // TypeScript sources and from the esbuild bundle.
 
 const WORKER_SOURCE = `
@@ -114,14 +114,22 @@ class ReadWorkersDriver implements Driver {
     private readonly size: number,
   ) {}
 
-  async init(): Promise<void> {}
+  /** Kysely calls it before the first query: every worker starts and answers once (the server's start asks for it). */
+  async init(): Promise<void> {
+    const workers = this.live();
+    await Promise.all(workers.map((worker) => worker.run('select 1', [])));
+  }
 
-  private pick(): ReadWorker {
+  private live(): ReadWorker[] {
     const start = () => new ReadWorker(this.path, createRequire(import.meta.url).resolve('better-sqlite3'));
     this.workers ??= Array.from({ length: this.size }, start);
     this.workers = this.workers.map((worker) => (worker.alive ? worker : start()));
+    return this.workers;
+  }
+
+  private pick(): ReadWorker {
     // The least busy worker: a short read does not queue behind a long one when another is free.
-    return this.workers.reduce((best, worker) => (worker.load < best.load ? worker : best));
+    return this.live().reduce((best, worker) => (worker.load < best.load ? worker : best));
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {

@@ -45,7 +45,11 @@ async function eventStore(app: FastifyInstance): Promise<void> {
     ...(thread ? { runner: thread.run } : {}),
   });
   app.decorate('derivedDataWorker', worker);
-  app.addHook('onReady', async () => worker.start());
+  app.addHook('onReady', async () => {
+    // Loaded before the server listens, so the first writes never wait for the thread to start (issue 38).
+    await thread?.start().catch((error: Error) => app.log.warn({ err: error }, 'the derived-data thread did not start; its next job starts it again'));
+    return worker.start();
+  });
   // onClose hooks run last registered first: the rollups' final fold below runs before the thread stops.
   app.addHook('onClose', async () => {
     await worker.stop();

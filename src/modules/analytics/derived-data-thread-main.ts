@@ -29,6 +29,11 @@ export interface ThreadAnswer {
   error?: { message: string; code?: string };
 }
 
+/** Sent once, when the thread has loaded its code and opened its connection. */
+export interface ThreadReady {
+  ready: true;
+}
+
 const { path } = workerData as { path: string };
 const { database } = openSqlite(path, { flushedByCaller: true });
 const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
@@ -48,3 +53,4 @@ port.on('message', ({ id, job }: ThreadRequest) => {
     },
   );
 });
+port.postMessage({ ready: true } satisfies ThreadReady);

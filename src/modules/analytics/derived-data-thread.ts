@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WriteGate } from '../../db/sqlite-write-gate.ts';
 import type { ChunkOutcome, ChunkRunner } from './derived-chunk.ts';
-import type { ThreadAnswer, ThreadJob, ThreadRequest } from './derived-data-thread-main.ts';
+import type { ThreadAnswer, ThreadJob, ThreadReady, ThreadRequest } from './derived-data-thread-main.ts';
 
 // On a SQLite file, the derived-data work runs in a worker thread of its own
 // (derived-data-thread-main.ts) with a connection of its own: the chunks of builds and moves, and
@@ -20,8 +20,12 @@ import type { ThreadAnswer, ThreadJob, ThreadRequest } from './derived-data-thre
 // first takes the write gate (sqlite-write-gate.ts), which the main connection's writers take too
 // and wait for asynchronously; its reads go on meanwhile, reading the last commit.
 //
-// The thread starts with the first chunk and stops with `stop()`; one that died (or could not
-// start) fails its chunk as "database unavailable", and the next chunk starts another.
+// The thread starts with the server (`start()`, before it listens) or else with the first job, and
+// stops with `stop()`; one that died (or could not start) fails its job as "database
+// unavailable", and the next job starts another. A job takes the write gate only once the thread
+// has loaded its code and opened its connection: a thread starting (seconds on a loaded machine
+// when it runs from the TypeScript sources) must not hold every writer of the server (issue 38:
+// the soak's first requests waited 0.7 to 6 s for it).
 
 /** A thread's death, as a fault of the database: the worker logs it and tries again later. */
 function threadGone(reason: string): Error {
@@ -49,6 +53,8 @@ function startThread(path: string): Worker {
 
 export class DerivedDataThread {
   private worker: Worker | null = null;
+  /** Settles when the current worker has said it is ready (or failed before). */
+  private ready: Promise<Worker> | null = null;
   private readonly pending = new Map<number, { resolve: (outcome: ChunkOutcome | number) => void; reject: (error: Error) => void }>();
   private nextId = 0;
 
@@ -58,17 +64,32 @@ export class DerivedDataThread {
   ) {}
 
   /** Runs one chunk in the thread, holding the write gate meanwhile. */
-  readonly run: ChunkRunner = (request) => this.gate.run(() => this.send({ kind: 'chunk', request })) as Promise<ChunkOutcome>;
+  readonly run: ChunkRunner = async (request) => {
+    const worker = await this.started();
+    return this.gate.run(() => this.send(worker, { kind: 'chunk', request })) as Promise<ChunkOutcome>;
+  };
 
   /**
    * Folds up to `limit` (all without one) of the website's waiting events into the derived
    * tables, in one transaction of the thread's, holding the write gate meanwhile; how many it took.
    */
-  readonly deriveBacklog = (websiteId: string, limit?: number): Promise<number> =>
-    this.gate.run(() => this.send({ kind: 'backlog', websiteId, limit: limit ?? null })) as Promise<number>;
+  readonly deriveBacklog = async (websiteId: string, limit?: number): Promise<number> => {
+    const worker = await this.started();
+    return this.gate.run(() => this.send(worker, { kind: 'backlog', websiteId, limit: limit ?? null })) as Promise<number>;
+  };
 
-  private send(job: ThreadJob): Promise<ChunkOutcome | number> {
-    const worker = this.current();
+  /** Starts the thread and waits until it can take jobs (the server calls it before listening). */
+  async start(): Promise<void> {
+    await this.started();
+  }
+
+  private started(): Promise<Worker> {
+    this.current();
+    return this.ready!;
+  }
+
+  private send(worker: Worker, job: ThreadJob): Promise<ChunkOutcome | number> {
+    if (worker !== this.worker) return Promise.reject(threadGone('it stopped before the job was sent'));
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
@@ -80,7 +101,17 @@ export class DerivedDataThread {
     if (this.worker) return this.worker;
     const worker = startThread(this.path);
     worker.unref();
-    worker.on('message', ({ id, outcome, error }: ThreadAnswer) => {
+    let readied!: (worker: Worker) => void;
+    let failed!: (error: Error) => void;
+    this.ready = new Promise<Worker>((resolve, reject) => {
+      readied = resolve;
+      failed = reject;
+    });
+    // Nobody may be waiting yet: a start that fails is reported to the jobs that wait for it.
+    this.ready.catch(() => {});
+    worker.on('message', (message: ThreadAnswer | ThreadReady) => {
+      if ('ready' in message) return readied(worker);
+      const { id, outcome, error } = message;
       const pending = this.pending.get(id);
       if (!pending) return;
       this.pending.delete(id);
@@ -88,6 +119,7 @@ export class DerivedDataThread {
       else pending.resolve(outcome!);
     });
     const gone = (reason: string) => {
+      failed(threadGone(reason));
       if (this.worker === worker) this.worker = null;
       for (const pending of this.pending.values()) pending.reject(threadGone(reason));
       this.pending.clear();
