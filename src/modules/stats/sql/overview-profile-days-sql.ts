@@ -1,0 +1,77 @@
+import { type Kysely, sql } from 'kysely';
+import { engineOf } from '../../../db/engine.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { MoneyRules, OverviewCounts } from '../event-store.ts';
+import type { StatsScope } from '../stats.params.ts';
+import { BOUNCE, millisBetween } from '../../analytics/session-terms.ts';
+import { daysReach } from './breakdown-rollup-reads.ts';
+import { type Row, eventTraffic, paymentScope, sessionTotals } from './overview-sql.ts';
+import { num, rangeCondition, scopeCondition } from './scope-sql.ts';
+import { paidMinor } from './money-sql.ts';
+import { profileFilters, steadyAndPassing, steadyPassingVisitors, variedVisitors } from './steady-split-sql.ts';
+
+// The overview filtered on visitor attributes alone over whole local days of the website up to
+// its latest data (issue 39 item 2), split as the all-time profile reads split it: steady visitors
+// (whose attributes never varied) from rows kept per profile or per visitor, varied visitors from
+// their raw events, sessions and payments (few). The steady part:
+// - visitors: the countries breakdown's breakdown_profile_last_days over the range's days: every
+//   event has one countries key and a steady visitor one country, so the rows of a profile by
+//   last day count each steady visitor of the range once;
+// - pageviews: breakdown_profile_days of the countries breakdown (the events' own profiles: exact
+//   for every visitor, varied ones included, so theirs are not read again);
+// - converted visitors: the steady passing visitors with a goal whose last day under a goal key
+//   is in the range (visitor_totals and breakdown_visitors);
+// - sessions, bounces and duration: the sessions that started in the range of the steady passing
+//   visitors (each such session's first event is in scope), read from sessions by visitor;
+// - revenue: the payments in the range of the steady passing visitors seen in it.
+// A range that ends before the latest data, or all time: undefined (the next source answers).
+
+/** The breakdown whose rows by profile count every event once: one key per event, one per steady visitor. */
+const EVERY_EVENT = 'countries';
+
+export async function profileDaysOverview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts | undefined> {
+  const days = scope.wholeDays;
+  if (!days || days === 'all' || !scope.range) return undefined;
+  if (!(await daysReach(db, EVERY_EVENT, scope.websiteId, days.last))) return undefined;
+  const engine = engineOf(db);
+  const websiteId = scope.websiteId;
+  const profiled = profileFilters(engine, scope, sql.ref('p.profile'));
+  const varied = variedVisitors(websiteId);
+  const unfiltered = paymentScope({ ...scope, filters: [] }, money);
+  const [visitors, pageviews, converted, steadySessions, variedTraffic, variedSessions, steadyPaid, variedPaid] = await Promise.all([
+    sql<Row>`select sum(p.visitors) as n from breakdown_profile_last_days p
+      where p.website_id = ${websiteId} and p.breakdown = ${EVERY_EVENT} and p.day >= ${days.first} and ${profiled}`.execute(db),
+    sql<Row>`select sum(p.pageviews) as n from breakdown_profile_days p
+      where p.website_id = ${websiteId} and p.breakdown = ${EVERY_EVENT} and p.day >= ${days.first} and p.day <= ${days.last} and ${profiled}`.execute(db),
+    sql<Row>`select count(*) as n from visitor_totals v
+      where v.website_id = ${websiteId} and v.goals > 0 and ${steadyAndPassing(scope, 'v')}
+        and exists (select 1 from breakdown_visitors b where b.website_id = v.website_id and b.visitor_id = v.visitor_id
+          and b.breakdown = 'goals' and b.last_day >= ${days.first})`.execute(db),
+    sql<Row>`select count(*) as sessions, sum(case when ${BOUNCE} then 1 else 0 end) as bounces,
+        sum(${millisBetween(db, 's.started_at', 's.ended_at')}) as millis
+      from sessions s where s.website_id = ${websiteId} and ${rangeCondition(scope, sql.ref('s.started_at'))}
+        and s.visitor_id in (${steadyPassingVisitors(scope)})`.execute(db),
+    eventTraffic(db, scope, varied),
+    sessionTotals(db, scope, false, varied),
+    sql<Row>`select sum(${paidMinor(money)}) as minor, count(*) as payments
+      from payments p cross join visitor_totals v
+      where ${unfiltered} and v.website_id = p.website_id and v.visitor_id = p.visitor_id and ${steadyAndPassing(scope, 'v')}
+        and v.last_at >= ${scope.range.from}`.execute(db),
+    sql<Row>`select sum(${paidMinor(money)}) as minor, count(*) as payments
+      from payments p
+      where ${unfiltered} and p.visitor_id in (${varied})
+        and p.visitor_id in (select e.visitor_id from events e where ${scopeCondition(scope)} and e.visitor_id in (${varied}))`.execute(db),
+  ]);
+  const first = (rows: { rows: Row[] }) => rows.rows[0] ?? {};
+  const s = first(steadySessions);
+  return {
+    visitors: num(first(visitors).n) + num(variedTraffic.visitors),
+    pageviews: num(first(pageviews).n),
+    convertedVisitors: num(first(converted).n) + num(variedTraffic.converted),
+    sessions: num(s.sessions) + num(variedSessions.sessions),
+    bounces: num(s.bounces) + num(variedSessions.bounces),
+    sessionMillis: num(s.millis) + num(variedSessions.millis),
+    revenueMinor: num(first(steadyPaid).minor) + num(first(variedPaid).minor),
+    payments: num(first(steadyPaid).payments) + num(first(variedPaid).payments),
+  };
+}
