@@ -12,6 +12,7 @@ import { paymentScope } from './overview-sql.ts';
 import { num, pageTotal } from './scope-sql.ts';
 import { paidMinor } from './money-sql.ts';
 import { profileFilters, steadyAndPassing } from './steady-split-sql.ts';
+import type { Engine } from '../../../db/database.ts';
 
 // An event breakdown filtered on visitor attributes alone over whole local days of the website up
 // to its latest data (issue 39 item 2), from the day rollups by profile (kept by
@@ -31,6 +32,22 @@ export interface Days {
   last: string;
 }
 
+/**
+ * `select profile ...`: the profiles of the range's events that pass the scope's filters. The
+ * countries breakdown has one key per event and its country in the profile, so its rows over the
+ * range are at most one per day and profile: the filters are tested on those few rows, and the
+ * reads take the matching profiles' rows by equality (testing the filters on every row of a large
+ * breakdown such as the pages took most of its time, the JSON parsed once a row on PostgreSQL).
+ */
+export function matchingProfiles(engine: Engine, scope: StatsScope, days: Days): RawBuilder<unknown> {
+  return sql`select distinct m.profile from breakdown_profile_days m
+    where m.website_id = ${scope.websiteId} and m.breakdown = ${EVERY_EVENT} and m.day >= ${days.first} and m.day <= ${days.last}
+      and ${profileFilters(engine, scope, sql.ref('m.profile'))}`;
+}
+
+/** The event breakdown whose rows by profile count every event once: one key per event, one per steady visitor. */
+export const EVERY_EVENT: Breakdown = 'countries';
+
 /** Whether this breakdown has rows by profile and day (the event breakdowns). */
 export const hasProfileDays = (kind: Breakdown) => BREAKDOWN_SPECS[kind].from === 'events';
 
@@ -44,8 +61,9 @@ export async function profileDayRows(db: Kysely<Database>, kind: Breakdown, scop
   const engine = engineOf(db);
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const tieBreak = storedKeyOrder(engine, sql.ref('c.key'), names);
-  const profiled = profileFilters(engine, scope, sql.ref('p.profile'));
-  const keyed = sql`with v as (
+  const profiled = sql`p.profile in (select profile from mp)`;
+  const keyed = sql`with mp as (${matchingProfiles(engine, scope, days)}),
+    v as (
       select x.key, sum(x.visitors) as visitors from (
         select p.key, sum(p.visitors) as visitors from breakdown_profile_last_days p
         where p.website_id = ${scope.websiteId} and p.breakdown = ${kind} and p.day >= ${days.first} and ${profiled}

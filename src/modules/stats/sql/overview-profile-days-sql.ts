@@ -5,10 +5,11 @@ import type { MoneyRules, OverviewCounts } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { BOUNCE, millisBetween } from '../../analytics/session-terms.ts';
 import { daysReach } from './breakdown-rollup-reads.ts';
+import { EVERY_EVENT, matchingProfiles } from './breakdown-profile-day-reads.ts';
 import { type Row, eventTraffic, paymentScope, sessionTotals } from './overview-sql.ts';
 import { num, rangeCondition, scopeCondition } from './scope-sql.ts';
 import { paidMinor } from './money-sql.ts';
-import { profileFilters, steadyAndPassing, steadyPassingVisitors, variedVisitors } from './steady-split-sql.ts';
+import { steadyAndPassing, steadyPassingVisitors, variedVisitors } from './steady-split-sql.ts';
 
 // The overview filtered on visitor attributes alone over whole local days of the website up to
 // its latest data (issue 39 item 2), split as the all-time profile reads split it: steady visitors
@@ -26,8 +27,6 @@ import { profileFilters, steadyAndPassing, steadyPassingVisitors, variedVisitors
 // - revenue: the payments in the range of the steady passing visitors seen in it.
 // A range that ends before the latest data, or all time: undefined (the next source answers).
 
-/** The breakdown whose rows by profile count every event once: one key per event, one per steady visitor. */
-const EVERY_EVENT = 'countries';
 
 export async function profileDaysOverview(db: Kysely<Database>, scope: StatsScope, money: MoneyRules): Promise<OverviewCounts | undefined> {
   const days = scope.wholeDays;
@@ -35,7 +34,7 @@ export async function profileDaysOverview(db: Kysely<Database>, scope: StatsScop
   if (!(await daysReach(db, EVERY_EVENT, scope.websiteId, days.last))) return undefined;
   const engine = engineOf(db);
   const websiteId = scope.websiteId;
-  const profiled = profileFilters(engine, scope, sql.ref('p.profile'));
+  const profiled = sql`p.profile in (${matchingProfiles(engine, scope, days)})`;
   const varied = variedVisitors(websiteId);
   const unfiltered = paymentScope({ ...scope, filters: [] }, money);
   const [visitors, pageviews, converted, steadySessions, variedTraffic, variedSessions, steadyPaid, variedPaid] = await Promise.all([
