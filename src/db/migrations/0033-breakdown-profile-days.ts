@@ -3,18 +3,19 @@ import type { Engine } from '../database.ts';
 import { markBuilds } from './derived-builds.ts';
 
 /**
- * The event breakdowns by local day and visitor profile (src/modules/analytics/breakdown-profile-days.ts),
+ * The breakdowns by local day and visitor profile (src/modules/analytics/breakdown-profile-days.ts),
  * so that a breakdown or the overview filtered on visitor attributes over whole days reads sums
- * instead of every event in range (issue 39 item 2): breakdown_profile_days (pageviews and events
- * per key, day and the events' own profile) and breakdown_profile_last_days (the steady visitors
- * per key and profile by their last day under the key). A background build
+ * instead of every event or session in range (issue 39 item 2): breakdown_profile_days (per key,
+ * day and profile: the events' pageviews and count by their own profile; the steady visitors'
+ * sessions, their pageviews, bounces and milliseconds by the visitor's profile) and
+ * breakdown_profile_last_days (the steady visitors per key and profile by their last day under the key). A background build
  * (./derived-builds.ts) derives them from the events already stored, in the website's zone.
  */
 export function breakdownProfileDays(engine: Engine) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       for (const [name, counts] of [
-        ['breakdown_profile_days', ['pageviews', 'events']],
+        ['breakdown_profile_days', ['pageviews', 'events', 'bounces', 'millis']],
         ['breakdown_profile_last_days', ['visitors']],
       ] as const) {
         let table = db.schema

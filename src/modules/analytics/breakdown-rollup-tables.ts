@@ -49,12 +49,12 @@ export function dayRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknow
 
 /**
  * `with scoped as (...), profile_day_rows as (...)`: as dayRows, per profile too (branches that
- * select a `profile` besides), for breakdown_profile_days.
+ * select a `profile`, `bounces` and `millis` besides), for breakdown_profile_days.
  */
 export function profileDayRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknown>[]): RawBuilder<unknown> {
   return sql`with scoped as materialized (${scoped}),
     profile_day_rows as (
-      select website_id, breakdown, day, key, profile, sum(pageviews) as pageviews, count(*) as events
+      select website_id, breakdown, day, key, profile, sum(pageviews) as pageviews, count(*) as events, sum(bounces) as bounces, sum(millis) as millis
       from (${sql.join(branches, sql` union all `)}) k
       group by website_id, breakdown, day, key, profile)`;
 }

@@ -41,7 +41,7 @@ function eventBranches(engine: Engine, withDay: boolean, withProfile = false): R
   return EVENT_BREAKDOWNS.map((kind) => {
     const only = BREAKDOWN_SPECS[kind].only;
     return sql`select e.website_id, e.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind)} as key,
-        case when e.type = 'pageview' then 1 else 0 end as pageviews${withDay ? sql`, e.day` : sql``}${withProfile ? sql`, ${profileJson(engine, 'e')} as profile` : sql``}
+        case when e.type = 'pageview' then 1 else 0 end as pageviews${withDay ? sql`, e.day` : sql``}${withProfile ? sql`, ${profileJson(engine, 'e')} as profile, 0 as bounces, 0 as millis` : sql``}
       from scoped e${only ? sql` where ${EVENT_KIND_CONDITION[only]}` : sql``}`;
   });
 }

@@ -107,10 +107,10 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   { name: 'breakdown_last_days', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, holds: 'distinct visitors of breakdowns over whole days up to the latest', nonZero: ['visitors'] },
   {
     name: 'breakdown_profile_days',
-    from: ['events'],
+    from: ['events', 'sessions', 'visitor_totals'],
     groupBy: ['website_id', 'breakdown', 'day', 'key', 'profile'],
     localDays: true,
-    holds: "pageviews and events of event breakdowns per day and the events' own profile: filtered breakdowns and the filtered overview over whole days",
+    holds: "per key, day and profile: events by their own profile, steady visitors' sessions by theirs; filtered breakdowns and overview over whole days",
     answers: [{ read: 'breakdown', range: 'whole-days', filters: 'visitor-attributes', with: ['breakdown_profile_last_days', 'breakdown_last_days', 'breakdown_visitors', 'visitor_totals'] }],
   },
   {
@@ -118,7 +118,7 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
     from: ['breakdown_visitors', 'visitor_totals'],
     groupBy: ['website_id', 'breakdown', 'day', 'key', 'profile'],
     localDays: true,
-    holds: 'steady visitors of event breakdowns per profile by their last day under the key: filtered distinct visitors over whole days up to the latest',
+    holds: 'steady visitors per key and profile by their last day under the key: filtered distinct visitors over whole days up to the latest',
     nonZero: ['visitors'],
     answers: [{ read: 'overview', range: 'whole-days', filters: 'visitor-attributes', with: ['breakdown_profile_days', 'breakdown_last_days', 'breakdown_visitors', 'visitor_totals', 'sessions'] }],
   },

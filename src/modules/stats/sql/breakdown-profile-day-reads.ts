@@ -48,35 +48,44 @@ export function matchingProfiles(engine: Engine, scope: StatsScope, days: Days):
 /** The event breakdown whose rows by profile count every event once: one key per event, one per steady visitor. */
 export const EVERY_EVENT: Breakdown = 'countries';
 
-/** Whether this breakdown has rows by profile and day (the event breakdowns). */
-export const hasProfileDays = (kind: Breakdown) => BREAKDOWN_SPECS[kind].from === 'events';
-
 /**
- * One row per key, sorted as the raw read sorts, or null when the day rollups cannot answer (a
- * session breakdown, or some visitor's last day under a key of `kind` after `days.last`).
- * `variedWhere` keeps the varied visitors' events in scope, as the raw read does.
+ * One row per key, sorted as the raw read sorts, or null when the day rollups cannot answer (some
+ * visitor's last day under a key of `kind` after `days.last`). `variedWhere` keeps the varied
+ * visitors' events (`e`) or sessions (`s`) in scope, as the raw read does. An event breakdown's
+ * pageviews and rows are the table's alone (the events' own profiles: every visitor); a session
+ * breakdown's are the steady visitors' sessions from the table and the varied ones' read raw.
  */
 export async function profileDayRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScope, days: Days, page: PageRequest, variedWhere: RawBuilder<unknown>) {
-  if (!hasProfileDays(kind) || !(await daysReach(db, kind, scope.websiteId, days.last))) return null;
+  if (!(await daysReach(db, kind, scope.websiteId, days.last))) return null;
   const engine = engineOf(db);
-  const names = keyNames(BREAKDOWN_SPECS[kind]);
+  const spec = BREAKDOWN_SPECS[kind];
+  const names = keyNames(spec);
   const tieBreak = storedKeyOrder(engine, sql.ref('c.key'), names);
   const profiled = sql`p.profile in (select profile from mp)`;
+  const bySession = spec.from === 'sessions';
+  const alias = bySession ? 's' : 'e';
+  const key = keyJson(engine, kind, alias);
+  const raw = sql`select ${key} as key, count(distinct ${sql.ref(`${alias}.visitor_id`)}) as visitors,
+      ${sql.raw(bySession ? 'sum(s.pageviews)' : "sum(case when e.type = 'pageview' then 1 else 0 end)")} as pageviews, count(*) as n
+    from ${sql.raw(bySession ? 'sessions s' : 'events e')} where ${variedWhere} group by ${key}`;
   const keyed = sql`with mp as (${matchingProfiles(engine, scope, days)}),
+    varied as (${raw}),
     v as (
       select x.key, sum(x.visitors) as visitors from (
         select p.key, sum(p.visitors) as visitors from breakdown_profile_last_days p
         where p.website_id = ${scope.websiteId} and p.breakdown = ${kind} and p.day >= ${days.first} and ${profiled}
         group by p.key
         union all
-        select ${keyJson(engine, kind)} as key, count(distinct e.visitor_id) as visitors from events e
-        where ${variedWhere}
-        group by ${keyJson(engine, kind)}) x
+        select r.key, r.visitors from varied r) x
       group by x.key),
     c as (
-      select p.key, sum(p.pageviews) as pageviews, sum(p.events) as events from breakdown_profile_days p
-      where p.website_id = ${scope.websiteId} and p.breakdown = ${kind} and p.day >= ${days.first} and p.day <= ${days.last} and ${profiled}
-      group by p.key)`;
+      select y.key, sum(y.pageviews) as pageviews, sum(y.events) as events from (
+        select p.key, sum(p.pageviews) as pageviews, sum(p.events) as events from breakdown_profile_days p
+        where p.website_id = ${scope.websiteId} and p.breakdown = ${kind} and p.day >= ${days.first} and p.day <= ${days.last} and ${profiled}
+        group by p.key
+        union all
+        select r.key, r.pageviews, r.n from varied r where ${sql.lit(bySession ? 1 : 0)} = 1) y
+      group by y.key)`;
   const found = await sql<{ key: string; visitors: unknown; pageviews: unknown; n: unknown; total_rows: unknown }>`${keyed}
     select c.key, v.visitors, c.pageviews, c.events as n, count(*) over () as total_rows
     from c join v on v.key = c.key where c.events > 0

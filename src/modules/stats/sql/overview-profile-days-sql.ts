@@ -3,13 +3,15 @@ import { engineOf } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { MoneyRules, OverviewCounts } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
-import { BOUNCE, millisBetween } from '../../analytics/session-terms.ts';
 import { daysReach } from './breakdown-rollup-reads.ts';
 import { EVERY_EVENT, matchingProfiles } from './breakdown-profile-day-reads.ts';
 import { type Row, eventTraffic, paymentScope, sessionTotals } from './overview-sql.ts';
-import { num, rangeCondition, scopeCondition } from './scope-sql.ts';
+import { num, scopeCondition } from './scope-sql.ts';
 import { paidMinor } from './money-sql.ts';
-import { steadyAndPassing, steadyPassingVisitors, variedVisitors } from './steady-split-sql.ts';
+import { steadyAndPassing, variedVisitors } from './steady-split-sql.ts';
+
+/** The session breakdown whose rows by profile count every session once: one entry page per session. */
+const EVERY_SESSION = 'entry-pages';
 
 // The overview filtered on visitor attributes alone over whole local days of the website up to
 // its latest data (issue 39 item 2), split as the all-time profile reads split it: steady visitors
@@ -22,8 +24,9 @@ import { steadyAndPassing, steadyPassingVisitors, variedVisitors } from './stead
 //   for every visitor, varied ones included, so theirs are not read again);
 // - converted visitors: the steady passing visitors with a goal whose last day under a goal key
 //   is in the range (visitor_totals and breakdown_visitors);
-// - sessions, bounces and duration: the sessions that started in the range of the steady passing
-//   visitors (each such session's first event is in scope), read from sessions by visitor;
+// - sessions, bounces and duration: the entry pages' rows of breakdown_profile_days (the steady
+//   visitors' sessions by start day and visitor profile, one entry page each; each such session's
+//   first event is in scope);
 // - revenue: the payments in the range of the steady passing visitors seen in it.
 // A range that ends before the latest data, or all time: undefined (the next source answers).
 
@@ -46,10 +49,8 @@ export async function profileDaysOverview(db: Kysely<Database>, scope: StatsScop
       where v.website_id = ${websiteId} and v.goals > 0 and ${steadyAndPassing(scope, 'v')}
         and exists (select 1 from breakdown_visitors b where b.website_id = v.website_id and b.visitor_id = v.visitor_id
           and b.breakdown = 'goals' and b.last_day >= ${days.first})`.execute(db),
-    sql<Row>`select count(*) as sessions, sum(case when ${BOUNCE} then 1 else 0 end) as bounces,
-        sum(${millisBetween(db, 's.started_at', 's.ended_at')}) as millis
-      from sessions s where s.website_id = ${websiteId} and ${rangeCondition(scope, sql.ref('s.started_at'))}
-        and s.visitor_id in (${steadyPassingVisitors(scope)})`.execute(db),
+    sql<Row>`select sum(p.events) as sessions, sum(p.bounces) as bounces, sum(p.millis) as millis from breakdown_profile_days p
+      where p.website_id = ${websiteId} and p.breakdown = ${EVERY_SESSION} and p.day >= ${days.first} and p.day <= ${days.last} and ${profiled}`.execute(db),
     eventTraffic(db, scope, varied),
     sessionTotals(db, scope, false, varied),
     sql<Row>`select sum(${paidMinor(money)}) as minor, count(*) as payments
