@@ -75,7 +75,7 @@ export async function seedSyntheticTraffic(database: BenchDatabase, websiteId: s
     // What autovacuum does some time after a bulk load, done now: statistics for the planner (or
     // the first reads are planned for the empty tables of before the load) and the visibility
     // map that lets index-only scans skip the table.
-    if (database.engine === 'postgres') await sql`vacuum analyze events, payments, sessions, breakdown_visitors, breakdown_totals, breakdown_profiles, breakdown_days, breakdown_last_days, visitor_totals`.execute(db.kysely);
+    if (database.engine === 'postgres') await sql`vacuum analyze events, payments, sessions, breakdown_visitors, breakdown_totals, breakdown_profiles, breakdown_days, breakdown_last_days, breakdown_profile_days, breakdown_profile_last_days, visitor_totals`.execute(db.kysely);
   } finally {
     await db.close();
   }

@@ -67,7 +67,7 @@ describeEachEngine('the catalogue of derived tables', (engine) => {
       expect(await uniqueKeys(t.db, engine, declared.name), `${declared.name} is keyed by ${declared.groupBy.join(', ')}`).toContainEqual([...declared.groupBy].sort());
       if (declared.localDays) expect(columns.some((column) => column === 'day' || column === 'last_day'), `${declared.name} holds local days`).toBe(true);
     }
-    expect(LOCAL_DAY_TABLES).toEqual(['visitor_days', 'daily_totals', 'visitor_recency', 'breakdown_visitors', 'breakdown_days', 'breakdown_last_days']);
+    expect(LOCAL_DAY_TABLES).toEqual(['visitor_days', 'daily_totals', 'visitor_recency', 'breakdown_visitors', 'breakdown_days', 'breakdown_last_days', 'breakdown_profile_days', 'breakdown_profile_last_days']);
   });
 
   it('finds every table that holds a website\'s rows among its records, its queues or the declared derived tables', async () => {

@@ -1,5 +1,5 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, CurrencyRatesTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationWebhookEventsTable, IntegrationsTable, InvitationsTable, SegmentsTable, SharedLinksTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
-import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfileRevenueTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, RollupBacklogTable, RollupRelocationsTable, DerivedBuildsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
+import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfileDaysTable, BreakdownProfileLastDaysTable, BreakdownProfileRevenueTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, RollupBacklogTable, RollupRelocationsTable, DerivedBuildsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
 import type { ImportedBrowsersTable, ImportedCustomEventsTable, ImportedDevicesTable, ImportedEntryPagesTable, ImportedExitPagesTable, ImportedLocationsTable, ImportedOperatingSystemsTable, ImportedPagesTable, ImportedSourcesTable, ImportedVisitorsTable, ImportsTable, ImportUploadsTable } from './schema/import-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, MailReportDeliveriesTable, MailReportSubscriptionsTable, MailSpikeChecksTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
@@ -64,6 +64,8 @@ export interface Database {
   breakdown_profiles: BreakdownProfilesTable;
   breakdown_days: BreakdownDaysTable;
   breakdown_last_days: BreakdownLastDaysTable;
+  breakdown_profile_days: BreakdownProfileDaysTable;
+  breakdown_profile_last_days: BreakdownProfileLastDaysTable;
   breakdown_revenue: BreakdownRevenueTable;
   breakdown_profile_revenue: BreakdownProfileRevenueTable;
   profile_totals: ProfileTotalsTable;

@@ -137,6 +137,38 @@ export interface BreakdownLastDaysTable {
 }
 
 /**
+ * Per breakdown key, local day and profile (the six visitor attributes as a JSON array) (migration
+ * 0033, src/modules/analytics/breakdown-profile-days.ts): for an event breakdown, the pageviews
+ * and events of that day under the key with those attribute values (the events' own); for a
+ * session breakdown, the sessions (`events`) started that day of the steady visitors of that
+ * profile, their pageviews, bounces and summed milliseconds.
+ */
+export interface BreakdownProfileDaysTable {
+  website_id: string;
+  breakdown: string;
+  day: string;
+  key: string;
+  profile: string;
+  pageviews: number;
+  events: number;
+  bounces: number;
+  millis: number;
+}
+
+/**
+ * Per breakdown key, local day and visitor profile: the steady visitors (visitor_totals.varied = 0)
+ * of that profile whose last day under the key it is (migration 0033).
+ */
+export interface BreakdownProfileLastDaysTable {
+  website_id: string;
+  breakdown: string;
+  day: string;
+  key: string;
+  profile: string;
+  visitors: number;
+}
+
+/**
  * Per breakdown key, currency and renewal flag: what the visitors with a row under the key paid,
  * refunds left out, all time (src/modules/analytics/breakdown-revenue.ts, migration 0020).
  */

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from './breakdowns.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
 import { type WebsiteOffsets, offsetPeriods } from './local-day-sql.ts';
+import { countProfileLastDays } from './breakdown-profile-days.ts';
 
 // The breakdowns by local day of the website's zone (an event's day; a session's, its start's), so
 // a breakdown over whole days that reach the last day with data reads a few rows per key and day
@@ -120,11 +121,13 @@ export async function timezoneOf(db: Kysely<Database>, websiteId: string): Promi
  */
 export async function setLastDays(db: Kysely<Database>, keyed: RawBuilder<unknown>, rows: RawBuilder<unknown>): Promise<void> {
   await countLastDays(db, rows, -1);
+  await countProfileLastDays(db, rows, -1);
   await sql`${keyed}
     update breakdown_visitors set last_day = k.last_day from keyed k
     where ${rows} and k.website_id = breakdown_visitors.website_id and k.visitor_id = breakdown_visitors.visitor_id
       and k.breakdown = breakdown_visitors.breakdown and k.key = breakdown_visitors.key`.execute(db);
   await countLastDays(db, rows, 1);
+  await countProfileLastDays(db, rows, 1);
 }
 
 /** These visitors' rows of breakdown_visitors for these breakdowns, as a condition over the table's qualified columns. */

@@ -4,7 +4,10 @@ import { engineOf } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { Breakdown } from './breakdowns.ts';
-import { jsonArray } from './breakdown-keys.ts';
+import { profileJson } from './profile-json.ts';
+import { countProfileLastDays, moveSessionProfileDays, rebuildProfileLastDays } from './breakdown-profile-days.ts';
+import { timezoneOf, visitorsOffsets } from './breakdown-days.ts';
+import { visitorsByZone } from './visitor-zones.ts';
 import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
 import { addProfileRevenueOfNewRows, moveProfileRevenueOfVisitors, rebuildProfileRevenue, subtractProfileRevenueOfEmptiedRows } from './breakdown-revenue.ts';
@@ -25,9 +28,7 @@ import { addProfileRevenueOfNewRows, moveProfileRevenueOfVisitors, rebuildProfil
 //   as repaired, after them;
 // - a rebuild derives a website's rows from breakdown_visitors and visitor_totals.
 
-/** A visitor_totals row's profile (`alias`), spelled by the engine as every writer spells it. */
-export const profileJson = (engine: Engine, alias: string): RawBuilder<string> =>
-  jsonArray(engine, VISITOR_ATTRIBUTES.map((a) => sql.ref(`${alias}.${a}`)));
+export { profileJson };
 
 const ADD_TO_PROFILES = sql`on conflict (website_id, breakdown, key, profile) do update set
   visitors = breakdown_profiles.visitors + excluded.visitors,
@@ -76,11 +77,23 @@ export async function subtractKeyedFromProfiles(db: Kysely<Database>, keyed: Raw
 
 const VISITORS_PER_STATEMENT = 500;
 
+/** These visitors by the zone their local days are in (two during a move), with that zone's offsets over their events. */
+async function zonesOf(db: Kysely<Database>, websiteId: string, visitorIds: string[]) {
+  const timezone = await timezoneOf(db, websiteId);
+  if (timezone === undefined) return [];
+  const { groups } = await visitorsByZone(db, websiteId, timezone, visitorIds);
+  const zones = [];
+  for (const [zone, ids] of groups) zones.push({ visitorIds: ids, offsets: (await visitorsOffsets(db, websiteId, ids, [zone]))[0]! });
+  return zones;
+}
+
 /** Adds (1) or takes out (-1) every breakdown_visitors row of these visitors that are steady now. */
 async function moveVisitors(db: Kysely<Database>, websiteId: string, visitorIds: string[], sign: 1 | -1): Promise<void> {
   const profile = profileJson(engineOf(db), 'v');
   for (const chunk of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
     await moveProfileRevenueOfVisitors(db, websiteId, chunk, sign);
+    await countProfileLastDays(db, sql`website_id = ${websiteId} and visitor_id in (${sql.join(chunk)})`, sign);
+    await moveSessionProfileDays(db, websiteId, await zonesOf(db, websiteId, chunk), sign);
     const rows = sql`visitor_totals v join breakdown_visitors b on b.website_id = v.website_id and b.visitor_id = v.visitor_id
       where v.website_id = ${websiteId} and v.visitor_id in (${sql.join(chunk)}) and v.varied = 0`;
     await sql`insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
@@ -106,6 +119,7 @@ export const joinProfiles = (db: Kysely<Database>, websiteId: string, visitorIds
  */
 export async function rebuildBreakdownProfiles(db: Kysely<Database>, websiteId: string, kinds: readonly Breakdown[]): Promise<void> {
   await rebuildProfileRevenue(db, websiteId, kinds);
+  await rebuildProfileLastDays(db, websiteId, kinds);
   await sql`delete from breakdown_profiles where website_id = ${websiteId} and ${breakdownIn(kinds)}`.execute(db);
   await sql`insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
     select b.website_id, b.breakdown, b.key, ${profileJson(engineOf(db), 'v')}, count(*), sum(b.pageviews), sum(b.events)

@@ -48,6 +48,18 @@ export function dayRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknow
 }
 
 /**
+ * `with scoped as (...), profile_day_rows as (...)`: as dayRows, per profile too (branches that
+ * select a `profile`, `bounces` and `millis` besides), for breakdown_profile_days.
+ */
+export function profileDayRows(scoped: RawBuilder<unknown>, branches: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return sql`with scoped as materialized (${scoped}),
+    profile_day_rows as (
+      select website_id, breakdown, day, key, profile, sum(pageviews) as pageviews, count(*) as events, sum(bounces) as bounces, sum(millis) as millis
+      from (${sql.join(branches, sql` union all `)}) k
+      group by website_id, breakdown, day, key, profile)`;
+}
+
+/**
  * `keyed` (a `with ... keyed as (...)`) as a snapshot a batch's statements can read several times:
  * on SQLite the rows are computed once into a temporary table of the connection (each statement
  * would otherwise compute the CTE again: three to four times per batch and kind), and the

@@ -6,7 +6,9 @@ import { chunks } from '../../lib/chunks.ts';
 import { BREAKDOWN_SPECS } from './breakdown-specs.ts';
 import { BREAKDOWNS } from './breakdowns.ts';
 import { EVENT_KIND_CONDITION, EVENT_BREAKDOWNS, keyJson } from './breakdown-keys.ts';
-import { ADD_TO_TOTALS, addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed } from './breakdown-rollup-tables.ts';
+import { ADD_TO_TOTALS, addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, profileDayRows, snapshotKeyed } from './breakdown-rollup-tables.ts';
+import { addProfileDayRows, deleteProfileDayRows, moveProfileLastDays } from './breakdown-profile-days.ts';
+import { profileJson } from './profile-json.ts';
 import { addKeyedToProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
 import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, moveLastDays, setLastDays, timezoneOf, visitorRowsOf, websiteOffsets } from './breakdown-days.ts';
 import { type WebsiteOffsets, rowDaySql, offsetsOf } from './local-day-sql.ts';
@@ -31,12 +33,15 @@ const ROW_COLUMNS = ['website_id', 'visitor_id', 'type', 'name', 'link_url'];
 /** The events' columns the rollups read (the CTE below is aliased `e`, as the key SQL expects). */
 const READ_COLUMNS = [...new Set([...ROW_COLUMNS, ...EVENT_BREAKDOWNS.flatMap((kind) => Object.values(BREAKDOWN_SPECS[kind].keys))])];
 
-/** Per event breakdown, a select over `scoped` (events as `e`) of website, visitor, breakdown, key, pageviews and, with `day`, day. */
-function eventBranches(engine: Engine, withDay: boolean): RawBuilder<unknown>[] {
+/**
+ * Per event breakdown, a select over `scoped` (events as `e`) of website, visitor, breakdown, key,
+ * pageviews and, with `day`, day, and with `profile`, the event's own profile.
+ */
+function eventBranches(engine: Engine, withDay: boolean, withProfile = false): RawBuilder<unknown>[] {
   return EVENT_BREAKDOWNS.map((kind) => {
     const only = BREAKDOWN_SPECS[kind].only;
     return sql`select e.website_id, e.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind)} as key,
-        case when e.type = 'pageview' then 1 else 0 end as pageviews${withDay ? sql`, e.day` : sql``}
+        case when e.type = 'pageview' then 1 else 0 end as pageviews${withDay ? sql`, e.day` : sql``}${withProfile ? sql`, ${profileJson(engine, 'e')} as profile, 0 as bounces, 0 as millis` : sql``}
       from scoped e${only ? sql` where ${EVENT_KIND_CONDITION[only]}` : sql``}`;
   });
 }
@@ -61,6 +66,18 @@ function eventDayRows(engine: Engine, where: RawBuilder<unknown>, day: RawBuilde
   return dayRows(scopedEvents(where, day), eventBranches(engine, true));
 }
 
+/** `with ... profile_day_rows as (...)`: as eventDayRows, per the events' own profile too. */
+function eventProfileDayRows(engine: Engine, where: RawBuilder<unknown>, day: RawBuilder<string>): RawBuilder<unknown> {
+  return profileDayRows(scopedEvents(where, day), eventBranches(engine, true, true));
+}
+
+/** The events `where` keeps added to (1) or taken out of (-1) both day tables on their local days. */
+async function addEventDays(db: Kysely<Database>, where: RawBuilder<unknown>, day: RawBuilder<string>, sign: 1 | -1): Promise<void> {
+  const engine = engineOf(db);
+  await addDayRows(db, eventDayRows(engine, where, day), sign);
+  await addProfileDayRows(db, eventProfileDayRows(engine, where, day), sign);
+}
+
 interface AddOptions {
   /** Ingestion: breakdown_profiles follows (a delete's repair moves its visitors there itself). */
   profiles: boolean;
@@ -77,8 +94,9 @@ async function addEvents(db: Kysely<Database>, where: RawBuilder<unknown>, optio
   const keyed = await snapshotKeyed(db, keyedEvents(engine, where, day));
   if (options.profiles) await addKeyedToProfiles(db, keyed);
   if (day) await moveLastDays(db, keyed);
+  if (day && options.profiles) await moveProfileLastDays(db, keyed);
   await addKeyed(db, keyed);
-  if (day && options.newEvents) await addDayRows(db, eventDayRows(engine, where, day), 1);
+  if (day && options.newEvents) await addEventDays(db, where, day, 1);
 }
 
 /** Events per statement: the id list is bound once (a CTE), well under both engines' parameter limits. */
@@ -105,7 +123,7 @@ export async function subtractDeletedEvents(trx: Kysely<Database>, websiteId: st
   for (const batch of chunks(events, EVENTS_PER_STATEMENT)) {
     const offsets = offsetsOf(batch.map((e) => ({ ...e, websiteId })), new Map([[websiteId, timezone]]));
     const where = sql`e.website_id = ${websiteId} and e.id in (${sql.join(batch.map((e) => e.id))})`;
-    await addDayRows(trx, eventDayRows(engine, where, rowDaySql(engine, offsets)), -1);
+    await addEventDays(trx, where, rowDaySql(engine, offsets), -1);
   }
 }
 
@@ -117,8 +135,8 @@ export async function moveVisitorEventDays(db: Kysely<Database>, websiteId: stri
   if (to.size === 0) return; // no event: nothing to move
   const engine = engineOf(db);
   const where = sql`e.website_id = ${websiteId} and e.visitor_id in (${sql.join(visitorIds)})`;
-  await addDayRows(db, eventDayRows(engine, where, rowDaySql(engine, from)), -1);
-  await addDayRows(db, eventDayRows(engine, where, rowDaySql(engine, to)), 1);
+  await addEventDays(db, where, rowDaySql(engine, from), -1);
+  await addEventDays(db, where, rowDaySql(engine, to), 1);
   await setLastDays(db, keyedEvents(engine, where, rowDaySql(engine, to)), visitorRowsOf(websiteId, visitorIds, EVENT_BREAKDOWNS));
 }
 
@@ -176,7 +194,7 @@ export async function deriveWebsiteBreakdownRollups(db: Kysely<Database>, websit
   const day = rowDaySql(engine, offsets);
   await deriveKeyed(db, keyedEvents(engine, where, day), websiteId, EVENT_BREAKDOWNS, true);
   await deriveLastDays(db, websiteId, EVENT_BREAKDOWNS);
-  await addDayRows(db, eventDayRows(engine, where, day), 1);
+  await addEventDays(db, where, day, 1);
   await deriveWebsiteSessionRollups(db, websiteId, offsets);
 }
 
@@ -189,6 +207,7 @@ export async function rebuildBreakdownRollups(db: Kysely<Database>, websiteId: s
   if (timezone === undefined) return;
   await deleteRows(db, websiteId, BREAKDOWNS);
   await deleteDayRows(db, websiteId, BREAKDOWNS);
+  await deleteProfileDayRows(db, websiteId, BREAKDOWNS);
   await deriveWebsiteBreakdownRollups(db, websiteId, timezone);
   await rebuildBreakdownProfiles(db, websiteId, BREAKDOWNS);
   await rebuildBreakdownRevenue(db, websiteId, BREAKDOWNS);

@@ -105,7 +105,17 @@ export const DERIVATIONS: readonly Derivation[] = [
   },
   {
     name: 'breakdowns',
-    keeps: ['breakdown_visitors', 'breakdown_totals', 'breakdown_days', 'breakdown_last_days', 'breakdown_revenue', 'breakdown_profiles', 'breakdown_profile_revenue'],
+    keeps: [
+      'breakdown_visitors',
+      'breakdown_totals',
+      'breakdown_days',
+      'breakdown_last_days',
+      'breakdown_profile_days',
+      'breakdown_profile_last_days',
+      'breakdown_revenue',
+      'breakdown_profiles',
+      'breakdown_profile_revenue',
+    ],
     leaveForRepair: leaveProfiles,
     joinForRepair: joinProfiles,
     fold: updateBreakdownRollups,

@@ -27,6 +27,8 @@ export type DerivedTableName = keyof Database &
     | 'breakdown_profiles'
     | 'breakdown_days'
     | 'breakdown_last_days'
+    | 'breakdown_profile_days'
+    | 'breakdown_profile_last_days'
     | 'breakdown_revenue'
     | 'breakdown_profile_revenue'
     | 'goal_stats'
@@ -103,6 +105,23 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   { name: 'breakdown_profiles', from: ['breakdown_visitors', 'visitor_totals'], groupBy: ['website_id', 'breakdown', 'key', 'profile'], localDays: false, holds: 'all-time breakdowns filtered by visitor attributes', answers: [{ read: 'breakdown', range: 'all-time', filters: 'visitor-attributes', with: ['breakdown_profile_revenue', 'visitor_totals'] }] },
   { name: 'breakdown_days', from: ['events', 'sessions'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, holds: 'pageviews and events of breakdowns over whole days', answers: [{ read: 'breakdown', range: 'whole-days', filters: 'none', with: ['breakdown_last_days', 'breakdown_visitors'] }] },
   { name: 'breakdown_last_days', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'day', 'key'], localDays: true, holds: 'distinct visitors of breakdowns over whole days up to the latest', nonZero: ['visitors'] },
+  {
+    name: 'breakdown_profile_days',
+    from: ['events', 'sessions', 'visitor_totals'],
+    groupBy: ['website_id', 'breakdown', 'day', 'key', 'profile'],
+    localDays: true,
+    holds: "per key, day and profile: events by their own profile, steady visitors' sessions by theirs; filtered breakdowns and overview over whole days",
+    answers: [{ read: 'breakdown', range: 'whole-days', filters: 'visitor-attributes', with: ['breakdown_profile_last_days', 'breakdown_last_days', 'breakdown_visitors', 'visitor_totals'] }],
+  },
+  {
+    name: 'breakdown_profile_last_days',
+    from: ['breakdown_visitors', 'visitor_totals'],
+    groupBy: ['website_id', 'breakdown', 'day', 'key', 'profile'],
+    localDays: true,
+    holds: 'steady visitors per key and profile by their last day under the key: filtered distinct visitors over whole days up to the latest',
+    nonZero: ['visitors'],
+    answers: [{ read: 'overview', range: 'whole-days', filters: 'visitor-attributes', with: ['breakdown_profile_days', 'breakdown_last_days', 'breakdown_visitors', 'visitor_totals', 'sessions'] }],
+  },
   { name: 'breakdown_revenue', from: ['breakdown_visitors', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'currency', 'converted_currency', 'renewal'], localDays: false, holds: 'revenue of all-time breakdowns', nonZero: ['minor', 'converted_minor'] },
   { name: 'breakdown_profile_revenue', from: ['breakdown_profiles', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'profile', 'currency', 'converted_currency', 'renewal'], localDays: false, holds: 'revenue of all-time breakdowns by visitor attributes', nonZero: ['minor', 'converted_minor'] },
   { name: 'goal_stats', from: ['events'], groupBy: ['website_id', 'goal_name'], localDays: false, holds: 'the goals list: completions, visitors, last completion', keptAtIngestion: true },

@@ -9,6 +9,7 @@ import { addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, sna
 import { rebuildBreakdownRevenue } from './breakdown-revenue.ts';
 import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, setLastDays, timezoneOf, visitorRowsOf, websiteOffsets } from './breakdown-days.ts';
 import { type WebsiteOffsets, offsetsOver, rowDaySql } from './local-day-sql.ts';
+import { addProfileDayRows, countProfileLastDays, deleteProfileDayRows, sessionProfileDayRows } from './breakdown-profile-days.ts';
 
 // Keeps the all-time session breakdowns (entry pages, exit pages, referrers, campaigns) in
 // breakdown_visitors and breakdown_totals, beside the event breakdowns: per visitor and key, that
@@ -137,10 +138,14 @@ export async function followSessionUpsert(trx: Kysely<Database>, sessions: Batch
   const { visitors } = batch;
   const day = rowDaySql(engine, batch.offsets, 's');
   const visitorRows = sql`${visitorsWhere(visitors)} and ${breakdownIn(SESSION_BREAKDOWNS)}`;
-  if (batch.known) await countLastDays(trx, visitorRows, -1);
+  if (batch.known) {
+    await countLastDays(trx, visitorRows, -1);
+    await countProfileLastDays(trx, visitorRows, -1);
+  }
   const keyed = keyedSessions(engine, where);
   if (batch.stored) {
     await addDayRows(trx, sessionDayRows(engine, where, day), -1);
+    await addProfileDayRows(trx, sessionProfileDayRows(trx, where, day), -1);
     const stored = await snapshotKeyed(trx, keyed);
     await subtractKeyedFromProfiles(trx, stored);
     await subtractKeyed(trx, stored);
@@ -150,11 +155,13 @@ export async function followSessionUpsert(trx: Kysely<Database>, sessions: Batch
   await addKeyedToProfiles(trx, upserted);
   await addKeyed(trx, upserted);
   await addDayRows(trx, sessionDayRows(engine, where, day), 1);
+  await addProfileDayRows(trx, sessionProfileDayRows(trx, where, day), 1);
   await sql`${keyedSessions(engine, visitorsWhere(visitors, 's'), day)}
     insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events, last_day)
     select website_id, visitor_id, breakdown, key, 0, 0, last_day from keyed where true
     on conflict (website_id, visitor_id, breakdown, key) do update set last_day = excluded.last_day`.execute(trx);
   await countLastDays(trx, visitorRows, 1);
+  await countProfileLastDays(trx, visitorRows, 1);
 }
 
 /**
@@ -173,6 +180,7 @@ export async function deriveWebsiteSessionRollups(db: Kysely<Database>, websiteI
   await deriveKeyed(db, keyedSessions(engine, where, day), websiteId, SESSION_BREAKDOWNS, true);
   await deriveLastDays(db, websiteId, SESSION_BREAKDOWNS);
   await addDayRows(db, sessionDayRows(engine, where, day), 1);
+  await addProfileDayRows(db, sessionProfileDayRows(db, where, day), 1);
 }
 
 /** Replaces a website's session breakdown rows, their days and their profiles with ones derived from its sessions (after a session rebuild). */
@@ -181,6 +189,7 @@ export async function rebuildSessionBreakdownRollups(db: Kysely<Database>, websi
   if (timezone === undefined) return;
   await deleteRows(db, websiteId, SESSION_BREAKDOWNS);
   await deleteDayRows(db, websiteId, SESSION_BREAKDOWNS);
+  await deleteProfileDayRows(db, websiteId, SESSION_BREAKDOWNS);
   const offsets = await websiteOffsets(db, websiteId, timezone);
   if (offsets.size > 0) await deriveWebsiteSessionRollups(db, websiteId, offsets);
   await rebuildBreakdownProfiles(db, websiteId, SESSION_BREAKDOWNS);
@@ -197,5 +206,7 @@ export async function moveVisitorSessionDays(db: Kysely<Database>, websiteId: st
   const where = sql`s.website_id = ${websiteId} and s.visitor_id in (${sql.join(visitorIds)})`;
   await addDayRows(db, sessionDayRows(engine, where, rowDaySql(engine, from, 's')), -1);
   await addDayRows(db, sessionDayRows(engine, where, rowDaySql(engine, to, 's')), 1);
+  await addProfileDayRows(db, sessionProfileDayRows(db, where, rowDaySql(engine, from, 's')), -1);
+  await addProfileDayRows(db, sessionProfileDayRows(db, where, rowDaySql(engine, to, 's')), 1);
   await setLastDays(db, keyedSessions(engine, where, rowDaySql(engine, to, 's')), visitorRowsOf(websiteId, visitorIds, SESSION_BREAKDOWNS));
 }

@@ -50,6 +50,8 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   profile_totals: 21,
   breakdown_profile_revenue: 22,
   breakdown_revenue: 23,
+  breakdown_profile_last_days: 23.8,
+  breakdown_profile_days: 23.9,
   breakdown_last_days: 24,
   breakdown_days: 25,
   breakdown_profiles: 26,

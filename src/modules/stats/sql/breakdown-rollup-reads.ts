@@ -73,7 +73,7 @@ export function keyedByName(names: string[], key: string): KeyedRow {
 }
 
 /** Whether no visitor's last day under a key of `kind` is after `last`: then the day rollups answer ranges ending on `last`. */
-async function daysReach(db: Kysely<Database>, kind: Breakdown, websiteId: string, last: string): Promise<boolean> {
+export async function daysReach(db: Kysely<Database>, kind: Breakdown, websiteId: string, last: string): Promise<boolean> {
   const { rows } = await sql`select 1 as later from breakdown_last_days
     where website_id = ${websiteId} and breakdown = ${kind} and day > ${last} and visitors <> 0 limit 1`.execute(db);
   return rows.length === 0;

@@ -7,6 +7,7 @@ import { type BreakdownSpec, BREAKDOWN_SPECS } from '../../analytics/breakdown-s
 import { type KeyedRow, keyNames, keyOf } from './breakdown-keys-sql.ts';
 import { EVENT_KIND_CONDITION } from '../../analytics/breakdown-keys.ts';
 import { profiledRevenue, profiledRows } from './breakdown-profile-reads.ts';
+import { profileDayRows, steadyProfileDayRevenue } from './breakdown-profile-day-reads.ts';
 import { dayRolledUpRevenue, dayRolledUpRows, rolledUpRevenue, rolledUpRows } from './breakdown-rollup-reads.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
 import { answerRead, shapeOf } from '../read-planner.ts';
@@ -22,7 +23,8 @@ import { paidMinor } from './money-sql.ts';
 // breakdown reads its rollup instead: without filters the whole (breakdown-rollup-reads.ts), with
 // filters on visitor attributes alone the matching profiles (breakdown-profile-reads.ts). Over
 // whole days of the website up to its latest data, a breakdown without filters reads its day
-// rollups (breakdown-rollup-reads.ts).
+// rollups (breakdown-rollup-reads.ts), and an event breakdown filtered on visitor attributes alone its
+// day rollups by profile (breakdown-profile-day-reads.ts).
 
 
 const alias = (spec: BreakdownSpec) => (spec.from === 'events' ? 'e' : 's');
@@ -79,6 +81,16 @@ async function keyedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScop
       const found = await dayRolledUpRows(db, kind, scope, days, page);
       if (!found) return undefined;
       return { ...found, revenue: found.rows.length > 0 ? await dayRolledUpRevenue(db, kind, scope, days.first, money) : noRevenue };
+    },
+    breakdown_profile_days: async () => {
+      const days = scope.wholeDays;
+      if (!days || days === 'all') return undefined;
+      const varied = variedVisitors(scope.websiteId);
+      const found = await profileDayRows(db, kind, scope, days, page, whereOf(spec, scope, false, varied));
+      if (!found) return undefined;
+      if (found.rows.length === 0) return { ...found, revenue: noRevenue };
+      const revenue = sumMaps(await steadyProfileDayRevenue(db, kind, scope, days, money), await revenueByKey(db, spec, scope, money, varied));
+      return { ...found, revenue };
     },
     breakdown_profiles: async () => {
       const varied = variedVisitors(scope.websiteId);

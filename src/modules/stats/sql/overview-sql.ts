@@ -10,6 +10,7 @@ import { engineOf } from '../../../db/engine.ts';
 import { profileFilters, steadyAndPassing, variedVisitors } from './steady-split-sql.ts';
 import { countedPayment, paidMinor } from './money-sql.ts';
 import { answerRead, shapeOf } from '../read-planner.ts';
+import { profileDaysOverview } from './overview-profile-days-sql.ts';
 
 // Overview counts: visitors, pageviews and converted visitors from the events in scope; sessions,
 // bounces and duration from the sessions that started in the range (and, when filtered, hold an
@@ -39,9 +40,9 @@ export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<u
   return sql`p.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('p.occurred_at'))} and ${countedPayment(money)} and p.refunded = ${false} ${renewals} ${visitors}`;
 }
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 
-async function eventTraffic(db: Kysely<Database>, scope: StatsScope, visitors?: RawBuilder<unknown>): Promise<Row> {
+export async function eventTraffic(db: Kysely<Database>, scope: StatsScope, visitors?: RawBuilder<unknown>): Promise<Row> {
   const { rows } = await sql<Row>`
     select count(distinct e.visitor_id) as visitors,
       sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews,
@@ -62,7 +63,7 @@ async function rollupTraffic(db: Kysely<Database>, websiteId: string, days: DayS
   return { visitors: found?.visitors, converted: found?.converted, pageviews };
 }
 
-async function sessionTotals(db: Kysely<Database>, scope: StatsScope, fromBuckets: boolean, visitors?: RawBuilder<unknown>): Promise<Row> {
+export async function sessionTotals(db: Kysely<Database>, scope: StatsScope, fromBuckets: boolean, visitors?: RawBuilder<unknown>): Promise<Row> {
   const { rows } = fromBuckets
     ? await sql<Row>`select sum(b.sessions) as sessions, sum(b.bounces) as bounces, sum(b.millis) as millis
         from session_buckets b where b.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('b.bucket'))}`.execute(db)
@@ -76,6 +77,7 @@ export async function overview(db: Kysely<Database>, scope: StatsScope, money: M
   return answerRead('overview', shapeOf(scope), scope.derivedState ?? 'ready', {
     daily_totals: () => plainOverview(db, scope, money, scope.wholeDays ?? 'all'),
     profile_totals: () => profiledOverview(db, scope, money),
+    breakdown_profile_last_days: () => profileDaysOverview(db, scope, money),
     events: () => plainOverview(db, scope, money, null),
   });
 }
