@@ -33,6 +33,8 @@ export interface OverviewCounts {
   sessionMillis: number;
   revenueMinor: number;
   payments: number;
+  /** The counts come from a sample of this rate, scaled back up (ClickHouse, sampling-ch.ts); absent when exact. */
+  sampleRate?: number;
 }
 
 /** One breakdown row: its key columns (null when unknown) and counts. */
@@ -48,6 +50,8 @@ export interface BreakdownRow {
 export interface RowsPage<T> {
   rows: T[];
   total: number;
+  /** The counts come from a sample of this rate, scaled back up (ClickHouse, sampling-ch.ts); absent when exact. */
+  sampleRate?: number;
 }
 
 export interface PropertyRow {
