@@ -71,7 +71,7 @@ describeWithClickHouse('sampled reads of large ranges on ClickHouse', () => {
   });
 
   it('answers a filtered overview of a large range from a sample, scaled within 10 % of the exact counts, and says so', async () => {
-    for (const filter of [{ filter_device: 'desktop' }, { filter_referrer: 'Google' }]) {
+    for (const filter of [{ filter_device: 'desktop' }, { filter_referrer: 'Google' }] as Record<string, string>[]) {
       const sampled = await read('overview', key, filter);
       const exact = await read('overview', key, { ...filter, exact: 'true' });
       expect(sampled.status).toBe(200);
