@@ -19664,6 +19664,8 @@ export interface operations {
                 /** @description an IANA time zone for days; default the website's */
                 timezone?: string;
                 fields?: string;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -19772,6 +19774,11 @@ export interface operations {
                             /** @description percent of visitors with a goal */
                             conversion_rate?: number;
                         }[];
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
+                        };
                     };
                 };
             };
@@ -19948,6 +19955,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -20052,6 +20061,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -20229,6 +20243,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -20333,6 +20349,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -20510,6 +20531,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -20614,6 +20637,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -20791,6 +20819,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -20894,6 +20924,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -21071,6 +21106,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -21192,6 +21229,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -21369,6 +21411,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -21474,6 +21518,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -21651,6 +21700,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -21755,6 +21806,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -21932,6 +21988,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -22036,6 +22094,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -22213,6 +22276,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -22316,6 +22381,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -22493,6 +22563,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -22596,6 +22668,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -22773,6 +22850,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -22876,6 +22955,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -23053,6 +23137,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -23156,6 +23242,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -23333,6 +23424,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -23436,6 +23529,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -23613,6 +23711,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -23715,6 +23815,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
