@@ -19349,6 +19349,8 @@ export interface operations {
                 limit?: number;
                 /** @description buckets to skip */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -19490,6 +19492,11 @@ export interface operations {
                             offset: number;
                             /** @description buckets in the range */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };

@@ -10,7 +10,7 @@ import { createApiKey, createWebsite, ownerWithWebsite } from './helpers/factori
 // Sampled reads on ClickHouse (src/modules/stats/clickhouse/sampling-ch.ts), with the threshold
 // lowered to 10,000 events: a website of 40,000 events in range is read at SAMPLE 0.25, its counts
 // scaled back up within 10 % of the exact ones (the rows are a function of their number, so the
-// sample is the same at every run); `exact=true`, unfiltered reads (from the rollups) and a small
+// sample is the same at every run), the filtered time series too; `exact=true`, unfiltered reads and a small
 // website are never sampled, and only a sampled answer carries X-Sightline-Sample-Rate and `sampling`.
 
 const THRESHOLD = 10_000;
@@ -95,7 +95,7 @@ describeWithClickHouse('sampled reads of large ranges on ClickHouse', () => {
     expect(exact.body.data[0].pageviews).toBe(Number(row!.n));
   });
 
-  it('answers a filtered breakdown from a sample, each row within 10 % of the exact one, in the same order', async () => {
+  it('answers a filtered breakdown from a sample, the same rows, each within 10 % of the exact one', async () => {
     const sampled = await read('pages', key, { filter_device: 'mobile' });
     const exact = await read('pages', key, { filter_device: 'mobile', exact: 'true' });
     expect(sampled.headers['x-sightline-sample-rate']).toBe('0.25');
@@ -107,6 +107,24 @@ describeWithClickHouse('sampled reads of large ranges on ClickHouse', () => {
       expect(within(row.visitors, truth.visitors, 0.1), `${row.path}: ${row.visitors} against ${truth.visitors}`).toBe(true);
       expect(within(row.pageviews, truth.pageviews, 0.1)).toBe(true);
     }
+  });
+
+  it('counts a filtered time series from the same sample, its totals within 10 % of the exact ones; an unfiltered one exactly', async () => {
+    const series = (query: Record<string, string>) => read('timeseries', key, { fields: 'visitors,pageviews', interval: 'day', ...query });
+    const sampled = await series({ filter_device: 'desktop' });
+    const exact = await series({ filter_device: 'desktop', exact: 'true' });
+    expect(sampled.status, sampled.raw).toBe(200);
+    expect(sampled.headers['x-sightline-sample-rate']).toBe('0.25');
+    expect(sampled.body.sampling).toEqual({ rate: 0.25 });
+    expect(exact.headers['x-sightline-sample-rate']).toBeUndefined();
+    expect(exact.body.sampling).toBeUndefined();
+    for (const name of ['visitors', 'pageviews']) {
+      expect(within(sampled.body.totals[name], exact.body.totals[name], 0.1), `${name}: ${sampled.body.totals[name]} against ${exact.body.totals[name]}`).toBe(true);
+    }
+    const unfiltered = await series({});
+    expect(unfiltered.status).toBe(200);
+    expect(unfiltered.headers['x-sightline-sample-rate']).toBeUndefined();
+    expect(unfiltered.body.sampling).toBeUndefined();
   });
 
   it('never samples what the rollups answer, nor a small website', async () => {

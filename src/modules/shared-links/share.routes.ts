@@ -92,9 +92,10 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
       handler: async (request, reply) => {
         const ignored = series.ignoredSeriesParams(request.query);
         if (ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, ignored.join(', '));
-        const notes = { rebuilding: false };
+        const notes: series.SeriesNotes = { rebuilding: false };
         const view = await app.analyticsRead(() => series.timeseries(deps, site(request), request.query, new Date(), notes));
         if (notes.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
+        if (notes.sampleRate !== undefined) reply.header(SAMPLE_RATE_HEADER, String(notes.sampleRate));
         return view;
       },
     });

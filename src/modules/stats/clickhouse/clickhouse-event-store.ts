@@ -47,7 +47,8 @@ export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settl
   /** The scope with its sessions' source and the rate its raw reads may sample at. */
   const sampledOn = async (scope: StatsScope): Promise<ClickHouseScope> => ({ ...on(scope), sample: await sampleRateFor(ch, scope, threshold) });
   return {
-    spanTraffic: settled((scope, spans) => series.eventTraffic(ch, on(scope), spans)),
+    // Filtered series read raw events and sample like the filtered overview of the same range; unfiltered ones too (no rollup here), exact.
+    spanTraffic: settled(async (scope, spans) => series.eventTraffic(ch, scope.filters.length > 0 ? await sampledOn(scope) : on(scope), spans)),
     dailyTotals: settled((websiteId, firstDay, lastDay) => series.dailyTotals(ch, db, websiteId, firstDay, lastDay)),
     spanDistinctVisitors: settled((websiteId, spans) => series.distinctVisitors(ch, db, websiteId, spans)),
     spanPayments: settled((scope, spans, money) => series.paymentTotals(ch, db, on(scope), spans, money)),
