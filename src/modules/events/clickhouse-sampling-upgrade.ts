@@ -1,11 +1,11 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
-import { eventsTableDdl } from '../../db/clickhouse/clickhouse-schema.ts';
+import { EVENT_COLUMNS, eventsTableDdl } from '../../db/clickhouse/clickhouse-schema.ts';
 import { deleteAndWait } from '../../db/clickhouse/mutations.ts';
 import { SESSION_REACH_MS } from '../stats/clickhouse/scope-ch.ts';
 import { EVENT_ROLLUPS_SCHEMA, SPANS, type DaysByWebsite, daysOf } from './clickhouse-event-rollups.ts';
 import { sessionDaysOf } from './clickhouse-session-rollups.ts';
-import { sessionsTableDdl } from './clickhouse-sessions.ts';
+import { SESSION_ROW_COLUMNS, sessionsTableDdl } from './clickhouse-sessions.ts';
 
 // The upgrade of an installation whose `events` and `sessions` tables were created without the
 // sampling key (docs/decisions.md, "Sampled reads on ClickHouse"). ClickHouse 18.16 cannot change
@@ -32,16 +32,21 @@ const FAR_FUTURE_MS = Date.UTC(2100, 0, 1);
 interface UpgradedTable {
   name: 'events' | 'sessions';
   ddl: (name: string) => RawBuilder<unknown>;
+  /** Its columns, copied by name. */
+  columns: readonly string[];
   /** The DateTime column that partitions the table: a row's day. */
   at: string;
   /** The UTC days (per website) whose rows a batch of events may have written or changed. */
   touched: (events: { website_id: unknown; occurred_ms: unknown }[]) => DaysByWebsite;
 }
 
-/** In this order: the events first, then the sessions. */
-const TABLES: UpgradedTable[] = [
-  { name: 'events', ddl: eventsTableDdl, at: 'occurred_at', touched: daysOf },
-  { name: 'sessions', ddl: sessionsTableDdl, at: 'started_at', touched: sessionDaysOf },
+/**
+ * In this order: the events first, then the sessions. A function, not a constant: the schema
+ * module imports this one (`finishSampledSwitch`), so its columns are not there yet while this loads.
+ */
+const tables = (): UpgradedTable[] => [
+  { name: 'events', ddl: eventsTableDdl, columns: EVENT_COLUMNS.map(([name]) => name), at: 'occurred_at', touched: daysOf },
+  { name: 'sessions', ddl: sessionsTableDdl, columns: SESSION_ROW_COLUMNS.map(([name]) => name), at: 'started_at', touched: sessionDaysOf },
 ];
 
 const copyOf = (table: string) => `${table}_sampled`;
@@ -58,8 +63,8 @@ async function samplingKeys(ch: ClickHouse, names: string[]): Promise<Map<string
 
 /** Whether both tables are declared with the sampling key (reads may sample). */
 export async function sampledTablesReady(ch: ClickHouse): Promise<boolean> {
-  const keys = await samplingKeys(ch, TABLES.map((table) => table.name));
-  return TABLES.every((table) => (keys.get(table.name) ?? '') !== '');
+  const keys = await samplingKeys(ch, tables().map((table) => table.name));
+  return tables().every((table) => (keys.get(table.name) ?? '') !== '');
 }
 
 /**
@@ -68,8 +73,8 @@ export async function sampledTablesReady(ch: ClickHouse): Promise<boolean> {
  * drop is dropped.
  */
 export async function finishSampledSwitch(ch: ClickHouse): Promise<void> {
-  const keys = await samplingKeys(ch, TABLES.flatMap((table) => [table.name, copyOf(table.name), oldOf(table.name)]));
-  for (const { name } of TABLES) {
+  const keys = await samplingKeys(ch, tables().flatMap((table) => [table.name, copyOf(table.name), oldOf(table.name)]));
+  for (const { name } of tables()) {
     if (!keys.has(name) && keys.has(copyOf(name)) && keys.has(oldOf(name))) {
       await ch.command(sql`rename table ${sql.table(copyOf(name))} to ${sql.table(name)}`);
       keys.set(name, keys.get(copyOf(name))!);
@@ -95,7 +100,8 @@ function span(table: UpgradedTable, from: number, to: number): RawBuilder<unknow
 
 /** Copies the table's rows of [from, to) (and that pass `where`) into its copy. */
 async function copySpan(ch: ClickHouse, table: UpgradedTable, from: number, to: number, where: RawBuilder<unknown> = sql`1 = 1`): Promise<void> {
-  await ch.command(sql`insert into ${sql.table(copyOf(table.name))} select * from ${sql.table(table.name)} where ${span(table, from, to)} and ${where}`);
+  const columns = sql.join(table.columns.map((name) => sql.ref(name)));
+  await ch.command(sql`insert into ${sql.table(copyOf(table.name))} (${columns}) select ${columns} from ${sql.table(table.name)} where ${span(table, from, to)} and ${where}`);
 }
 
 /** Deletes the copy's rows of [from, ...) (a copy cut by a crash), when it holds any. */
@@ -122,8 +128,8 @@ async function switchTo(ch: ClickHouse, table: UpgradedTable): Promise<void> {
  * event first and lets nothing be inserted meanwhile.
  */
 export async function sampledTablesStep(ch: ClickHouse, now: number): Promise<boolean> {
-  const keys = await samplingKeys(ch, TABLES.map((table) => table.name));
-  const table = TABLES.find((t) => (keys.get(t.name) ?? '') === '');
+  const keys = await samplingKeys(ch, tables().map((table) => table.name));
+  const table = tables().find((t) => (keys.get(t.name) ?? '') === '');
   if (!table) return true;
   let until = await copiedUntil(ch, table.name);
   if (until === null) {
@@ -146,7 +152,7 @@ export async function sampledTablesStep(ch: ClickHouse, now: number): Promise<bo
   }
   await copySpan(ch, table, until, FAR_FUTURE_MS);
   await switchTo(ch, table);
-  return TABLES.every((t) => t === table || (keys.get(t.name) ?? '') !== '');
+  return tables().every((t) => t.name === table.name || (keys.get(t.name) ?? '') !== '');
 }
 
 /**
@@ -154,8 +160,8 @@ export async function sampledTablesStep(ch: ClickHouse, now: number): Promise<bo
  * or changed (an event with a past instant). Rows of days not copied yet need nothing.
  */
 export async function recopyTouchedDays(ch: ClickHouse, events: { website_id: unknown; occurred_ms: unknown }[]): Promise<void> {
-  const copies = await samplingKeys(ch, TABLES.map((table) => copyOf(table.name)));
-  for (const table of TABLES.filter((t) => copies.has(copyOf(t.name)))) {
+  const copies = await samplingKeys(ch, tables().map((table) => copyOf(table.name)));
+  for (const table of tables().filter((t) => copies.has(copyOf(t.name)))) {
     const until = await copiedUntil(ch, table.name);
     if (until === null) continue;
     for (const [websiteId, days] of table.touched(events)) {

@@ -52,7 +52,8 @@ export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settl
     dailyTotals: settled((websiteId, firstDay, lastDay) => series.dailyTotals(ch, db, websiteId, firstDay, lastDay)),
     spanDistinctVisitors: settled((websiteId, spans) => series.distinctVisitors(ch, db, websiteId, spans)),
     spanPayments: settled((scope, spans, money) => series.paymentTotals(ch, db, on(scope), spans, money)),
-    overview: settled(async (scope, money) => overview(ch, db, await sampledOn(scope), money)),
+    // Only a filtered overview reads raw rows (the rollups answer the rest): only it may sample.
+    overview: settled(async (scope, money) => overview(ch, db, scope.filters.length > 0 ? await sampledOn(scope) : on(scope), money)),
     breakdown: settled(async (kind, scope, page, money) => breakdown(ch, db, kind, await sampledOn(scope), page, money)),
     goalProperties: settled((scope, eventName, propertyName, page) => goalProperties(ch, on(scope), eventName, propertyName, page)),
     funnel: settled((scope, steps, money) => funnel(ch, db, on(scope), steps, money)),

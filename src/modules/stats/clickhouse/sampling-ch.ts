@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
-import { SPANS, eventRollupsBuilt } from '../../events/clickhouse-event-rollups.ts';
+import { SPANS } from '../../events/clickhouse-event-rollups.ts';
 import { sampledTablesReady } from '../../events/clickhouse-sampling-upgrade.ts';
 import type { StatsScope } from '../stats.params.ts';
+import { eventRollupsReady } from './event-rollups-ch.ts';
 import { DAY_MS, floorTo } from './rollup-spans.ts';
 import { msOf, num, rangeCondition } from './scope-ch.ts';
 
@@ -38,7 +39,7 @@ async function samplingReady(ch: ClickHouse): Promise<boolean> {
  * the range touches) once it is built, else counted over the events' sorting key.
  */
 async function eventsInRange(ch: ClickHouse, scope: StatsScope): Promise<number> {
-  if (await eventRollupsBuilt(ch)) {
+  if (await eventRollupsReady(ch)) {
     const within = scope.range
       ? sql`and bucket >= toDateTime(${floorTo(msOf(scope.range.from), DAY_MS) / 1000}) and bucket < toDateTime(${Math.ceil(msOf(scope.range.to) / 1000)})`
       : sql``;
