@@ -5,6 +5,7 @@ import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { eventRollupsBuilt } from '../src/modules/events/clickhouse-event-rollups.ts';
 import { sessionsClosedUntil } from '../src/modules/events/clickhouse-session-rollups.ts';
 import { startChild } from './children.ts';
+import { type SampledRead, benchSampling } from './clickhouse-sampling.ts';
 import type { BenchDatabase } from './prepare.ts';
 import { type WebsiteApiResult, benchWebsiteApi, createBenchFunnel } from './website-api.ts';
 
@@ -24,7 +25,10 @@ export interface ClickHouseBenchResult {
   rollupBytesOnDisk: number;
   /** Bytes the events take on disk, compressed. */
   bytesOnDisk: number;
-  websiteApi: WebsiteApiResult;
+  /** Absent with BENCH_CLICKHOUSE_READS=sampling (only the sampled reads against exact ones). */
+  websiteApi?: WebsiteApiResult;
+  /** The filtered reads sampled and exact, with the sampled answers' errors. */
+  sampling: SampledRead[];
 }
 
 export interface ClickHouseBenchOptions {
@@ -127,23 +131,30 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
       return Number(size?.bytes ?? 0);
     };
     console.error(`clickhouse: rollups built in ${rollupBuildSeconds.toFixed(1)} s; the website API's reads`);
-    const websiteApi = await benchWebsiteApi({
-      base: `http://127.0.0.1:${sightline.port}`,
-      headers,
-      websiteId,
-      timezone: TIMEZONE,
-      funnelId,
-      serverPid: sightline.child.pid,
-      seconds: options.seconds,
-      warmupSeconds: options.warmupSeconds,
-    });
+    const served = `http://127.0.0.1:${sightline.port}`;
+    const websiteApi =
+      process.env.BENCH_CLICKHOUSE_READS === 'sampling'
+        ? undefined
+        : await benchWebsiteApi({
+            base: served,
+            headers,
+            websiteId,
+            timezone: TIMEZONE,
+            funnelId,
+            serverPid: sightline.child.pid,
+            seconds: options.seconds,
+            warmupSeconds: options.warmupSeconds,
+          });
+    console.error(`clickhouse: filtered reads sampled (threshold ${process.env.BENCH_CLICKHOUSE_SAMPLE_THRESHOLD || 'the default'}) and exact`);
+    const sampling = await benchSampling({ base: served, headers, websiteId, timezone: TIMEZONE, seconds: options.seconds });
     return {
       events: options.events,
       seedSeconds,
       rollupBuildSeconds,
       bytesOnDisk: await bytes(['events']),
       rollupBytesOnDisk: await bytes(['event_hours', 'event_days', 'session_hours', 'session_days']),
-      websiteApi,
+      ...(websiteApi ? { websiteApi } : {}),
+      sampling,
     };
   } finally {
     await sightline.stop();

@@ -26,6 +26,8 @@ const config = loadConfig({}, {
   secretKey: randomBytes(32).toString('base64'), // required on PostgreSQL; nothing here is encrypted
   rateLimit: { perCredential: NEVER, perAddress: NEVER, perPublicAddress: NEVER, windowMs: 60_000 },
   clickhouseUrl: process.env.BENCH_CLICKHOUSE_URL || undefined,
+  // BENCH_CLICKHOUSE_SAMPLE_THRESHOLD: the server's CLICKHOUSE_SAMPLE_THRESHOLD (events above which a read samples).
+  ...(process.env.BENCH_CLICKHOUSE_SAMPLE_THRESHOLD ? { clickhouseSampleThreshold: Number(process.env.BENCH_CLICKHOUSE_SAMPLE_THRESHOLD) } : {}),
   trustProxy: process.env.TRUST_PROXY === '1',
 });
 

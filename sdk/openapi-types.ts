@@ -19349,6 +19349,8 @@ export interface operations {
                 limit?: number;
                 /** @description buckets to skip */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -19490,6 +19492,11 @@ export interface operations {
                             offset: number;
                             /** @description buckets in the range */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -19664,6 +19671,8 @@ export interface operations {
                 /** @description an IANA time zone for days; default the website's */
                 timezone?: string;
                 fields?: string;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -19772,6 +19781,11 @@ export interface operations {
                             /** @description percent of visitors with a goal */
                             conversion_rate?: number;
                         }[];
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
+                        };
                     };
                 };
             };
@@ -19948,6 +19962,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -20052,6 +20068,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -20229,6 +20250,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -20333,6 +20356,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -20510,6 +20538,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -20614,6 +20644,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -20791,6 +20826,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -20894,6 +20931,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -21071,6 +21113,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -21192,6 +21236,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -21369,6 +21418,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -21474,6 +21525,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -21651,6 +21707,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -21755,6 +21813,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -21932,6 +21995,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -22036,6 +22101,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -22213,6 +22283,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -22316,6 +22388,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -22493,6 +22570,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -22596,6 +22675,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -22773,6 +22857,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -22876,6 +22962,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -23053,6 +23144,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -23156,6 +23249,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -23333,6 +23431,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -23436,6 +23536,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };
@@ -23613,6 +23718,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -23715,6 +23822,11 @@ export interface operations {
                             offset: number;
                             /** @description rows matching the query, before limit and offset */
                             total: number;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };

@@ -70,6 +70,8 @@ export interface Config {
    * website API's reads; unset: the events live in the relational database.
    */
   clickhouseUrl: string | undefined;
+  /** CLICKHOUSE_SAMPLE_THRESHOLD: events in a read's range above which ClickHouse samples it (0: never). */
+  clickhouseSampleThreshold: number;
   /**
    * Background rebuilds (a time-zone change's move of the day rollups): each transaction aims at
    * this long. Unset: 8 ms on SQLite (whose statements hold the event loop), 200 on PostgreSQL
@@ -269,6 +271,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisUrl: redisUrl(env, 'REDIS_URL'),
     redisKeyPrefix: keyPrefix(env, 'REDIS_KEY_PREFIX', 'sightline:'),
     clickhouseUrl: clickhouseUrl(env, 'CLICKHOUSE_URL'),
+    // Events in a read's range above which ClickHouse answers it from a sample (0: never sample).
+    clickhouseSampleThreshold: integer(env, 'CLICKHOUSE_SAMPLE_THRESHOLD', 10_000_000, 0),
     rebuildChunkMs: env.REBUILD_CHUNK_MS ? integer(env, 'REBUILD_CHUNK_MS', 1, 1) : undefined,
     rebuildChunkMaxVisitors: integer(env, 'REBUILD_CHUNK_MAX_VISITORS', 5000, 1),
     providerApiUrls: providerApiUrls(env),

@@ -78,7 +78,7 @@ async function eventStore(app: FastifyInstance): Promise<void> {
   const ch = openClickHouse(url, migrateClickHouse);
   const relay = new ClickHouseRelay(app.db.kysely, ch, app.log);
   app.events.onCommitted(() => relay.wake());
-  app.decorate('eventStore', clickhouseEventStore(ch, app.db.reads, () => relay.settle()));
+  app.decorate('eventStore', clickhouseEventStore(ch, app.db.reads, () => relay.settle(), { sampleThreshold: app.config.clickhouseSampleThreshold }));
   app.decorate('eventLog', clickhouseEventLog(ch, app.db.kysely, relay));
   app.decorate('clickhouse', { ch, relay });
   app.decorate('rollups', null);

@@ -1,8 +1,10 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { EVENT_ROLLUPS_SCHEMA } from '../../modules/events/clickhouse-event-rollups.ts';
 import { SESSION_ROLLUPS_SCHEMA } from '../../modules/events/clickhouse-session-rollups.ts';
-import { SESSIONS_TABLE } from '../../modules/events/clickhouse-sessions.ts';
+import { finishSampledSwitch } from '../../modules/events/clickhouse-sampling-upgrade.ts';
+import { sessionsTableDdl } from '../../modules/events/clickhouse-sessions.ts';
 import type { ClickHouse } from './clickhouse.ts';
+import { SAMPLING_KEY } from './sampling-key.ts';
 
 // The tables Sightline keeps in ClickHouse: the raw events, one row each, as the relational
 // `events` table holds them (src/db/schema/event-tables.ts), with the instant twice: `occurred_at`
@@ -60,11 +62,18 @@ export const EVENT_COLUMNS = [
 export type ClickHouseEventColumn = (typeof EVENT_COLUMNS)[number][0];
 export type ClickHouseEventRow = Record<ClickHouseEventColumn, string | number | null>;
 
-const EVENTS_TABLE = sql.raw(`CREATE TABLE IF NOT EXISTS events (
-  ${EVENT_COLUMNS.map(([name, type]) => `${name} ${type}`).join(',\n  ')}
+/**
+ * The events table named `name` (`events`, or the copy an upgrade fills): per website and UTC day,
+ * sorted by the visitor's hash (the sampling key, as Plausible sorts its events) then the instant.
+ */
+export function eventsTableDdl(name: string): RawBuilder<unknown> {
+  return sql`CREATE TABLE IF NOT EXISTS ${sql.table(name)} (
+  ${sql.raw(EVENT_COLUMNS.map(([column, type]) => `${column} ${type}`).join(',\n  '))}
 ) ENGINE = MergeTree()
 PARTITION BY toYYYYMM(occurred_at)
-ORDER BY (website_id, occurred_at, visitor_id)`);
+ORDER BY (website_id, toDate(occurred_at), ${sql.raw(SAMPLING_KEY)}, occurred_at)
+SAMPLE BY ${sql.raw(SAMPLING_KEY)}`;
+}
 
 /**
  * Creates what is missing; safe to run at every start and from several instances at once. The
@@ -72,8 +81,10 @@ ORDER BY (website_id, occurred_at, visitor_id)`);
  * existed (src/modules/events/clickhouse-event-rollups.ts).
  */
 export async function migrateClickHouse(ch: ClickHouse): Promise<void> {
-  await ch.command(EVENTS_TABLE);
+  // An upgrade to the sampled tables cut between its two renames: its copy is the table now.
+  await finishSampledSwitch(ch);
+  await ch.command(eventsTableDdl('events'));
   // The sessions written at ingestion; an existing installation's are filled by the relay.
-  await ch.command(SESSIONS_TABLE);
+  await ch.command(sessionsTableDdl('sessions'));
   for (const statement of [...EVENT_ROLLUPS_SCHEMA, ...SESSION_ROLLUPS_SCHEMA]) await ch.command(statement);
 }

@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
 import { deleteAndWait } from '../../db/clickhouse/mutations.ts';
+import { deleteWithCopy } from './clickhouse-sampling-upgrade.ts';
 import type { Database } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { type GoalCompletions, recountGoalStats } from '../goals/goal-stats.ts';
@@ -19,8 +20,8 @@ import type { PageviewContext } from './server-events.repository.ts';
 
 /** Deletes a website's events and their rollups (of events and of sessions). */
 export async function deleteWebsiteRows(ch: ClickHouse, websiteId: string): Promise<void> {
-  await deleteAndWait(ch, 'events', sql`website_id = ${websiteId}`);
-  await deleteAndWait(ch, 'sessions', sql`website_id = ${websiteId}`);
+  await deleteWithCopy(ch, 'events', sql`website_id = ${websiteId}`);
+  await deleteWithCopy(ch, 'sessions', sql`website_id = ${websiteId}`);
   for (const { table } of [...Object.values(SPANS), ...Object.values(SESSION_SPANS)]) await deleteAndWait(ch, table, sql`website_id = ${websiteId}`);
 }
 
@@ -83,7 +84,7 @@ export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, relay: 
           sql`select name, visitor_id, website_id, occurred_ms from events where ${condition}`,
         );
         if (found.length === 0) return found;
-        await deleteAndWait(ch, 'events', condition);
+        await deleteWithCopy(ch, 'events', condition);
         await rebuildEventRollups(ch, daysOf(found));
         await rebuildSessionRollups(ch, sessionDaysOf(found));
         return found;
@@ -100,7 +101,8 @@ export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, relay: 
     },
     async deleteWebsiteEvents(websiteId) {
       await settle();
-      await deleteWebsiteRows(ch, websiteId);
+      // While the relay ships nothing: an upgrade's copy (clickhouse-sampling-upgrade.ts) runs in its turns.
+      await relay.exclusive(() => deleteWebsiteRows(ch, websiteId));
     },
     async eventPage(websiteId, after, limit) {
       await settle();

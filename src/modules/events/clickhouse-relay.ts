@@ -8,6 +8,7 @@ import { isPostgres } from '../../db/engine.ts';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
 import { buildEventRollupsOnce, daysOf, rebuildEventRollups } from './clickhouse-event-rollups.ts';
+import { recopyTouchedDays, sampledTablesReady, sampledTablesStep } from './clickhouse-sampling-upgrade.ts';
 import { fillSessionsStep, refillTouchedDays, sessionsTableReady } from './clickhouse-session-fill.ts';
 import { closeSessions, rebuildTouchedSessions } from './clickhouse-session-rollups.ts';
 import { SessionStates } from './clickhouse-session-state.ts';
@@ -43,7 +44,9 @@ import { SessionStates } from './clickhouse-session-state.ts';
 // rows of the sessions they change, as collapsing pairs from the state the relay keeps
 // (clickhouse-session-state.ts), with the same protocol (the batch's name on every row, its
 // query id, only the rows ClickHouse lacks when a batch is shipped again). An installation that
-// had events before the sessions table is filled a day per turn first (clickhouse-session-fill.ts).
+// had events before the sessions table is filled a day per turn first (clickhouse-session-fill.ts),
+// then both tables are copied into their declarations with the sampling key, a day per turn
+// (clickhouse-sampling-upgrade.ts).
 
 /** Rows per shipment: one INSERT, and an id lookup that fits ClickHouse's 256 KiB query limit. */
 const BATCH_SIZE = 2000;
@@ -69,6 +72,8 @@ export class ClickHouseRelay {
   private nextCloseCheck = 0;
   /** Whether the sessions table holds every session (null: not asked yet in this process). */
   private sessionsReady: boolean | null = null;
+  /** Whether the events and sessions tables have their sampling key (null: not asked yet in this process). */
+  private sampledReady: boolean | null = null;
   private readonly sessions: SessionStates;
 
   constructor(
@@ -133,6 +138,7 @@ export class ClickHouseRelay {
           this.rollupsBuilt = true;
         }
         this.sessionsReady ??= await sessionsTableReady(this.ch);
+        this.sampledReady ??= await sampledTablesReady(this.ch);
         let leftover = await this.leftoverBatch(db);
         while (leftover !== null) {
           await this.ship(db, leftover, true);
@@ -150,6 +156,8 @@ export class ClickHouseRelay {
         }
         // Every event accepted so far is shipped: the upgrade's fill can take its next day.
         if (!this.sessionsReady) this.sessionsReady = await fillSessionsStep(this.ch, Date.now());
+        // Then the upgrade to the tables declared with the sampling key, a day per turn.
+        else if (!this.sampledReady) this.sampledReady = await sampledTablesStep(this.ch, Date.now());
         // Every event accepted so far is shipped: hours old enough can be closed.
         if (Date.now() >= this.nextCloseCheck) {
           await closeSessions(this.ch, Date.now());
@@ -211,6 +219,7 @@ export class ClickHouseRelay {
     if (this.sessionsReady) await this.sessions.ship(all, batch, mayBeShipped);
     else await refillTouchedDays(this.ch, all);
     await rebuildTouchedSessions(this.ch, all, Date.now());
+    if (this.sampledReady === false) await recopyTouchedDays(this.ch, all);
     await db.deleteFrom('event_relay').where('batch', '=', batch).execute();
   }
 

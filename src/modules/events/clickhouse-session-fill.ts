@@ -41,8 +41,8 @@ const COLUMNS = SESSION_ROW_COLUMNS.map(([name]) => name);
 const FROM_EVENTS = ['visitor_id', 'pageviews', 'events', 'goals', 'entry_ms', 'entry_hostname', 'entry_path', 'exit_ms', 'exit_path',
   'referrer_host', 'referrer_source', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref_param', 'source_param', 'via_param'] as const satisfies readonly SessionColumn[];
 
-/** Writes the sessions of every website that started in [from, to), as grouped from the events. */
-async function fillSpan(ch: ClickHouse, from: number, to: number, websites?: string[]): Promise<void> {
+/** Writes the sessions of every website (or of `websites`) that started in [from, to), as grouped from the events. */
+export async function fillSpan(ch: ClickHouse, from: number, to: number, websites?: string[]): Promise<void> {
   const ids = websites ?? (await ch.rows<{ website_id: string }>(sql`select distinct website_id from events where ${msRange(from, to)}`)).map((row) => row.website_id);
   for (const websiteId of ids) {
     const sessions = sessionsTable(websiteId, { from: isoOf(from), to: isoOf(to) }, 'started', FROM_EVENTS);

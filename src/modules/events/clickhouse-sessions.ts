@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouseEventRow } from '../../db/clickhouse/clickhouse-schema.ts';
+import { SAMPLING_KEY } from '../../db/clickhouse/sampling-key.ts';
 
 // The sessions table on ClickHouse: one row per state of a session, written at ingestion by the
 // relay as collapsing pairs (the previous state again with sign -1, the new one with sign +1), so
@@ -70,11 +71,19 @@ export const SESSION_ROW_COLUMNS = [
   ...SESSION_SOURCE_COLUMNS.map((name) => [name, 'Nullable(String)'] as const),
 ] as const satisfies readonly (readonly [keyof SessionRow, string])[];
 
-export const SESSIONS_TABLE = sql.raw(`CREATE TABLE IF NOT EXISTS sessions (
-  ${SESSION_ROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(',\n  ')}
+/**
+ * The sessions table named `name` (`sessions`, or the copy an upgrade fills), sorted by the
+ * visitor's hash after the day, sampled by it as the events are. A cancel row copies the row it
+ * cancels, so both share the sorting key and collapse, whatever the session's next state holds.
+ */
+export function sessionsTableDdl(name: string): RawBuilder<unknown> {
+  return sql`CREATE TABLE IF NOT EXISTS ${sql.table(name)} (
+  ${sql.raw(SESSION_ROW_COLUMNS.map(([column, type]) => `${column} ${type}`).join(',\n  '))}
 ) ENGINE = VersionedCollapsingMergeTree(sign, events)
 PARTITION BY toYYYYMM(started_at)
-ORDER BY (website_id, toDate(started_at), session_id)`);
+ORDER BY (website_id, toDate(started_at), ${sql.raw(SAMPLING_KEY)}, session_id)
+SAMPLE BY ${sql.raw(SAMPLING_KEY)}`;
+}
 
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 

@@ -10,7 +10,7 @@ import { Funnel } from '../funnels/funnels.schemas.ts';
 import { listFunnels } from '../funnels/funnels.service.ts';
 import { GoalCustomization, PaletteColor } from '../goals/goals.schemas.ts';
 import { goalPalette, listGoalCustomizations } from '../goals/goals.service.ts';
-import { IGNORED_PARAMS_HEADER } from '../stats/stats.params.ts';
+import { IGNORED_PARAMS_HEADER, SAMPLE_RATE_HEADER } from '../stats/stats.params.ts';
 import * as stats from '../stats/stats.schemas.ts';
 import * as statsService from '../stats/stats.service.ts';
 import { Timeseries, TimeseriesQuery } from '../stats/timeseries.schemas.ts';
@@ -28,8 +28,9 @@ const tags = ['Shared dashboard'];
 const S = '/api/v1/share/:slug';
 const open = { access: { public: true as const } };
 
-function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[]; rebuilding?: boolean }): T {
+function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[]; rebuilding?: boolean; sampleRate?: number }): T {
   if (result.ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, result.ignored.join(', '));
+  if (result.sampleRate !== undefined) reply.header(SAMPLE_RATE_HEADER, String(result.sampleRate));
   if (result.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
   return result.body;
 }
@@ -91,9 +92,10 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
       handler: async (request, reply) => {
         const ignored = series.ignoredSeriesParams(request.query);
         if (ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, ignored.join(', '));
-        const notes = { rebuilding: false };
+        const notes: series.SeriesNotes = { rebuilding: false };
         const view = await app.analyticsRead(() => series.timeseries(deps, site(request), request.query, new Date(), notes));
         if (notes.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
+        if (notes.sampleRate !== undefined) reply.header(SAMPLE_RATE_HEADER, String(notes.sampleRate));
         return view;
       },
     });

@@ -33,6 +33,8 @@ export interface OverviewCounts {
   sessionMillis: number;
   revenueMinor: number;
   payments: number;
+  /** The counts come from a sample of this rate, scaled back up (ClickHouse, sampling-ch.ts); absent when exact. */
+  sampleRate?: number;
 }
 
 /** One breakdown row: its key columns (null when unknown) and counts. */
@@ -48,6 +50,8 @@ export interface BreakdownRow {
 export interface RowsPage<T> {
   rows: T[];
   total: number;
+  /** The counts come from a sample of this rate, scaled back up (ClickHouse, sampling-ch.ts); absent when exact. */
+  sampleRate?: number;
 }
 
 export interface PropertyRow {
@@ -169,11 +173,17 @@ export interface VisitorListOptions {
   isCustomer?: boolean;
 }
 
+/** Traffic per span id, and the rate of the sample it was counted from (absent when exact). */
+export type SpanTraffic = Map<number, TrafficCounts> & { sampleRate?: number };
+
 export interface EventStore {
   // The time series (src/modules/analytics): counts per span of time, from the raw events or the
   // day rollups. `scope.filters` apply to the raw-event counts; the rollups are unfiltered.
-  /** Visitors, sessions, pageviews and converted visitors per span [from, to) of instants. */
-  spanTraffic(scope: StatsScope, spans: Span[]): Promise<Map<number, TrafficCounts>>;
+  /**
+   * Visitors, sessions, pageviews and converted visitors per span [from, to) of instants; with
+   * `sampleRate` when they were counted from a sample and scaled up (ClickHouse, filtered, large ranges).
+   */
+  spanTraffic(scope: StatsScope, spans: Span[]): Promise<SpanTraffic>;
   /** The day rollups of [firstDay, lastDay] (local days of the website). */
   dailyTotals(websiteId: string, firstDay: string, lastDay: string): Promise<DayTotals[]>;
   /** Distinct (and converted) visitors per span of local days [from, to], from the rollups. */

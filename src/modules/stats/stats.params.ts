@@ -11,6 +11,8 @@ import { type DaySpan, wholeDaysOf } from './whole-days.ts';
 // give wrong numbers silently).
 
 export const IGNORED_PARAMS_HEADER = 'x-sightline-ignored-params';
+/** On an answer read from a sample of the events (ClickHouse): the sample's rate, e.g. 0.25. */
+export const SAMPLE_RATE_HEADER = 'x-sightline-sample-rate';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
@@ -57,6 +59,8 @@ export interface StatsScope {
   wholeDays?: DaySpan | null;
   /** What the website's derived data can answer now (read-planner.ts); 'ready' when not said. */
   derivedState?: DerivedState;
+  /** `exact=true`: read every event even where a large range would be sampled (ClickHouse). */
+  exact?: boolean;
 }
 
 export interface PageRequest {

@@ -4,7 +4,7 @@ import { withErrors } from '../../http/schemas.ts';
 import { websiteOf } from '../../http/request-context.ts';
 import type { WebsiteScopedAccess } from '../../plugins/route-access.ts';
 import { BREAKDOWNS } from '../analytics/breakdowns.ts';
-import { IGNORED_PARAMS_HEADER } from './stats.params.ts';
+import { IGNORED_PARAMS_HEADER, SAMPLE_RATE_HEADER } from './stats.params.ts';
 import { IMPORTED_DATA_HEADER, type ImportedUse } from './imported-reads.ts';
 import { DERIVED_DATA_HEADER } from '../analytics/day-relocation.ts';
 import {
@@ -37,8 +37,9 @@ const read: { access: WebsiteScopedAccess } = {
   access: { scope: 'website', permission: 'analytics:read', action: 'read', apiKey: true, websiteIdIn: 'query' },
 };
 
-function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[]; rebuilding?: boolean; imported?: ImportedUse }): T {
+function answer<T>(reply: FastifyReply, result: { body: T; ignored: string[]; rebuilding?: boolean; imported?: ImportedUse; sampleRate?: number }): T {
   if (result.ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, result.ignored.join(', '));
+  if (result.sampleRate !== undefined) reply.header(SAMPLE_RATE_HEADER, String(result.sampleRate));
   if (result.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
   if (result.imported) reply.header(IMPORTED_DATA_HEADER, result.imported);
   return result.body;

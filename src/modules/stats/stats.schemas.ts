@@ -38,11 +38,28 @@ const page = {
   offset: Type.Optional(Type.Integer({ minimum: 0, description: 'rows to skip, default 0' })),
 };
 const open = { additionalProperties: true };
+/** `exact`: no sampling (the overview, breakdowns and time series). */
+export const EXACT_QUERY = {
+  exact: Type.Optional(
+    Type.Boolean({
+      description: 'true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate)',
+    }),
+  ),
+};
+/** Beside `data` only when the answer was read from a sample of the events (X-Sightline-Sample-Rate says the same). */
+export const SAMPLING_SIBLING = {
+  sampling: Type.Optional(
+    Type.Object(
+      { rate: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'the share of visitors read; counts are scaled up by 1/rate, so they are approximate' }) },
+      { description: 'present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event' },
+    ),
+  ),
+};
 
 export const PlainQuery = Type.Object(websiteId, open);
 export const MetadataQuery = Type.Object({ ...websiteId, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, open);
-export const OverviewQuery = Type.Object({ ...websiteId, ...range, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })), ...FILTER_QUERY_PARAMS }, open);
-export const BreakdownQuery = Type.Object({ ...websiteId, ...range, ...page, ...FILTER_QUERY_PARAMS }, open);
+export const OverviewQuery = Type.Object({ ...websiteId, ...range, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })), ...EXACT_QUERY, ...FILTER_QUERY_PARAMS }, open);
+export const BreakdownQuery = Type.Object({ ...websiteId, ...range, ...page, ...EXACT_QUERY, ...FILTER_QUERY_PARAMS }, open);
 export const FunnelQuery = Type.Object({ ...websiteId, ...range, ...FILTER_QUERY_PARAMS }, open);
 export const PropertiesQuery = Type.Object(
   {
@@ -100,7 +117,7 @@ export const OverviewItem = Type.Object({
   revenue_per_visitor: Type.Optional(Type.Number()),
   conversion_rate: Type.Optional(Type.Number({ description: 'percent of visitors with a goal' })),
 });
-export const Overview = success(Type.Array(OverviewItem));
+export const Overview = success(Type.Array(OverviewItem), SAMPLING_SIBLING);
 
 const counts = { visitors: Type.Integer(), pageviews: Type.Integer(), revenue: Type.Number() };
 const FlagImage = Nullable(
@@ -132,7 +149,7 @@ const ROW_KEYS: Record<Breakdown, Record<string, TSchema>> = {
 };
 
 export const BreakdownAnswers = Object.fromEntries(
-  BREAKDOWNS.map((kind) => [kind, success(Type.Array(Type.Object(ROW_KEYS[kind])), { pagination: Pagination() })]),
+  BREAKDOWNS.map((kind) => [kind, success(Type.Array(Type.Object(ROW_KEYS[kind])), { pagination: Pagination(), ...SAMPLING_SIBLING })]),
 ) as Record<Breakdown, TObject>;
 
 export const Properties = success(

@@ -63,29 +63,50 @@ function pickFields<T extends Record<string, unknown>>(item: T, raw: unknown, al
   return Object.fromEntries(Object.entries(item).filter(([key]) => names.includes(key))) as Partial<T>;
 }
 
+/** `exact=true` (a boolean once the route's schema has read it). */
+const exactOf = (query: Query): boolean => query.exact === true || query.exact === 'true';
+
+/** The answer's `sampling` sibling, only when the counts come from a sample. */
+const samplingOf = (rate: number | undefined) => (rate === undefined ? {} : { sampling: { rate } });
+
 export async function overview(deps: StatsDeps, websiteId: string, query: Query) {
-  const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'fields']);
-  const counts = await deps.store.overview(params.scope, await moneyOf(deps, website));
-  const imported = await mergeImportedOverview(deps.db, params.scope, counts);
+  const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'fields'], ['exact']);
+  const scope = { ...params.scope, exact: exactOf(query) };
+  const counts = await deps.store.overview(scope, await moneyOf(deps, website));
+  const imported = await mergeImportedOverview(deps.db, scope, counts);
   const item = presentOverview(counts, website.currency);
-  return { body: { status: 'success' as const, data: [pickFields(item, query.fields, Object.keys(item))] }, ignored: params.ignored, rebuilding: params.rebuilding, imported };
+  return {
+    body: { status: 'success' as const, data: [pickFields(item, query.fields, Object.keys(item))], ...samplingOf(counts.sampleRate) },
+    ignored: params.ignored,
+    rebuilding: params.rebuilding,
+    imported,
+    sampleRate: counts.sampleRate,
+  };
 }
 
 export async function breakdown(deps: StatsDeps, kind: Breakdown, websiteId: string, query: Query) {
-  const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'page']);
+  const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters', 'page'], ['exact']);
+  const scope = { ...params.scope, exact: exactOf(query) };
   const money = await moneyOf(deps, website);
-  const native = (page: typeof params.page) => deps.store.breakdown(kind, params.scope, page, money);
-  const imported = await importedBreakdownUse(deps.db, kind, params.scope);
-  const found = imported === 'included' ? await mergeImportedBreakdown(deps.db, kind, params.scope, params.page, website.domain, native) : await native(params.page);
+  let sampleRate: number | undefined;
+  const native = async (page: typeof params.page) => {
+    const rows = await deps.store.breakdown(kind, scope, page, money);
+    sampleRate = rows.sampleRate;
+    return rows;
+  };
+  const imported = await importedBreakdownUse(deps.db, kind, scope);
+  const found = imported === 'included' ? await mergeImportedBreakdown(deps.db, kind, scope, params.page, website.domain, native) : await native(params.page);
   return {
     body: {
       status: 'success' as const,
       data: found.rows.map((row) => presentBreakdownRow(kind, row, website.currency, deps.publicUrl)),
       pagination: presentPagination(params.page, found.total),
+      ...samplingOf(sampleRate),
     },
     ignored: params.ignored,
     rebuilding: params.rebuilding,
     imported,
+    sampleRate,
   };
 }
 

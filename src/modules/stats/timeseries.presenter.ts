@@ -5,7 +5,8 @@ import type { Metric, MetricValues, TimeseriesView } from './timeseries.schemas.
 import type { Bucket } from '../analytics/zoned-time.ts';
 
 export interface SeriesCounts {
-  traffic: { perBucket: Map<number, TrafficCounts>; totalVisitors: number; totalConverted: number } | null;
+  /** `sampleRate`: counted from a sample of the visitors, scaled up (ClickHouse). */
+  traffic: { perBucket: Map<number, TrafficCounts>; totalVisitors: number; totalConverted: number; sampleRate?: number } | null;
   money: Map<number, MoneyCounts> | null;
 }
 

@@ -4,7 +4,7 @@ import { websiteOf } from '../../http/request-context.ts';
 import { Timeseries, TimeseriesQuery } from './timeseries.schemas.ts';
 import { DERIVED_DATA_HEADER } from '../analytics/day-relocation.ts';
 import * as service from './timeseries.service.ts';
-import { IGNORED_PARAMS_HEADER } from './stats.params.ts';
+import { IGNORED_PARAMS_HEADER, SAMPLE_RATE_HEADER } from './stats.params.ts';
 import { IMPORTED_DATA_HEADER } from './imported-reads.ts';
 
 const tags = ['Analytics'];
@@ -28,6 +28,7 @@ export const timeseriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const view = await app.analyticsRead(() => service.timeseries(deps, websiteOf(request).websiteId, request.query, new Date(), notes));
       if (notes.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
       if (notes.imported) reply.header(IMPORTED_DATA_HEADER, notes.imported);
+      if (notes.sampleRate !== undefined) reply.header(SAMPLE_RATE_HEADER, String(notes.sampleRate));
       return view;
     },
   });

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Pagination, WebsiteRef } from '../../http/schemas.ts';
-import { FILTER_QUERY_PARAMS } from './stats.schemas.ts';
+import { EXACT_QUERY, FILTER_QUERY_PARAMS, SAMPLING_SIBLING } from './stats.schemas.ts';
 
 export const METRICS = ['visitors', 'sessions', 'pageviews', 'revenue', 'payments', 'conversion_rate'] as const;
 export type Metric = (typeof METRICS)[number];
@@ -34,6 +34,7 @@ export const TimeseriesQuery = Type.Object(
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, description: 'buckets per page in time order, default all (at most 1000 are taken)' })),
     offset: Type.Optional(Type.Integer({ minimum: 0, description: 'buckets to skip' })),
+    ...EXACT_QUERY,
     ...FILTER_QUERY_PARAMS,
   },
   // Names the series does not use are ignored and named in X-Sightline-Ignored-Params.
@@ -76,5 +77,6 @@ export const Timeseries = Type.Object({
   totals: Type.Object({ ...metricSchemas, revenueBreakdown: RevenueBreakdown('with revenue: every payment of the range by kind, in major units') }),
   data: Type.Array(TimeseriesPoint),
   pagination: Pagination('buckets in the range'),
+  ...SAMPLING_SIBLING,
 });
 export type TimeseriesView = Static<typeof Timeseries>;

@@ -98,7 +98,7 @@ function seriesBuckets(range: ZonedRange, interval: Interval): Bucket[] {
 const TRAFFIC: Metric[] = ['visitors', 'sessions', 'pageviews', 'conversion_rate'];
 const DISTINCT: Metric[] = ['visitors', 'conversion_rate'];
 
-const SERIES_PARAMS = ['fields', 'interval', 'startAt', 'endAt', 'timezone', 'limit', 'offset'];
+const SERIES_PARAMS = ['fields', 'interval', 'startAt', 'endAt', 'timezone', 'limit', 'offset', 'exact'];
 
 /** Query names the series does not use (answered in X-Sightline-Ignored-Params). */
 export function ignoredSeriesParams(query: Record<string, unknown>): string[] {
@@ -116,6 +116,8 @@ export interface SeriesNotes {
   rebuilding: boolean;
   /** What the series did with imported data (absent: the website has none). */
   imported?: ImportedUse;
+  /** The rate of the sample its traffic was counted from (absent when exact): X-Sightline-Sample-Rate. */
+  sampleRate?: number;
 }
 
 export async function timeseries(deps: SeriesDeps, websiteId: string, query: TimeseriesQueryInput, now = new Date(), notes?: SeriesNotes): Promise<TimeseriesView> {
@@ -131,7 +133,7 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
   const whole: Bucket = { ...list[0]!, end: list.at(-1)!.end, lastDay: list.at(-1)!.lastDay };
 
   // Filters read the raw events; the scope's range (the whole series) bounds a goal filter.
-  const scope = { websiteId, timezone, filters, range: { from: whole.start, to: whole.end } };
+  const scope = { websiteId, timezone, filters, range: { from: whole.start, to: whole.end }, exact: query.exact === true };
 
   const counts: SeriesCounts = { traffic: null, money: null };
   const wants = (metrics: Metric[]) => fields.some((field) => metrics.includes(field));
@@ -154,7 +156,11 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
     counts.money = await store.spanPayments(scope, spans, rules);
   }
   const page = { limit: query.limit === undefined ? list.length : Math.min(query.limit, MAX_PAGE), offset: query.offset ?? 0 };
-  return presentTimeseries({ fields, page, interval, timezone, currency: website.currency, buckets: list, counts });
+  const view = presentTimeseries({ fields, page, interval, timezone, currency: website.currency, buckets: list, counts });
+  const sampleRate = counts.traffic?.sampleRate;
+  if (sampleRate === undefined) return view;
+  if (notes) notes.sampleRate = sampleRate;
+  return { ...view, sampling: { rate: sampleRate } };
 }
 
 async function eventTraffic(store: EventStore, scope: StatsScope, list: Bucket[], whole: Bucket, distinct: boolean) {
@@ -162,7 +168,7 @@ async function eventTraffic(store: EventStore, scope: StatsScope, list: Bucket[]
   if (distinct) spans.push({ id: TOTAL, from: whole.start, to: whole.end });
   const found = await store.spanTraffic(scope, spans);
   const total = found.get(TOTAL);
-  return { perBucket: found, totalVisitors: total?.visitors ?? 0, totalConverted: total?.converted ?? 0 };
+  return { perBucket: found, totalVisitors: total?.visitors ?? 0, totalConverted: total?.converted ?? 0, sampleRate: found.sampleRate };
 }
 
 async function rollupTraffic(store: EventStore, websiteId: string, list: Bucket[], whole: Bucket, interval: Interval, distinct: boolean) {

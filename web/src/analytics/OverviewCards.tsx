@@ -1,6 +1,6 @@
 // The top numbers, each compared with the previous period of the same length. The cards of the
 // metrics the time series has are buttons: the selected one is charted (as Plausible does).
-import { api, list } from '../api.ts';
+import { list, request } from '../api.ts';
 import { formatDuration, formatExact, formatMoney, formatNumber, formatPercent } from './format.ts';
 import { goalTitle, useGoals } from './goal-display.tsx';
 import { type ResolvedRange, queryKey, readQuery } from './range.ts';
@@ -185,14 +185,23 @@ function KpiTile(props: { websiteId: string; resolved: ResolvedRange; filters: F
   );
 }
 
+/** The overview of a period, with the rate of the sample it was read from (events on ClickHouse, large ranges), if any. */
+async function overviewOf(query: Record<string, string | number | undefined>): Promise<{ overview: Overview; sampleRate: number | null }> {
+  const answer = await request<Overview>('GET', '/api/v1/analytics/overview', { query });
+  const sampling = answer.sampling as { rate?: number } | undefined;
+  return { overview: answer.data[0]!, sampleRate: sampling?.rate ?? null };
+}
+
 export function OverviewCards({ websiteId, resolved, filters, metric, currency, kpi, kpiColorScheme, onSelect }: Props) {
   const current = readQuery(websiteId, resolved.range, filters);
   const previous = resolved.previous ? readQuery(websiteId, resolved.previous, filters) : null;
   const { data, error, loading } = useFetch(
-    () => Promise.all([api.get<Overview>('/api/v1/analytics/overview', current), previous ? api.get<Overview>('/api/v1/analytics/overview', previous) : null]),
+    () => Promise.all([overviewOf(current), previous ? overviewOf(previous) : null]),
     queryKey(current) + (previous ? queryKey(previous) : ''),
   );
-  const [now, before] = data ?? [undefined, null];
+  const now = data?.[0].overview;
+  const before = data?.[1]?.overview ?? null;
+  const sampleRate = data?.[0].sampleRate ?? null;
   const money = now?.currency ?? currency;
   const cards = CARDS.filter((card) => card.key !== 'revenue' || (now && (now.revenue !== 0 || (before?.revenue ?? 0) !== 0)));
 
@@ -201,6 +210,11 @@ export function OverviewCards({ websiteId, resolved, filters, metric, currency, 
       {error && (
         <p class="an-error" role="alert">
           Could not load the overview: {error.message}
+        </p>
+      )}
+      {sampleRate !== null && (
+        <p class="an-muted an-sampled" title="This large range is read from a sample of the visitors, and its counts scaled up.">
+          Approximate: counted from a sample of {formatPercent(sampleRate * 100)} of visitors
         </p>
       )}
       <ul class={`an-tiles${loading ? ' an-loading' : ''}`}>

@@ -11,7 +11,8 @@ import { paymentScope } from '../sql/overview-sql.ts';
 import { rollupReadable, rollupStates } from './event-rollups-ch.ts';
 import { sessionsInScope } from './overview-ch.ts';
 import { sessionRollupsReadable, sessionStates } from './session-rollups-ch.ts';
-import { type ClickHouseScope, type SessionColumn, num, scopeCondition } from './scope-ch.ts';
+import { scaled } from './sampling-ch.ts';
+import { type ClickHouseScope, type SessionColumn, num, sampledTable, scopeCondition } from './scope-ch.ts';
 import { paidMinor } from '../sql/money-sql.ts';
 
 // Breakdowns, as ../sql/breakdowns-sql.ts: rows of distinct visitors per key, sorted by visitors.
@@ -39,13 +40,15 @@ function rowsOf(spec: BreakdownSpec, scope: ClickHouseScope, extra: RawBuilder<u
     return sql`from ${sessionsInScope(scope, columns)} where ${extra}`;
   }
   const condition = spec.only ? sql`${scopeCondition(scope)} and ${ONLY[spec.only]}` : scopeCondition(scope);
-  return sql`from events where ${condition} and ${extra}`;
+  return sql`from ${sampledTable('events', scope.sample)} where ${condition} and ${extra}`;
 }
 
 /** A breakdown's queries: one page of its rows (k_<name> keys, counts) and the count of all its rows. */
 interface BreakdownQueries {
   page: RawBuilder<unknown>;
   count: RawBuilder<unknown>;
+  /** The rate they sample the rows at (sampling-ch.ts), null when they read every one. */
+  rate: number | null;
 }
 
 export async function breakdown(
@@ -59,23 +62,26 @@ export async function breakdown(
   const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
   const queries = await queriesFor(ch, kind, scope, page);
-  const [found, revenue] = await Promise.all([ch.rows<Record<string, unknown>>(queries.page), revenueByKey(ch, db, spec, scope, money)]);
+  // Payments are few and relational: what each key's visitors paid is read exactly.
+  const [found, revenue] = await Promise.all([ch.rows<Record<string, unknown>>(queries.page), revenueByKey(ch, db, spec, { ...scope, sample: null }, money)]);
   // The total needs its own count only when this page does not show where the rows end.
   const ended = found.length < page.limit && (found.length > 0 || page.offset === 0);
   const total = ended ? page.offset + found.length : num((await ch.rows<{ n: unknown }>(queries.count))[0]?.n);
-  return { rows: found.map((row) => rowOf(spec, names, row, revenue)), total };
+  const rows = found.map((row) => rowOf(spec, names, row, revenue, queries.rate));
+  return { rows, total, ...(queries.rate ? { sampleRate: queries.rate } : {}) };
 }
 
-/** From the event or session rollups when they can answer, else from the events. */
+/** From the event or session rollups when they can answer (exact), else from the events (sampled when the scope says so). */
 async function queriesFor(ch: ClickHouse, kind: Breakdown, scope: ClickHouseScope, page: PageRequest): Promise<BreakdownQueries> {
-  if (await rollupReadable(ch, kind, scope)) return rolledUpQueries(kind, rollupStates(kind, scope), sql`events`, page);
+  const exact = { ...scope, sample: null };
+  if (await rollupReadable(ch, kind, scope)) return { ...rolledUpQueries(kind, rollupStates(kind, exact), sql`events`, page), rate: null };
   const closedUntil = await sessionRollupsReadable(ch, kind, scope);
-  if (closedUntil !== null) return rolledUpQueries(kind, sessionStates(kind as SessionRollup, scope, closedUntil), sql`sessions`, page);
-  return eventQueries(BREAKDOWN_SPECS[kind], scope, page);
+  if (closedUntil !== null) return { ...rolledUpQueries(kind, sessionStates(kind as SessionRollup, exact, closedUntil), sql`sessions`, page), rate: null };
+  return { ...eventQueries(BREAKDOWN_SPECS[kind], scope, page), rate: scope.sample ?? null };
 }
 
 /** Grouping the events (or sessions) in scope. */
-function eventQueries(spec: BreakdownSpec, scope: ClickHouseScope, page: PageRequest): BreakdownQueries {
+function eventQueries(spec: BreakdownSpec, scope: ClickHouseScope, page: PageRequest): Omit<BreakdownQueries, 'rate'> {
   const names = keyNames(spec);
   const columns = keyColumns(spec);
   const selected = sql.join(columns.map((column, i) => sql`${column} as ${sql.ref(`k_${names[i]}`)}`));
@@ -99,7 +105,7 @@ function eventQueries(spec: BreakdownSpec, scope: ClickHouseScope, page: PageReq
  * Merging rollup states (`states`, with the counted rows' state in `counted`: events, or
  * sessions): the same rows, counts and order as grouping the events.
  */
-function rolledUpQueries(kind: Breakdown, states: RawBuilder<unknown>, counted: RawBuilder<unknown>, page: PageRequest): BreakdownQueries {
+function rolledUpQueries(kind: Breakdown, states: RawBuilder<unknown>, counted: RawBuilder<unknown>, page: PageRequest): Omit<BreakdownQueries, 'rate'> {
   const names = keyNames(BREAKDOWN_SPECS[kind]);
   const keys = sql.join(names.map((name, i) => sql`${rolledUpKey(kind, i)} as ${sql.ref(`k_${name}`)}`));
   const groupBy = sql`key1_null, key1, key2_null, key2`;
@@ -114,12 +120,12 @@ function rolledUpQueries(kind: Breakdown, states: RawBuilder<unknown>, counted: 
   };
 }
 
-function rowOf(spec: BreakdownSpec, names: string[], row: Record<string, unknown>, revenue: Map<string, number>): BreakdownRow {
+function rowOf(spec: BreakdownSpec, names: string[], row: Record<string, unknown>, revenue: Map<string, number>, rate: number | null): BreakdownRow {
   return {
     keys: Object.fromEntries(names.map((name) => [name, (row[`k_${name}`] as string | null) ?? null])),
-    visitors: num(row.visitor_count),
-    pageviews: num(row.pageview_count),
-    count: spec.counts ? num(row.n) : 0,
+    visitors: scaled(num(row.visitor_count), rate),
+    pageviews: scaled(num(row.pageview_count), rate),
+    count: spec.counts ? scaled(num(row.n), rate) : 0,
     revenueMinor: revenue.get(keyOf(row, names)) ?? 0,
   };
 }

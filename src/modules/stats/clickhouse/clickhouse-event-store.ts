@@ -9,9 +9,15 @@ import { breakdown } from './breakdowns-ch.ts';
 import { funnel } from './funnel-ch.ts';
 import { liveMap, liveVisitors } from './live-ch.ts';
 import { overview } from './overview-ch.ts';
+import { DEFAULT_SAMPLE_THRESHOLD, sampleRateFor } from './sampling-ch.ts';
 import { goalProperties } from './properties-ch.ts';
 import * as series from './series-ch.ts';
 import { visitor, visitors } from './visitors-ch.ts';
+
+export interface ClickHouseStoreOptions {
+  /** CLICKHOUSE_SAMPLE_THRESHOLD: events in a range above which its raw reads sample; 0 or null: never. */
+  sampleThreshold?: number | null;
+}
 
 /**
  * The event store on ClickHouse: raw events there, payments and visitor profiles on the
@@ -25,7 +31,8 @@ import { visitor, visitors } from './visitors-ch.ts';
  * a client pages through, and the goal statistics, which the relational side keeps exact
  * (src/modules/events/clickhouse-event-log.ts), stay exact.
  */
-export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settle: () => Promise<void>): EventStore {
+export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settle: () => Promise<void>, options: ClickHouseStoreOptions = {}): EventStore {
+  const threshold = options.sampleThreshold === undefined ? DEFAULT_SAMPLE_THRESHOLD : options.sampleThreshold;
   // Once the sessions table is filled it stays so: asked until then, remembered after.
   let source: SessionSource = 'events';
   const settled =
@@ -37,13 +44,17 @@ export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settl
     };
   /** The scope with where its sessions come from. */
   const on = (scope: StatsScope): ClickHouseScope => ({ ...scope, sessions: source });
+  /** The scope with its sessions' source and the rate its raw reads may sample at. */
+  const sampledOn = async (scope: StatsScope): Promise<ClickHouseScope> => ({ ...on(scope), sample: await sampleRateFor(ch, scope, threshold) });
   return {
-    spanTraffic: settled((scope, spans) => series.eventTraffic(ch, on(scope), spans)),
+    // Filtered series read raw events and sample like the filtered overview of the same range; unfiltered ones too (no rollup here), exact.
+    spanTraffic: settled(async (scope, spans) => series.eventTraffic(ch, scope.filters.length > 0 ? await sampledOn(scope) : on(scope), spans)),
     dailyTotals: settled((websiteId, firstDay, lastDay) => series.dailyTotals(ch, db, websiteId, firstDay, lastDay)),
     spanDistinctVisitors: settled((websiteId, spans) => series.distinctVisitors(ch, db, websiteId, spans)),
     spanPayments: settled((scope, spans, money) => series.paymentTotals(ch, db, on(scope), spans, money)),
-    overview: settled((scope, money) => overview(ch, db, on(scope), money)),
-    breakdown: settled((kind, scope, page, money) => breakdown(ch, db, kind, on(scope), page, money)),
+    // Only a filtered overview reads raw rows (the rollups answer the rest): only it may sample.
+    overview: settled(async (scope, money) => overview(ch, db, scope.filters.length > 0 ? await sampledOn(scope) : on(scope), money)),
+    breakdown: settled(async (kind, scope, page, money) => breakdown(ch, db, kind, await sampledOn(scope), page, money)),
     goalProperties: settled((scope, eventName, propertyName, page) => goalProperties(ch, on(scope), eventName, propertyName, page)),
     funnel: settled((scope, steps, money) => funnel(ch, db, on(scope), steps, money)),
     liveVisitors: settled((websiteId, since) => liveVisitors(ch, websiteId, since)),

@@ -15,13 +15,14 @@ import { msOf, msRange } from './scope-ch.ts';
 /** Whether a breakdown can be read from the rollups: over events, unfiltered, once they are built. */
 export async function rollupReadable(ch: ClickHouse, kind: Breakdown, scope: StatsScope): Promise<boolean> {
   if (!ROLLED_UP_BREAKDOWNS.includes(kind) || scope.filters.length > 0) return false;
-  return built(ch);
+  return eventRollupsReady(ch);
 }
 
 /** Once built, the rollups stay built (the views keep them): asked until then, remembered after. */
 const builtOnce = new WeakSet<ClickHouse>();
 
-async function built(ch: ClickHouse): Promise<boolean> {
+/** Whether the event rollups hold every event (asked once they are, remembered after). */
+export async function eventRollupsReady(ch: ClickHouse): Promise<boolean> {
   if (builtOnce.has(ch)) return true;
   if (!(await eventRollupsBuilt(ch))) return false;
   builtOnce.add(ch);

@@ -99,8 +99,9 @@ export function sessionsTable(
   columns: readonly SessionColumn[] = ALL_SESSION_COLUMNS,
   only: RawBuilder<unknown> = sql`1 = 1`,
   source: SessionSource = 'events',
+  sample: number | null = null,
 ): RawBuilder<unknown> {
-  if (source === 'table') return storedSessionsTable(websiteId, range, which, columns, only);
+  if (source === 'table') return storedSessionsTable(websiteId, range, which, columns, only, sample);
   const selected = sql.join([sql`session_id, min(occurred_ms) as started_ms, max(occurred_ms) as ended_ms`, ...columns.map(sessionColumn)]);
   let kept = sql`1 = 1`;
   if (range) {
@@ -108,7 +109,7 @@ export function sessionsTable(
     const to = msOf(range.to);
     kept = which === 'started' ? sql`started_ms >= ${from} and started_ms < ${to}` : sql`started_ms < ${to} and ended_ms >= ${from}`;
   }
-  return sql`(select * from (select ${selected} from events
+  return sql`(select * from (select ${selected} from ${sampledTable('events', sample)}
     where website_id = ${websiteId} and isNotNull(session_id) and ${sessionWindow(range)} and ${only}
     group by session_id) where ${kept})`;
 }
@@ -135,7 +136,7 @@ export function matches(column: RawBuilder<unknown>, filter: Filter): RawBuilder
  * none does, as on the relational engines (scope-sql.ts).
  */
 function sessionCondition(test: RawBuilder<unknown>, columns: SessionColumn[], filter: Filter, scope: ClickHouseScope): RawBuilder<unknown> {
-  const sessions = (wanted: SessionColumn[]) => sessionsTable(scope.websiteId, scope.range, 'overlapping', wanted, sql`1 = 1`, scope.sessions);
+  const sessions = (wanted: SessionColumn[]) => sessionsTable(scope.websiteId, scope.range, 'overlapping', wanted, sql`1 = 1`, scope.sessions, scope.sample);
   const inSessions = sql`session_id in (select session_id from ${sessions(columns)} where ${test})`;
   const withVisitor: SessionColumn[] = columns.includes('visitor_id') ? columns : [...columns, 'visitor_id'];
   const visitorPasses = sql`visitor_id in (select visitor_id from ${sessions(withVisitor)} where ${test})`;
@@ -148,7 +149,7 @@ function filterCondition(filter: Filter, scope: ClickHouseScope): RawBuilder<unk
     return sessionCondition(sql`(${matches(sql.ref('referrer_source'), filter)} or ${matches(sql.ref('referrer_host'), filter)})`, ['referrer_source', 'referrer_host'], filter, scope);
   }
   if (filter.dimension === 'goal') {
-    const completed = sql`visitor_id in (select visitor_id from events where website_id = ${scope.websiteId} and type = 'custom' and ${matches(sql.ref('name'), filter)} and ${rangeCondition(scope.range)})`;
+    const completed = sql`visitor_id in (select visitor_id from ${sampledTable('events', scope.sample)} where website_id = ${scope.websiteId} and type = 'custom' and ${matches(sql.ref('name'), filter)} and ${rangeCondition(scope.range)})`;
     return isNegated(filter) ? sql`not ${completed}` : completed;
   }
   const sessionColumn = SESSION_COLUMN[filter.dimension];
@@ -164,8 +165,19 @@ function filterCondition(filter: Filter, scope: ClickHouseScope): RawBuilder<unk
  */
 export type SessionSource = 'events' | 'table';
 
-/** A scope on ClickHouse, with where its sessions come from (the events when unsaid). */
-export type ClickHouseScope = StatsScope & { sessions?: SessionSource };
+/**
+ * A scope on ClickHouse, with where its sessions come from (the events when unsaid) and the rate
+ * its raw reads sample at (sampling-ch.ts; every row when unsaid).
+ */
+export type ClickHouseScope = StatsScope & { sessions?: SessionSource; sample?: number | null };
+
+/**
+ * The events or sessions table as a read takes it: `events sample 0.1` when it samples. Both are
+ * sampled by the visitor, so a sampled read and its sampled subqueries keep the same visitors.
+ */
+export function sampledTable(table: 'events' | 'sessions', sample: number | null | undefined): RawBuilder<unknown> {
+  return sample ? sql`${sql.table(table)} sample ${sample}` : sql.table(table);
+}
 
 /** `website_id = ? and <range> and <filters>` over the events table. */
 export function scopeCondition(scope: ClickHouseScope, options: { range?: boolean } = {}): RawBuilder<unknown> {

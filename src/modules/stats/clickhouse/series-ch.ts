@@ -1,11 +1,12 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
-import type { MoneyRules } from '../event-store.ts';
+import type { MoneyRules, SpanTraffic } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
-import { type DayTotals, type MoneyCounts, type Span, type TrafficCounts, paymentTotals as relationalPayments } from '../sql/series-sql.ts';
+import { type DayTotals, type MoneyCounts, type Span, paymentTotals as relationalPayments } from '../sql/series-sql.ts';
 import { visitorsInScope } from './payments-ch.ts';
-import { msOf, msRange, num, scopeCondition } from './scope-ch.ts';
+import { scaled } from './sampling-ch.ts';
+import { type ClickHouseScope, msOf, msRange, num, sampledTable, scopeCondition } from './scope-ch.ts';
 import { countedPayment } from '../sql/money-sql.ts';
 
 // The time series' reads over ClickHouse's events, with the meaning of ../sql/series-sql.ts. A
@@ -76,7 +77,7 @@ function pieces(spans: Span[]) {
  * the spans are the range). The events are counted per piece between bounds (distinct counts as
  * states), then the pieces of each span are merged.
  */
-export async function eventTraffic(ch: ClickHouse, scope: StatsScope, spans: Span[]): Promise<Map<number, TrafficCounts>> {
+export async function eventTraffic(ch: ClickHouse, scope: ClickHouseScope, spans: Span[]): Promise<SpanTraffic> {
   if (spans.length === 0) return new Map();
   const cut = pieces(spans);
   if (cut.first >= cut.last) return new Map();
@@ -94,15 +95,26 @@ export async function eventTraffic(ch: ClickHouse, scope: StatsScope, spans: Spa
         uniqState(session_id) as sessions,
         countIf(type = 'pageview') as pageviews,
         uniqIfState(visitor_id, type = 'custom' and isNotNull(name)) as converted
-      from events
+      from ${sampledTable('events', scope.sample)}
       where ${scopeCondition(scope, { range: false })} and ${msRange(cut.first, cut.last)}
       group by piece
     )
     where piece > 0
     group by i`);
-  return new Map(
-    rows.map((row) => [num(row.i), { visitors: num(row.visitors), sessions: num(row.sessions), pageviews: num(row.pageviews), converted: num(row.converted) }]),
+  const rate = scope.sample ?? null;
+  const counts: SpanTraffic = new Map(
+    rows.map((row) => [
+      num(row.i),
+      {
+        visitors: scaled(num(row.visitors), rate),
+        sessions: scaled(num(row.sessions), rate),
+        pageviews: scaled(num(row.pageviews), rate),
+        converted: scaled(num(row.converted), rate),
+      },
+    ]),
   );
+  if (rate) counts.sampleRate = rate;
+  return counts;
 }
 
 /** The website's time zone (its local days), or null when there is no such website. */

@@ -32,6 +32,7 @@ export function storedSessionsTable(
   which: 'started' | 'overlapping',
   columns: readonly string[],
   only: RawBuilder<unknown>,
+  sample: number | null = null,
 ): RawBuilder<unknown> {
   const names = ['started_ms', 'ended_ms', ...columns.filter((name) => name !== 'events')];
   // Aliases of their own: an alias named as a column would stand for it inside the other aggregates.
@@ -41,7 +42,7 @@ export function storedSessionsTable(
     latest.push(sql`max(events) as v_events`);
     renamed.push(sql`v_events as events`);
   }
-  return sql`(select session_id, ${sql.join(renamed)} from (select session_id, ${sql.join(latest)} from sessions
+  return sql`(select session_id, ${sql.join(renamed)} from (select session_id, ${sql.join(latest)} from ${sample ? sql`sessions sample ${sample}` : sql`sessions`}
     where ${storedSessionRows(websiteId, range, which)} and ${only}
     group by session_id having sum(sign) > 0))`;
 }
