@@ -300,7 +300,7 @@ describeEachEventEngine('importing an Umami database', (engine) => {
     // Made by the service, so the running worker is not woken to take the job first.
     const created = { body: { data: [await createUmamiImport(t.db, t.app.keyring, ['127.0.0.1'], websiteId, owner.id, { databaseUrl: umami.url, umamiWebsiteId, label: 'Again' })] } };
     const job = await claimNextJob(t.db, IMPORT_JOB, new Date().toISOString(), { owner: 'first', ms: 60_000 });
-    const row = async () => (await t.db.selectFrom('imports').selectAll().where('id', '=', created.body.data[0].id).executeTakeFirstOrThrow());
+    const row = async () => (await t.db.selectFrom('imports').selectAll().where('id', '=', created.body.data[0]!.id).executeTakeFirstOrThrow());
     let chunks = 0;
     const context = (lease: string, stopAfter: number) => ({
       db: t.db, store: t.app.eventStore, lease: { owner: lease, ms: 60_000 }, keyring: t.app.keyring, allowedHosts: ['127.0.0.1'], chunkDays: 1, stopping: () => ++chunks >= stopAfter,
