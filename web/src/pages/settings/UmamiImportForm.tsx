@@ -39,6 +39,7 @@ export function UmamiImportForm({ base, onCreated }: { base: string; onCreated(c
     const created = await api.post<Import>(`${base}/umami`, { databaseUrl: databaseUrl.trim(), umamiWebsiteId: chosen });
     setDatabaseUrl('');
     setWebsites(null);
+    listing.setNotice(null);
     onCreated(created);
     return `The import of ${created.report.source?.websiteName ?? 'the Umami website'} runs in the background (import ${created.id}).`;
   });
