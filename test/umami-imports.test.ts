@@ -170,6 +170,9 @@ describeEachEventEngine('importing an Umami database', (engine) => {
     await bad({ databaseUrl: `postgres://u:${FIXTURE_PASSWORD}@10.1.2.3:5432/umami`, umamiWebsiteId }, /databaseUrl.*10\.1\.2\.3.*IMPORT_UMAMI_HOSTS/);
     await bad({ databaseUrl: `postgres://u:${FIXTURE_PASSWORD}@db.internal.example/umami`, umamiWebsiteId }, /databaseUrl.*db\.internal\.example.*IMPORT_UMAMI_HOSTS/);
     await bad({ databaseUrl: `${umami.url}?host=/var/run/postgresql`, umamiWebsiteId }, /databaseUrl.*"host".*only sslmode/);
+    await bad({ databaseUrl: 'postgres://u:%zz@127.0.0.1:5432/umami', umamiWebsiteId }, /databaseUrl.*password with a broken %-escape/);
+    await bad({ databaseUrl: 'postgres://u:p@127.0.0.1:99999/umami', umamiWebsiteId }, /databaseUrl.*PostgreSQL connection URL/);
+    await bad({ databaseUrl: 'postgres://u:p@127.0.0.1:5432/', umamiWebsiteId }, /databaseUrl.*must name the database/);
     await bad({ databaseUrl: `postgres://postgres:${FIXTURE_PASSWORD}@127.0.0.1:1/umami`, umamiWebsiteId }, /databaseUrl.*cannot connect to 127\.0\.0\.1:1\/umami: the connection was refused/);
     await bad({ databaseUrl: `postgres://postgres:${FIXTURE_PASSWORD}@127.0.0.1:5432/no_such_db_${process.pid}`, umamiWebsiteId }, /databaseUrl.*does not exist/);
     // A PostgreSQL database that is not Umami's (the shared test database).

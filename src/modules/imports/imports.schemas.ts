@@ -111,7 +111,7 @@ export const UmamiWebsiteView = Type.Object({
   id: Type.String({ description: "the Umami website's id" }),
   name: Type.String(),
   domain: Nullable(Type.String()),
-  events: Type.Integer({ description: 'page views and custom events Umami holds for it' }),
+  events: Type.Integer({ description: 'page views and custom events Umami holds for it, counted up to 1,000,000' }),
   firstEventAt: NullableTimestamp,
   lastEventAt: NullableTimestamp,
 });
