@@ -54,21 +54,45 @@ const VISITS = `
      group by day, session_id, visit_id
   )`;
 
-/** The session metrics of visits grouped by `keys` (columns of visits v and session s). */
-const sessionMetrics = (keys: string) => `
-  with ${VISITS}
-  select v.day, ${keys}, count(distinct v.session_id) as visitors, count(*) as visits, sum(v.duration) as visit_duration,
-         sum(case when v.pageviews = 1 then 1 else 0 end) as bounces, sum(v.pageviews) as pageviews
-    from visits v left join session s on s.session_id = v.session_id
-   group by v.day, ${keys}`;
+/**
+ * The seven tables made of visits (visitors, sources, entry and exit pages, locations, devices,
+ * browsers, systems) in one pass: the visits of the span are computed once and grouped by each
+ * table's keys (grouping sets); `grouping(...)` says which table a row belongs to.
+ */
+const VISIT_TABLES = `
+  with ${VISITS},
+  vs as (select v.*, s.country, s.region, s.device, s.browser, s.os from visits v left join session s on s.session_id = v.session_id)
+  select day, referrer_domain, hostname, utm_source, utm_medium, utm_campaign, utm_content, utm_term, entry_page, exit_page,
+         country, region, device, browser, os,
+         grouping(referrer_domain) as in_sources, grouping(entry_page) as in_entry, grouping(exit_page) as in_exit,
+         grouping(country) as in_locations, grouping(device) as in_devices, grouping(browser) as in_browsers, grouping(os) as in_systems,
+         count(distinct session_id) as visitors, count(*) as visits, sum(duration) as visit_duration,
+         sum(case when pageviews = 1 then 1 else 0 end) as bounces, sum(pageviews) as pageviews
+    from vs
+   group by grouping sets (
+     (day),
+     (day, referrer_domain, hostname, utm_source, utm_medium, utm_campaign, utm_content, utm_term),
+     (day, entry_page),
+     (day, exit_page),
+     (day, country, region),
+     (day, device),
+     (day, browser),
+     (day, os))`;
 
-const QUERIES: Record<PlausibleTable, string> = {
-  imported_visitors: `
-    with ${VISITS}
-    select day, count(distinct session_id) as visitors, sum(pageviews) as pageviews, sum(case when pageviews = 1 then 1 else 0 end) as bounces,
-           count(*) as visits, sum(duration) as visit_duration
-      from visits group by day`,
-  imported_sources: sessionMetrics('v.referrer_domain, v.hostname, v.utm_source, v.utm_medium, v.utm_campaign, v.utm_content, v.utm_term'),
+/** The table a row of VISIT_TABLES belongs to: the one whose key column it was grouped by (grouping() = 0). */
+function visitTableOf(row: Raw): PlausibleTable {
+  if (Number(row.in_sources) === 0) return 'imported_sources';
+  if (Number(row.in_entry) === 0) return 'imported_entry_pages';
+  if (Number(row.in_exit) === 0) return 'imported_exit_pages';
+  if (Number(row.in_locations) === 0) return 'imported_locations';
+  if (Number(row.in_devices) === 0) return 'imported_devices';
+  if (Number(row.in_browsers) === 0) return 'imported_browsers';
+  if (Number(row.in_systems) === 0) return 'imported_operating_systems';
+  return 'imported_visitors';
+}
+
+/** The tables read by queries of their own: pages (per page view) and custom events. */
+const OWN_QUERIES = {
   imported_pages: `
     with ${PAGEVIEWS},
     timed as (
@@ -78,27 +102,13 @@ const QUERIES: Record<PlausibleTable, string> = {
            sum(case when next_at is null then 1 else 0 end) as exits,
            coalesce(sum(floor(extract(epoch from next_at - created_at))), 0)::bigint as time_on_page
       from timed group by day, hostname, url_path`,
-  imported_entry_pages: `
-    with ${VISITS}
-    select day, entry_page, count(distinct session_id) as visitors, count(*) as entrances, sum(duration) as visit_duration,
-           sum(case when pageviews = 1 then 1 else 0 end) as bounces, sum(pageviews) as pageviews
-      from visits group by day, entry_page`,
-  imported_exit_pages: `
-    with ${VISITS}
-    select day, exit_page, count(distinct session_id) as visitors, sum(duration) as visit_duration, count(*) as exits,
-           sum(case when pageviews = 1 then 1 else 0 end) as bounces, sum(pageviews) as pageviews
-      from visits group by day, exit_page`,
   imported_custom_events: `
     select to_char(e.created_at at time zone $4, 'YYYY-MM-DD') as day, e.event_name as name,
            count(distinct e.session_id) as visitors, count(*) as events
       from website_event e
      where e.website_id = $1::uuid and e.created_at >= $2 and e.created_at < $3 and e.event_type = 2 and coalesce(e.event_name, '') <> ''
      group by 1, 2`,
-  imported_locations: sessionMetrics('s.country, s.region'),
-  imported_devices: sessionMetrics('s.device'),
-  imported_browsers: sessionMetrics('s.browser'),
-  imported_operating_systems: sessionMetrics('s.os'),
-};
+} as const;
 
 type Raw = Record<string, string | number | null>;
 
@@ -124,8 +134,8 @@ const SHAPES: Record<PlausibleTable, (row: Raw) => Record<string, string | numbe
     };
   },
   imported_pages: (row) => ({ hostname: text(row.hostname), page: text(row.page), ...metrics(row, ['visitors', 'visits', 'pageviews', 'exits', 'time_on_page']) }),
-  imported_entry_pages: (row) => ({ entry_page: text(row.entry_page), ...metrics(row, ['visitors', 'entrances', 'visit_duration', 'bounces', 'pageviews']) }),
-  imported_exit_pages: (row) => ({ exit_page: text(row.exit_page), ...metrics(row, ['visitors', 'visit_duration', 'exits', 'bounces', 'pageviews']) }),
+  imported_entry_pages: (row) => ({ entry_page: text(row.entry_page), ...metrics({ ...row, entrances: row.visits ?? null }, ['visitors', 'entrances', 'visit_duration', 'bounces', 'pageviews']) }),
+  imported_exit_pages: (row) => ({ exit_page: text(row.exit_page), ...metrics({ ...row, exits: row.visits ?? null }, ['visitors', 'visit_duration', 'exits', 'bounces', 'pageviews']) }),
   imported_custom_events: (row) => ({ name: text(row.name), link_url: '', path: '', ...metrics(row, ['visitors', 'events']) }),
   // Umami's city is a name; the imported table's city is Plausible's GeoNames id, so it is left empty.
   imported_locations: (row) => ({ country: text(row.country), region: regionCode(row.country as string | null, row.region as string | null), city: '', ...metrics(row, SESSION_METRICS) }),
@@ -160,16 +170,29 @@ function merged(rows: Record<string, string | number>[], metricNames: Set<string
   return [...byKey.values()];
 }
 
-export const AGGREGATE_TABLES = Object.keys(QUERIES) as PlausibleTable[];
+export const AGGREGATE_TABLES: PlausibleTable[] = [
+  'imported_visitors',
+  'imported_sources',
+  'imported_pages',
+  'imported_entry_pages',
+  'imported_exit_pages',
+  'imported_custom_events',
+  'imported_locations',
+  'imported_devices',
+  'imported_browsers',
+  'imported_operating_systems',
+];
 
 /** The span's rows of every imported table, read in the caller's (read-only) transaction. */
 export async function aggregateSpan(client: pg.Client, span: UmamiSpan): Promise<{ rows: Aggregates; eventsRead: number; tooLong: number }> {
   const params = [span.websiteId, span.from, span.until, span.timeZone];
+  const raw = Object.fromEntries(AGGREGATE_TABLES.map((table) => [table, [] as Raw[]])) as Record<PlausibleTable, Raw[]>;
+  for (const row of (await client.query<Raw>(VISIT_TABLES, params)).rows) raw[visitTableOf(row)].push(row);
+  for (const [table, query] of Object.entries(OWN_QUERIES) as [PlausibleTable, string][]) raw[table] = (await client.query<Raw>(query, params)).rows;
   const rows = {} as Aggregates;
   let tooLong = 0;
   for (const table of AGGREGATE_TABLES) {
-    const result = await client.query<Raw>(QUERIES[table], params);
-    const shaped = result.rows.map((raw) => ({ day: String(raw.day), values: SHAPES[table](raw) }));
+    const shaped = raw[table].map((row) => ({ day: String(row.day), values: SHAPES[table](row) }));
     const metricNames = new Set(shaped[0] ? Object.keys(shaped[0].values).filter((name) => typeof shaped[0]!.values[name] === 'number') : []);
     const byDay = new Map<string, Record<string, string | number>[]>();
     for (const row of shaped) {
