@@ -149,7 +149,7 @@ describeEachEventEngine('importing an Umami database', (engine) => {
   });
 
   it('lists the Umami websites of the database, read-only, without storing anything', async () => {
-    const listed = await t.request('POST', importsUrl(websiteId, '/umami/websites'), { token: owner.token, body: { databaseUrl: umami.url } });
+    const listed = await t.request('POST', importsUrl(websiteId, '/umami/websites'), { token: owner.token, body: { databaseUrl: `${umami.url}?schema=public&connection_limit=5` } });
     expect(listed.status, listed.raw).toBe(200);
     expect(listed.body.data).toEqual([
       expect.objectContaining({ name: 'Another site', domain: 'another.example', events: 1 }),
@@ -169,7 +169,10 @@ describeEachEventEngine('importing an Umami database', (engine) => {
     await bad({ databaseUrl: 'mysql://u:p@127.0.0.1/umami', umamiWebsiteId }, /databaseUrl.*postgres:\/\//);
     await bad({ databaseUrl: `postgres://u:${FIXTURE_PASSWORD}@10.1.2.3:5432/umami`, umamiWebsiteId }, /databaseUrl.*10\.1\.2\.3.*IMPORT_UMAMI_HOSTS/);
     await bad({ databaseUrl: `postgres://u:${FIXTURE_PASSWORD}@db.internal.example/umami`, umamiWebsiteId }, /databaseUrl.*db\.internal\.example.*IMPORT_UMAMI_HOSTS/);
-    await bad({ databaseUrl: `${umami.url}?host=/var/run/postgresql`, umamiWebsiteId }, /databaseUrl.*"host".*only sslmode/);
+    await bad({ databaseUrl: `${umami.url}?host=/var/run/postgresql`, umamiWebsiteId }, /databaseUrl.*"host".*only sslmode and schema/);
+    await bad({ databaseUrl: `${umami.url}?schema=x;drop`, umamiWebsiteId }, /databaseUrl.*schema "x;drop".*not a plain PostgreSQL name/);
+    // Umami's own DATABASE_URL as Prisma takes it: its schema is used, its pool parameters ignored; a schema without Umami's tables is not Umami.
+    await bad({ databaseUrl: `${umami.url}?schema=pg_catalog&connection_limit=5`, umamiWebsiteId }, /databaseUrl.*is not an Umami database/);
     await bad({ databaseUrl: 'postgres://u:%zz@127.0.0.1:5432/umami', umamiWebsiteId }, /databaseUrl.*password with a broken %-escape/);
     await bad({ databaseUrl: 'postgres://u:p@127.0.0.1:99999/umami', umamiWebsiteId }, /databaseUrl.*PostgreSQL connection URL/);
     await bad({ databaseUrl: 'postgres://u:p@127.0.0.1:5432/', umamiWebsiteId }, /databaseUrl.*must name the database/);

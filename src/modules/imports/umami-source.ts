@@ -19,6 +19,8 @@ export interface UmamiTarget {
   user: string;
   password: string;
   ssl: boolean;
+  /** The PostgreSQL schema Umami's tables are in (Prisma's `?schema=`); null: the user's default. */
+  schema: string | null;
 }
 
 /** Where the URL points, without its credential: for messages and the report. */
@@ -26,11 +28,15 @@ export const describeTarget = (target: UmamiTarget): string => `${target.host.in
 
 const FIELD = 'body.databaseUrl';
 const SSL_MODES = new Set(['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify']);
+/** Parameters of Prisma's URL (Umami's DATABASE_URL) about its own pool: accepted and ignored. */
+const PRISMA_POOL_PARAMETERS = new Set(['connection_limit', 'pool_timeout', 'connect_timeout', 'socket_timeout', 'pgbouncer', 'statement_cache_size']);
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
  * The connection URL as explicit settings: postgres(ql)://user:password@host[:port]/database
- * [?sslmode=...]. Anything that could make pg connect elsewhere than the URL's host (a `host`
- * parameter, a socket path, several hosts) is refused, then the host must be one the operator allows.
+ * [?sslmode=...&schema=...] (Umami's own DATABASE_URL, Prisma's pool parameters ignored). Anything
+ * that could make pg connect elsewhere than the URL's host (a `host` parameter, a socket path,
+ * several hosts) is refused, then the host must be one the operator allows.
  */
 export function parseUmamiUrl(raw: string, allowedHosts: readonly string[]): UmamiTarget {
   let url: URL;
@@ -45,16 +51,23 @@ export function parseUmamiUrl(raw: string, allowedHosts: readonly string[]): Uma
   const database = decoded(url.pathname.replace(/^\//, ''), 'database name');
   if (database === '' || database.includes('/')) throw invalidField(FIELD, 'must name the database (postgres://user:password@host:5432/umami)');
   let ssl = false;
+  let schema: string | null = null;
   for (const [name, value] of url.searchParams) {
-    if (name !== 'sslmode') throw invalidField(FIELD, `has the parameter "${name}": only sslmode is accepted`);
-    if (!SSL_MODES.has(value)) throw invalidField(FIELD, `has sslmode "${value}": use disable, require, verify-ca or verify-full`);
-    ssl = value !== 'disable' && value !== 'prefer';
+    if (name === 'sslmode') {
+      if (!SSL_MODES.has(value)) throw invalidField(FIELD, `has sslmode "${value}": use disable, require, verify-ca or verify-full`);
+      ssl = value !== 'disable' && value !== 'prefer';
+    } else if (name === 'schema') {
+      if (!IDENTIFIER.test(value)) throw invalidField(FIELD, `has schema "${value}", which is not a plain PostgreSQL name`);
+      schema = value;
+    } else if (!PRISMA_POOL_PARAMETERS.has(name)) {
+      throw invalidField(FIELD, `has the parameter "${name}": only sslmode and schema are accepted`);
+    }
   }
   if (!allowedHosts.includes(host)) {
     throw invalidField(FIELD, `names the host ${host}, which this server may not connect to (the operator allows: ${allowedHosts.join(', ')}; IMPORT_UMAMI_HOSTS)`);
   }
   const port = url.port === '' ? 5432 : Number(url.port);
-  return { host, port, database, user: decoded(url.username, 'user name'), password: decoded(url.password, 'password'), ssl };
+  return { host, port, database, user: decoded(url.username, 'user name'), password: decoded(url.password, 'password'), ssl, schema };
 }
 
 function decoded(part: string, what: string): string {
@@ -98,7 +111,7 @@ export async function connectUmami(target: UmamiTarget): Promise<UmamiConnection
     statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: STATEMENT_TIMEOUT_MS + 5_000,
     application_name: 'sightline-import',
-    options: '-c default_transaction_read_only=on',
+    options: `-c default_transaction_read_only=on${target.schema ? ` -c search_path=${target.schema}` : ''}`,
   });
   // A connection dropped while idle must not crash the process: the next query fails instead.
   client.on('error', () => {});
