@@ -17736,7 +17736,7 @@ export interface operations {
                             id: string;
                             name: string;
                             domain: string | null;
-                            /** @description page views and custom events Umami holds for it */
+                            /** @description page views and custom events Umami holds for it, counted up to 1,000,000 */
                             events: number;
                             firstEventAt: string | null;
                             lastEventAt: string | null;
