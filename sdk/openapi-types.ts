@@ -806,6 +806,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/websites/{websiteId}/imports/umami/websites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The websites of an Umami database, to choose the one to import into this website
+         * @description Connects to the Umami database (PostgreSQL) at databaseUrl, read-only, and lists its websites with their number of events. A POST because the URL carries a password; nothing is stored. 400 names what is wrong: not a PostgreSQL URL, a host the operator does not allow (IMPORT_UMAMI_HOSTS, default the loopback addresses), the database unreachable or refusing the credential, or not an Umami database.
+         */
+        post: operations["listUmamiWebsites"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/websites/{websiteId}/imports/umami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an Umami website from its database into this website; answers 202 and reads it in the background
+         * @description Reads the Umami website umamiWebsiteId from the Umami database at databaseUrl (PostgreSQL, read-only), aggregated per local day of this website's time zone into the same imported tables as a Plausible export. Checked before anything is stored: 400 for a bad or disallowed URL, an unreachable or non-Umami database, or an Umami website it lacks or without events. 409 when the same Umami website was already imported into this website and that import stands. The URL is kept encrypted until the import ends and never returned. Poll getImport for the progress (days read) and the report.
+         */
+        post: operations["createUmamiImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/websites/{websiteId}/imports/{importId}": {
         parameters: {
             query?: never;
@@ -17143,8 +17183,11 @@ export interface operations {
                              * @example 65f1c0ffee0ddba11ad0be75
                              */
                             websiteId: string;
-                            /** @enum {string} */
-                            source: "plausible-csv";
+                            /**
+                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly
+                             * @enum {unknown}
+                             */
+                            source: "plausible-csv" | "umami";
                             label: string;
                             /**
                              * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
@@ -17159,7 +17202,11 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description files done out of the files to read */
+                                /** @description an Umami import: the local days of Umami data to read (0 for a zip) */
+                                daysTotal: number;
+                                /** @description an Umami import: the days read so far */
+                                daysDone: number;
+                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read */
                                 percent: number;
                             };
                             report: {
@@ -17178,6 +17225,18 @@ export interface operations {
                                 };
                                 /** @description days left out because the website has its own events on them */
                                 nativeDays: string[];
+                                /** @description an Umami import: what was read, from where */
+                                source?: {
+                                    /** @enum {string} */
+                                    kind: "umami";
+                                    /** @description host:port/database read (never the credential) */
+                                    database: string;
+                                    /** @description the Umami website's id */
+                                    websiteId: string;
+                                    websiteName: string;
+                                    /** @description Umami's page views and custom events read so far */
+                                    eventsRead: number;
+                                };
                             };
                             error: string | null;
                             uploadBytes: number;
@@ -17395,8 +17454,11 @@ export interface operations {
                              * @example 65f1c0ffee0ddba11ad0be75
                              */
                             websiteId: string;
-                            /** @enum {string} */
-                            source: "plausible-csv";
+                            /**
+                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly
+                             * @enum {unknown}
+                             */
+                            source: "plausible-csv" | "umami";
                             label: string;
                             /**
                              * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
@@ -17411,7 +17473,11 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description files done out of the files to read */
+                                /** @description an Umami import: the local days of Umami data to read (0 for a zip) */
+                                daysTotal: number;
+                                /** @description an Umami import: the days read so far */
+                                daysDone: number;
+                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read */
                                 percent: number;
                             };
                             report: {
@@ -17430,6 +17496,509 @@ export interface operations {
                                 };
                                 /** @description days left out because the website has its own events on them */
                                 nativeDays: string[];
+                                /** @description an Umami import: what was read, from where */
+                                source?: {
+                                    /** @enum {string} */
+                                    kind: "umami";
+                                    /** @description host:port/database read (never the credential) */
+                                    database: string;
+                                    /** @description the Umami website's id */
+                                    websiteId: string;
+                                    websiteName: string;
+                                    /** @description Umami's page views and custom events read so far */
+                                    eventsRead: number;
+                                };
+                            };
+                            error: string | null;
+                            uploadBytes: number;
+                            createdBy: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                            finishedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with what exists (a duplicate name or domain, say) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listUmamiWebsites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description the Umami database's PostgreSQL URL, postgres://user:password@host:5432/umami (?sslmode=require accepted); the host must be one the operator allows (IMPORT_UMAMI_HOSTS). Stored encrypted until the import ends, never returned
+                     * @example postgres://umami:secret@127.0.0.1:5432/umami
+                     */
+                    databaseUrl: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The Umami database's websites, with their number of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /** @description the Umami website's id */
+                            id: string;
+                            name: string;
+                            domain: string | null;
+                            /** @description page views and custom events Umami holds for it, counted up to 1,000,000 */
+                            events: number;
+                            firstEventAt: string | null;
+                            lastEventAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid; error.details names each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is valid but may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is in a Content-Type this route does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createUmamiImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 24 lowercase hex characters
+                 * @example 65f1c0ffee0ddba11ad0be75
+                 */
+                websiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description the Umami database's PostgreSQL URL, postgres://user:password@host:5432/umami (?sslmode=require accepted); the host must be one the operator allows (IMPORT_UMAMI_HOSTS). Stored encrypted until the import ends, never returned
+                     * @example postgres://umami:secret@127.0.0.1:5432/umami
+                     */
+                    databaseUrl: string;
+                    /**
+                     * @description the Umami website to import (its id, a UUID: listUmamiWebsites lists them)
+                     * @example 9d4c3e2a-1b2c-4d5e-8f90-123456789abc
+                     */
+                    umamiWebsiteId: string;
+                    /** @description a name for the import; default: the Umami website and the days it covers */
+                    label?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The Umami import is stored and queued (202); its progress (days read) and report show in getImport */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            id: string;
+                            /**
+                             * @description 24 lowercase hex characters
+                             * @example 65f1c0ffee0ddba11ad0be75
+                             */
+                            websiteId: string;
+                            /**
+                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly
+                             * @enum {unknown}
+                             */
+                            source: "plausible-csv" | "umami";
+                            label: string;
+                            /**
+                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
+                             * @enum {unknown}
+                             */
+                            status: "queued" | "running" | "done" | "failed";
+                            firstDay: string | null;
+                            lastDay: string | null;
+                            progress: {
+                                filesTotal: number;
+                                filesDone: number;
+                                rowsRead: number;
+                                rowsKept: number;
+                                rowsSkipped: number;
+                                /** @description an Umami import: the local days of Umami data to read (0 for a zip) */
+                                daysTotal: number;
+                                /** @description an Umami import: the days read so far */
+                                daysDone: number;
+                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read */
+                                percent: number;
+                            };
+                            report: {
+                                files: {
+                                    name: string;
+                                    table: string;
+                                    rowsRead: number;
+                                    rowsKept: number;
+                                    rowsSkipped: number;
+                                }[];
+                                /** @description entries of the zip that are not one of the export tables: not read */
+                                ignoredFiles: string[];
+                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters) */
+                                skipped: {
+                                    [key: string]: number;
+                                };
+                                /** @description days left out because the website has its own events on them */
+                                nativeDays: string[];
+                                /** @description an Umami import: what was read, from where */
+                                source?: {
+                                    /** @enum {string} */
+                                    kind: "umami";
+                                    /** @description host:port/database read (never the credential) */
+                                    database: string;
+                                    /** @description the Umami website's id */
+                                    websiteId: string;
+                                    websiteName: string;
+                                    /** @description Umami's page views and custom events read so far */
+                                    eventsRead: number;
+                                };
                             };
                             error: string | null;
                             uploadBytes: number;
@@ -17659,8 +18228,11 @@ export interface operations {
                              * @example 65f1c0ffee0ddba11ad0be75
                              */
                             websiteId: string;
-                            /** @enum {string} */
-                            source: "plausible-csv";
+                            /**
+                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly
+                             * @enum {unknown}
+                             */
+                            source: "plausible-csv" | "umami";
                             label: string;
                             /**
                              * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
@@ -17675,7 +18247,11 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description files done out of the files to read */
+                                /** @description an Umami import: the local days of Umami data to read (0 for a zip) */
+                                daysTotal: number;
+                                /** @description an Umami import: the days read so far */
+                                daysDone: number;
+                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read */
                                 percent: number;
                             };
                             report: {
@@ -17694,6 +18270,18 @@ export interface operations {
                                 };
                                 /** @description days left out because the website has its own events on them */
                                 nativeDays: string[];
+                                /** @description an Umami import: what was read, from where */
+                                source?: {
+                                    /** @enum {string} */
+                                    kind: "umami";
+                                    /** @description host:port/database read (never the credential) */
+                                    database: string;
+                                    /** @description the Umami website's id */
+                                    websiteId: string;
+                                    websiteName: string;
+                                    /** @description Umami's page views and custom events read so far */
+                                    eventsRead: number;
+                                };
                             };
                             error: string | null;
                             uploadBytes: number;

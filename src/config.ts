@@ -94,6 +94,26 @@ export interface ImportsConfig {
   maxUploadBytes: number;
   /** Rows an import's job commits at a time (IMPORT_CHUNK_ROWS, default 500). */
   chunkRows: number;
+  /**
+   * The hosts an Umami import may connect to (IMPORT_UMAMI_HOSTS, comma-separated, lower case;
+   * default the loopback names): the server connects to nothing else, so a member cannot make it
+   * reach into the operator's network. Unset in a partial override: the default.
+   */
+  umamiHosts?: readonly string[];
+  /** Days of an Umami database an import's job reads and commits at a time (IMPORT_UMAMI_CHUNK_DAYS, default 7). */
+  umamiChunkDays?: number;
+}
+
+/** The loopback names: where an Umami import may connect when IMPORT_UMAMI_HOSTS is unset. */
+export const DEFAULT_UMAMI_HOSTS: readonly string[] = Object.freeze(['localhost', '127.0.0.1', '::1']);
+export const DEFAULT_UMAMI_CHUNK_DAYS = 7;
+
+function hostList(env: Env, name: string, fallback: readonly string[]): readonly string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const hosts = raw.split(',').map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1')).filter(Boolean);
+  if (hosts.some((host) => /[\s/@?#]/.test(host))) throw new ConfigError(`${name} must be host names or addresses, comma-separated, got "${raw}"`);
+  return Object.freeze(hosts);
 }
 
 /** Reports by mail and the traffic-spike alert (src/modules/reports; README "Reports by mail"). */
@@ -292,6 +312,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       jobs: oneOf(env, 'IMPORT_JOBS', ['on', 'off'] as const, 'on') === 'on',
       maxUploadBytes: integer(env, 'IMPORT_MAX_UPLOAD_MB', 100, 1) * 1024 * 1024,
       chunkRows: integer(env, 'IMPORT_CHUNK_ROWS', 500, 1),
+      umamiHosts: hostList(env, 'IMPORT_UMAMI_HOSTS', DEFAULT_UMAMI_HOSTS),
+      umamiChunkDays: integer(env, 'IMPORT_UMAMI_CHUNK_DAYS', DEFAULT_UMAMI_CHUNK_DAYS, 1),
     },
     ...overrides,
   };

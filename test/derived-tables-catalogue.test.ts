@@ -18,7 +18,7 @@ const NOT_DERIVED = [
   'notes', 'visitor_profiles', 'payments', 'events', 'website_members', 'rollup_backlog', 'rollup_relocations', 'derived_builds', 'event_relay',
   'integration_webhook_events', 'currency_rates', 'shared_links', 'mail_report_subscriptions', 'mail_report_deliveries', 'mail_spike_checks', 'segments',
   // An import's records and the aggregates it brought (0032): kept until the import is deleted, never derived.
-  'imports', 'import_uploads', 'imported_visitors', 'imported_sources', 'imported_pages', 'imported_entry_pages', 'imported_exit_pages',
+  'imports', 'import_uploads', 'import_connections', 'imported_visitors', 'imported_sources', 'imported_pages', 'imported_entry_pages', 'imported_exit_pages',
   'imported_custom_events', 'imported_locations', 'imported_devices', 'imported_browsers', 'imported_operating_systems',
 ];
 

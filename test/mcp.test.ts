@@ -85,6 +85,8 @@ const TOOL_NAMES: Record<string, string> = {
   [`DELETE ${W}/integrations/provider-five`]: 'integration_disconnect_provider_five',
   [`DELETE ${W}/integrations/provider-six`]: 'integration_disconnect_provider_six',
   [`POST ${W}/imports`]: 'import_create',
+  [`POST ${W}/imports/umami/websites`]: 'import_umami_websites',
+  [`POST ${W}/imports/umami`]: 'import_umami_create',
   [`GET ${W}/imports`]: 'imports_list',
   [`GET ${W}/imports/{importId}`]: 'import_get',
   [`DELETE ${W}/imports/{importId}`]: 'import_delete',

@@ -23,6 +23,8 @@ const NOT_200: Record<string, { status: number; why: string }> = {
   'POST /api/v1/dashboard/setup': { status: 409, why: 'the first-run setup is done once an account exists' },
   'POST /api/v1/dashboard/sign-up': { status: 403, why: 'sign-up is closed unless SIGNUP=open' },
   'POST /api/v1/admin/websites/{websiteId}/imports': { status: 202, why: 'an upload is accepted and read by a background job' },
+  'POST /api/v1/admin/websites/{websiteId}/imports/umami/websites': { status: 400, why: "the example's Umami database does not exist on this server (the 400 names the database URL)" },
+  'POST /api/v1/admin/websites/{websiteId}/imports/umami': { status: 400, why: "the example's Umami database does not exist on this server (the 400 names the database URL)" },
   'POST /api/webhooks/{provider}/{websiteId}': { status: 400, why: "a delivery carries the provider's signature with the secret the examples stored; Swagger UI sends none" },
 };
 

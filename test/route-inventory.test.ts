@@ -90,10 +90,12 @@ const INVENTORY: Record<string, string[]> = {
   'Currency rates': ['GET /websites/{websiteId}/currency-rates', 'PUT /websites/{websiteId}/currency-rates/{currency}', 'DELETE /websites/{websiteId}/currency-rates/{currency}'],
   // Not in admin-api.md (issue 37 item 4): each member's own reports by mail on a website.
   'Reports by mail': ['GET /websites/{websiteId}/mail-reports', 'PUT /websites/{websiteId}/mail-reports'],
-  // Not in admin-api.md (issue 37 item 1): imports of Plausible's CSV export.
+  // Not in admin-api.md (issue 37 item 1): imports of Plausible's CSV export and of an Umami database.
   Imports: [
     'GET /websites/{websiteId}/imports',
     'POST /websites/{websiteId}/imports',
+    'POST /websites/{websiteId}/imports/umami/websites',
+    'POST /websites/{websiteId}/imports/umami',
     'GET /websites/{websiteId}/imports/{importId}',
     'DELETE /websites/{websiteId}/imports/{importId}',
   ],
@@ -120,7 +122,7 @@ const EXPECTED = Object.values(INVENTORY).flat().sort();
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const RESPONSES_EVERY_ROUTE_DOCUMENTS = ['200', '400', '401', '403', '404', '429'];
 /** Routes that accept work for the background and answer 202 with the envelope instead of 200. */
-const ACCEPTED_ROUTES = ['POST /websites/{websiteId}/imports'];
+const ACCEPTED_ROUTES = ['POST /websites/{websiteId}/imports', 'POST /websites/{websiteId}/imports/umami'];
 
 /** "METHOD /path" for every operation under /api/v1/admin in the OpenAPI document. */
 function documentedRoutes(doc: any): Array<{ route: string; operation: any }> {

@@ -33,6 +33,7 @@ import { mailReports } from './migrations/0030-mail-reports.ts';
 import { segments } from './migrations/0031-segments.ts';
 import { imports } from './migrations/0032-imports.ts';
 import { breakdownProfileDays } from './migrations/0033-breakdown-profile-days.ts';
+import { umamiImports } from './migrations/0034-umami-imports.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -69,6 +70,7 @@ function provider(db: Db): MigrationProvider {
     '0031-segments': segments(db.engine),
     '0032-imports': imports(db.engine),
     '0033-breakdown-profile-days': breakdownProfileDays(db.engine),
+    '0034-umami-imports': umamiImports(),
   };
   return { getMigrations: async () => migrations };
 }

@@ -101,6 +101,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   [`DELETE ${W}/shared-links/{sharedLinkId}`]: { operationId: 'revokeSharedLink', ok: 'The link is revoked; its URL answers 404 from now on' },
 
   [`POST ${W}/imports`]: { operationId: 'createImport', ok: 'The import is stored and queued (202); its progress and report show in getImport' },
+  [`POST ${W}/imports/umami/websites`]: { operationId: 'listUmamiWebsites', ok: "The Umami database's websites, with their number of events" },
+  [`POST ${W}/imports/umami`]: { operationId: 'createUmamiImport', ok: 'The Umami import is stored and queued (202); its progress (days read) and report show in getImport' },
   [`GET ${W}/imports`]: { operationId: 'listImports', ok: "The website's imports, newest first, with progress and report" },
   [`GET ${W}/imports/{importId}`]: { operationId: 'getImport', ok: 'The import, with its progress and report' },
   [`DELETE ${W}/imports/{importId}`]: { operationId: 'deleteImport', ok: 'The import is deleted: its data leaves the reads at once; its rows are removed in the background' },

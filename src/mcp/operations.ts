@@ -106,6 +106,18 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
     kind: 'write',
     note: "Send the zip Plausible exports as zipBase64; the import runs in the background: poll import_get for its progress and report.",
   },
+  [`POST ${W}/imports/umami/websites`]: {
+    tool: 'import_umami_websites',
+    permission: 'settings:write',
+    kind: 'write',
+    note: "Lists the websites of the Umami database at databaseUrl (PostgreSQL; a host the operator allows), to pick the umamiWebsiteId of import_umami_create. Stores nothing.",
+  },
+  [`POST ${W}/imports/umami`]: {
+    tool: 'import_umami_create',
+    permission: 'settings:write',
+    kind: 'write',
+    note: 'Reads one Umami website from its database into this website in the background: poll import_get for its progress (days read) and report.',
+  },
   [`GET ${W}/imports`]: { tool: 'imports_list', permission: 'settings:read', kind: 'read' },
   [`GET ${W}/imports/{importId}`]: { tool: 'import_get', permission: 'settings:read', kind: 'read' },
   [`DELETE ${W}/imports/{importId}`]: { tool: 'import_delete', permission: 'settings:write', kind: 'destroy' },

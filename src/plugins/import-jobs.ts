@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { DEFAULT_UMAMI_CHUNK_DAYS, DEFAULT_UMAMI_HOSTS } from '../config.ts';
 import { ImportJobWorker } from '../modules/imports/import-job-worker.ts';
 
 declare module 'fastify' {
@@ -16,10 +17,14 @@ async function importJobs(app: FastifyInstance): Promise<void> {
     return;
   }
   const { maxAttempts, retryBaseMs, leaseMs } = app.config.integrationJobs;
-  const worker = new ImportJobWorker({ db: app.db.kysely, store: app.eventStore, log: app.log }, { maxAttempts, retryBaseMs, leaseMs, chunkRows: app.config.imports.chunkRows });
+  const { chunkRows, umamiHosts = DEFAULT_UMAMI_HOSTS, umamiChunkDays = DEFAULT_UMAMI_CHUNK_DAYS } = app.config.imports;
+  const worker = new ImportJobWorker(
+    { db: app.db.kysely, store: app.eventStore, log: app.log, keyring: app.keyring },
+    { maxAttempts, retryBaseMs, leaseMs, chunkRows, umamiHosts, umamiChunkDays },
+  );
   app.decorate('importJobs', worker);
   app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => worker.stop());
 }
 
-export default fp(importJobs, { name: 'import-jobs', dependencies: ['database', 'event-store'] });
+export default fp(importJobs, { name: 'import-jobs', dependencies: ['database', 'event-store', 'keyring'] });

@@ -1,14 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { CliError, action, call, connect, websiteIdOf } from './api.ts';
+import { CliError, type Connection, action, call, connect, websiteIdOf } from './api.ts';
 import { type JsonOption, done, emit, printJson, printTable, say, withJson } from './output.ts';
 import { type ConfirmOptions, confirm } from './prompt.ts';
 import { type WebsiteOption, withWebsite } from './websites.ts';
 
-// Imports of Plausible's CSV export: `sightline import <website> <file.zip>` uploads the zip and
-// follows the import's background job with a progress bar (on stderr) until it is done or failed,
-// then prints the report; `sightline imports list|get|delete` look at them and delete one.
+// Imports: `sightline import <website> <file.zip>` uploads Plausible's CSV export, `sightline
+// import umami -w <website> --database-url ... --umami-website <id>` reads an Umami database
+// (without --umami-website it lists the database's websites); both follow the import's background
+// job with a progress bar (on stderr) until it is done or failed, then print the report.
+// `sightline imports list|get|delete` look at them and delete one.
 
 const POLL_MS = 1000;
 const BAR_WIDTH = 30;
@@ -16,27 +18,37 @@ const BAR_WIDTH = 30;
 interface ImportItem {
   id: string;
   label: string;
+  source: string;
   status: string;
   firstDay: string | null;
   lastDay: string | null;
   error: string | null;
-  progress: { filesTotal: number; filesDone: number; rowsRead: number; rowsKept: number; rowsSkipped: number; percent: number };
-  report: { files: Array<{ name: string; rowsRead: number; rowsKept: number; rowsSkipped: number }>; ignoredFiles: string[]; skipped: Record<string, number>; nativeDays: string[] };
+  progress: { filesTotal: number; filesDone: number; daysTotal: number; daysDone: number; rowsRead: number; rowsKept: number; rowsSkipped: number; percent: number };
+  report: {
+    files: Array<{ name: string; rowsRead: number; rowsKept: number; rowsSkipped: number }>;
+    ignoredFiles: string[];
+    skipped: Record<string, number>;
+    nativeDays: string[];
+    source?: { database: string; websiteName: string; eventsRead: number };
+  };
 }
 
-/** One line of progress: a bar of the files done, and the rows read so far. */
+/** One line of progress: a bar of the files (a zip) or days (Umami) done, and the rows read so far. */
 export function progressLine(item: ImportItem): string {
-  const { percent, filesDone, filesTotal, rowsRead, rowsKept, rowsSkipped } = item.progress;
+  const { percent, filesDone, filesTotal, daysDone, daysTotal, rowsRead, rowsKept, rowsSkipped } = item.progress;
   const filled = Math.round((percent / 100) * BAR_WIDTH);
-  return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(percent).padStart(3)}%  ${filesDone}/${filesTotal} files, ${rowsRead} rows read (${rowsKept} kept, ${rowsSkipped} skipped)  ${item.status}`;
+  const units = item.source === 'umami' ? `${daysDone}/${daysTotal} days` : `${filesDone}/${filesTotal} files`;
+  return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(percent).padStart(3)}%  ${units}, ${rowsRead} rows read (${rowsKept} kept, ${rowsSkipped} skipped)  ${item.status}`;
 }
 
 function printReport(item: ImportItem): void {
   say(`Import ${item.id} ${item.status}${item.firstDay ? `: ${item.firstDay} to ${item.lastDay}` : ''}.`);
+  const source = item.report.source;
+  if (source) say(`Read ${source.eventsRead} events of the Umami website ${source.websiteName} (${source.database}).`);
   printTable(
     item.report.files,
     [
-      { header: 'file', value: (f) => f.name },
+      { header: source ? 'table' : 'file', value: (f) => f.name },
       { header: 'read', value: (f) => f.rowsRead },
       { header: 'kept', value: (f) => f.rowsKept },
       { header: 'skipped', value: (f) => f.rowsSkipped },
@@ -50,10 +62,34 @@ function printReport(item: ImportItem): void {
   if (item.error) say(`Error: ${item.error}`);
 }
 
+/** Follows an import to its end with the progress bar (unless --no-wait), then prints it. */
+async function follow(connection: Connection, websiteId: string, first: ImportItem, options: JsonOption & { wait: boolean }): Promise<void> {
+  let item = first;
+  if (!options.wait) {
+    if (options.json) printJson(item);
+    return;
+  }
+  const live = process.stderr.isTTY === true;
+  let last = '';
+  for (;;) {
+    const line = progressLine(item);
+    if (line !== last) process.stderr.write(live ? `\r${line}` : `${line}\n`);
+    last = line;
+    if (item.status === 'done' || item.status === 'failed') break;
+    await sleep(POLL_MS);
+    const body = await call(connection.client.GET('/api/v1/admin/websites/{websiteId}/imports/{importId}', { params: { path: { websiteId, importId: item.id } } }), connection.settings.baseUrl);
+    item = body.data[0] as ImportItem;
+  }
+  if (live) process.stderr.write('\n');
+  if (options.json) printJson(item);
+  else printReport(item);
+  if (item.status === 'failed') throw new CliError(`the import failed: ${item.error ?? 'see the report'}`, 1);
+}
+
 export function registerImportCommands(program: Command): void {
+  const importCommand = program.command('import');
   withJson(
-    program
-      .command('import')
+    importCommand
       .description("import Plausible's CSV export (the zip of imported_*.csv files) into a website, showing its progress")
       .argument('<website>', 'the website: its id or its domain')
       .argument('<file>', 'the zip Plausible exported')
@@ -80,27 +116,64 @@ export function registerImportCommands(program: Command): void {
         }),
         connection.settings.baseUrl,
       );
-      let item = created.data[0] as ImportItem;
+      const item = created.data[0] as ImportItem;
       say(`Uploaded ${file} (${zip.length} bytes): import ${item.id} is queued.`);
-      if (!options.wait) {
-        if (options.json) printJson(item);
+      await follow(connection, websiteId, item, options);
+    }),
+  );
+
+  // --json, --label and --no-wait are the `import` command's own options (commander gives them to
+  // the parent wherever they stand), read here with the subcommand's.
+  withWebsite(
+    importCommand
+      .command('umami')
+      .description('import a website of an Umami database (PostgreSQL), read directly; without --umami-website, list its websites (--json, --label, --no-wait as for import)')
+      .option('--database-url <url>', "the Umami database's PostgreSQL URL (default: $UMAMI_DATABASE_URL, which keeps the password out of the process list)")
+      .option('--umami-website <id>', 'the Umami website to import (its id, a UUID)')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  $ UMAMI_DATABASE_URL=postgres://umami:secret@127.0.0.1:5432/umami sightline import umami -w example.com\n' +
+          '  $ UMAMI_DATABASE_URL=postgres://umami:secret@127.0.0.1:5432/umami sightline import umami -w example.com --umami-website 9d4c3e2a-1b2c-4d5e-8f90-123456789abc',
+      ),
+  ).action(
+    action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<WebsiteOption & JsonOption & { databaseUrl?: string; umamiWebsite?: string; label?: string; wait: boolean }>();
+      const databaseUrl = options.databaseUrl ?? process.env.UMAMI_DATABASE_URL;
+      if (!databaseUrl) throw new CliError('give the Umami database: --database-url <url> or UMAMI_DATABASE_URL', 2);
+      const connection = connect();
+      const websiteId = await websiteIdOf(connection, options.website);
+      if (!options.umamiWebsite) {
+        const body = await call(
+          connection.client.POST('/api/v1/admin/websites/{websiteId}/imports/umami/websites', { params: { path: { websiteId } }, body: { databaseUrl } }),
+          connection.settings.baseUrl,
+        );
+        emit(options, body, () => {
+          printTable(
+            body.data,
+            [
+              { header: 'id', value: (w) => w.id },
+              { header: 'name', value: (w) => w.name },
+              { header: 'domain', value: (w) => w.domain ?? '' },
+              { header: 'events', value: (w) => w.events },
+              { header: 'first', value: (w) => w.firstEventAt?.slice(0, 10) ?? '' },
+              { header: 'last', value: (w) => w.lastEventAt?.slice(0, 10) ?? '' },
+            ],
+            'The Umami database has no website.',
+          );
+          say('Import one with --umami-website <id>.');
+        });
         return;
       }
-      const live = process.stderr.isTTY === true;
-      let last = '';
-      for (;;) {
-        const line = progressLine(item);
-        if (line !== last) process.stderr.write(live ? `\r${line}` : `${line}\n`);
-        last = line;
-        if (item.status === 'done' || item.status === 'failed') break;
-        await sleep(POLL_MS);
-        const body = await call(connection.client.GET('/api/v1/admin/websites/{websiteId}/imports/{importId}', { params: { path: { websiteId, importId: item.id } } }), connection.settings.baseUrl);
-        item = body.data[0] as ImportItem;
-      }
-      if (live) process.stderr.write('\n');
-      if (options.json) printJson(item);
-      else printReport(item);
-      if (item.status === 'failed') throw new CliError(`the import failed: ${item.error ?? 'see the report'}`, 1);
+      const created = await call(
+        connection.client.POST('/api/v1/admin/websites/{websiteId}/imports/umami', {
+          params: { path: { websiteId } },
+          body: { databaseUrl, umamiWebsiteId: options.umamiWebsite, ...(options.label ? { label: options.label } : {}) },
+        }),
+        connection.settings.baseUrl,
+      );
+      const item = created.data[0] as ImportItem;
+      say(`Import ${item.id} of the Umami website ${item.report.source?.websiteName ?? options.umamiWebsite} is queued.`);
+      await follow(connection, websiteId, item, options);
     }),
   );
 

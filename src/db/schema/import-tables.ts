@@ -25,6 +25,9 @@ export interface ImportsTable {
   rows_read: number;
   rows_kept: number;
   rows_skipped: number;
+  /** Days of the source to read (a source read day by day: Umami); 0 for a zip. */
+  days_total: ColumnType<number, number | undefined, number>;
+  days_done: ColumnType<number, number | undefined, number>;
   /** JSON: the report (import-report.ts). */
   report: string;
   error: string | null;
@@ -32,6 +35,14 @@ export interface ImportsTable {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+}
+
+/** An Umami import's connection URL, sealed (credentials.ts's keys), until the import ends. */
+export interface ImportConnectionsTable {
+  import_id: string;
+  website_id: string;
+  key_id: string;
+  ciphertext: string;
 }
 
 export interface ImportUploadsTable {

@@ -7,8 +7,11 @@ import type { JobRow } from '../integrations/integrations.repository.ts';
 import { claimNextJob, finishJob, releaseJob, retryLater } from '../integrations/job-queue.ts';
 import { LeasedJobWorker } from '../integrations/leased-job-worker.ts';
 import type { EventStore } from '../stats/event-store.ts';
-import { ImportFileError, failImport, runDeleteJob, runImportJob } from './import-job.ts';
-import { IMPORT_DELETE_JOB, IMPORT_JOB } from './imports.repository.ts';
+import type { Keyring } from '../../crypto/keyring.ts';
+import { ImportFileError, type RunEnd, failImport, runDeleteJob, runImportJob } from './import-job.ts';
+import { IMPORT_DELETE_JOB, IMPORT_JOB, UMAMI_SOURCE } from './imports.repository.ts';
+import { runUmamiImportJob } from './umami-job.ts';
+import { UmamiSourceError } from './umami-source.ts';
 
 // Runs the imports' jobs (import-job.ts) in the background of every instance, on the machinery of
 // the integration jobs: the jobs are integration_jobs rows of their own kinds, leased by
@@ -25,12 +28,17 @@ export interface ImportJobWorkerOptions {
   leaseMs: number;
   pollIntervalMs?: number;
   chunkRows?: number;
+  /** Hosts an Umami import may connect to (IMPORT_UMAMI_HOSTS). */
+  umamiHosts: readonly string[];
+  /** Days of Umami read per chunk. */
+  umamiChunkDays: number;
 }
 
 export interface ImportJobDeps {
   db: Kysely<Database>;
   store: EventStore;
   log: FastifyBaseLogger;
+  keyring: Keyring;
 }
 
 export class ImportJobWorker extends LeasedJobWorker {
@@ -53,7 +61,7 @@ export class ImportJobWorker extends LeasedJobWorker {
     const { db, log } = this.deps;
     const context = { db, store: this.deps.store, lease: this.lease, stopping: () => this.loop.isStopped, chunkRows: this.options.chunkRows };
     try {
-      const end = job.kind === IMPORT_DELETE_JOB ? await runDeleteJob(context, job) : await runImportJob(context, job);
+      const end = job.kind === IMPORT_DELETE_JOB ? await runDeleteJob(context, job) : await this.runImport(context, job);
       if (end === 'stopped') await releaseJob(db, job, this.lease);
       else if (end === 'done') log.info({ jobId: job.id, kind: job.kind }, 'import job: done');
     } catch (error) {
@@ -64,8 +72,10 @@ export class ImportJobWorker extends LeasedJobWorker {
         await finishJob(db, job.id, { status: 'failed', error: error.message }, at, this.lease);
         return;
       }
-      const fault = describeFault(error);
-      const description = 'the database could not store the rows; retrying';
+      // The Umami database unreachable or failing: tried again, then the import fails with the reason.
+      const source = error instanceof UmamiSourceError ? error.message : null;
+      const fault = source ?? describeFault(error);
+      const description = source ? `${source}; retrying` : 'the database could not store the rows; retrying';
       if (job.attempts < this.options.maxAttempts) {
         log.warn({ jobId: job.id, attempt: job.attempts, fault }, 'import job: attempt failed; retrying later');
         const delayMs = retryDelay(job.attempts, { retryDelayMs: this.options.retryBaseMs, maxRetryDelayMs: MAX_RETRY_DELAY_MS });
@@ -73,8 +83,17 @@ export class ImportJobWorker extends LeasedJobWorker {
         return;
       }
       log.warn({ jobId: job.id, fault }, 'import job: failed');
-      if (job.kind === IMPORT_JOB) await failImport(db, job.id, 'the import could not be stored (database fault); delete it and import again');
-      await finishJob(db, job.id, { status: 'failed', error: 'database fault' }, at, this.lease);
+      if (job.kind === IMPORT_JOB) await failImport(db, job.id, source ?? 'the import could not be stored (database fault); delete it and import again');
+      await finishJob(db, job.id, { status: 'failed', error: source ?? 'database fault' }, at, this.lease);
     }
+  }
+
+  /** A zip's import, or an Umami database's (its own reader). */
+  private async runImport(context: Parameters<typeof runImportJob>[0], job: JobRow): Promise<RunEnd> {
+    const imported = await this.deps.db.selectFrom('imports').selectAll().where('job_id', '=', job.id).executeTakeFirst();
+    if (!imported || imported.status === 'deleting') return 'lost';
+    if (imported.source !== UMAMI_SOURCE) return runImportJob(context, job);
+    const umami = { ...context, keyring: this.deps.keyring, allowedHosts: this.options.umamiHosts, chunkDays: this.options.umamiChunkDays };
+    return runUmamiImportJob(umami, job, imported);
   }
 }

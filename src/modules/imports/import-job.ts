@@ -36,11 +36,11 @@ interface Cursor {
 /** A fault of the upload itself: another attempt reads the same bytes, so the import fails at once. */
 export class ImportFileError extends Error {}
 
-class LeaseLost extends Error {}
+export class LeaseLost extends Error {}
 
-const nowIso = () => new Date().toISOString();
+export const nowIso = () => new Date().toISOString();
 
-async function nativeDaysOf(store: EventStore, websiteId: string): Promise<Set<string>> {
+export async function nativeDaysOf(store: EventStore, websiteId: string): Promise<Set<string>> {
   // Events are never later than now; ClickHouse's Date stops at 2149, so the window ends soon after today.
   const soon = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
   const days = await store.dailyTotals(websiteId, '1971-01-01', soon);
@@ -161,30 +161,66 @@ async function commitChunk(
   progress: Progress,
   next: Cursor | null,
 ): Promise<boolean> {
+  return commitImportChunk(
+    ctx,
+    job,
+    importId,
+    { [table]: rows },
+    {
+      rows_read: progress.rowsRead,
+      rows_kept: progress.rowsKept,
+      rows_skipped: progress.rowsSkipped,
+      files_done: progress.filesDone,
+      first_day: progress.firstDay,
+      last_day: progress.lastDay,
+      report: JSON.stringify(progress.report),
+    },
+    next === null ? null : JSON.stringify(next),
+  );
+}
+
+/** Rows per INSERT statement (SQLite bounds a statement's parameters). */
+const INSERT_BATCH = 200;
+
+/**
+ * One chunk of an import, in one transaction: its rows, the import's progress (`set`), and the
+ * job's cursor (null: the last chunk, which makes the import done and deletes what it was read
+ * from: the upload, or the source's sealed connection). False when the import or the job's lease
+ * was lost meanwhile (deleted, taken over): nothing of the chunk is kept then.
+ */
+export async function commitImportChunk(
+  ctx: Pick<ImportRunContext, 'db' | 'lease'>,
+  job: JobRow,
+  importId: string,
+  inserts: Partial<Record<PlausibleTable, Record<string, string | number>[]>>,
+  set: Partial<Record<'rows_read' | 'rows_kept' | 'rows_skipped' | 'files_done' | 'days_done', number>> & {
+    first_day: string | null;
+    last_day: string | null;
+    report: string;
+  },
+  cursor: string | null,
+): Promise<boolean> {
   const at = nowIso();
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      if (rows.length > 0) await trx.insertInto(table).values(rows as never).execute();
-      const done = next === null;
+      for (const [table, rows] of Object.entries(inserts) as [PlausibleTable, Record<string, string | number>[]][]) {
+        for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+          await trx.insertInto(table).values(rows.slice(start, start + INSERT_BATCH) as never).execute();
+        }
+      }
+      const done = cursor === null;
       const updated = await trx
         .updateTable('imports')
-        .set({
-          rows_read: progress.rowsRead,
-          rows_kept: progress.rowsKept,
-          rows_skipped: progress.rowsSkipped,
-          files_done: progress.filesDone,
-          first_day: progress.firstDay,
-          last_day: progress.lastDay,
-          report: JSON.stringify(progress.report),
-          updated_at: at,
-          ...(done ? { status: 'done', finished_at: at } : {}),
-        })
+        .set({ ...set, updated_at: at, ...(done ? { status: 'done', finished_at: at } : {}) })
         .where('id', '=', importId)
         .where('status', '=', 'running')
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) throw new LeaseLost();
-      if (!(await commitPage(trx, job, ctx.lease, { cursor: next === null ? null : JSON.stringify(next), payments: 0 }, at))) throw new LeaseLost();
-      if (done) await trx.deleteFrom('import_uploads').where('import_id', '=', importId).execute();
+      if (!(await commitPage(trx, job, ctx.lease, { cursor, payments: 0 }, at))) throw new LeaseLost();
+      if (done) {
+        await trx.deleteFrom('import_uploads').where('import_id', '=', importId).execute();
+        await trx.deleteFrom('import_connections').where('import_id', '=', importId).execute();
+      }
     });
     return true;
   } catch (error) {
@@ -193,15 +229,22 @@ async function commitChunk(
   }
 }
 
-/** Ends an import whose upload cannot be read: failed, with the reason; its rows are removed by its deletion. */
+/**
+ * Ends an import whose source cannot be read: failed, with the reason; its rows are removed by its
+ * deletion. The source's sealed connection goes at once (nothing will read it again).
+ */
 export async function failImport(db: Kysely<Database>, jobId: string, error: string): Promise<void> {
   const at = nowIso();
-  await db
-    .updateTable('imports')
-    .set({ status: 'failed', error, updated_at: at, finished_at: at })
-    .where('job_id', '=', jobId)
-    .where('status', 'in', ['queued', 'running'])
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    const failed = await trx
+      .updateTable('imports')
+      .set({ status: 'failed', error, updated_at: at, finished_at: at })
+      .where('job_id', '=', jobId)
+      .where('status', 'in', ['queued', 'running'])
+      .returning('id')
+      .execute();
+    for (const { id } of failed) await trx.deleteFrom('import_connections').where('import_id', '=', id).execute();
+  });
 }
 
 /** Days deleted per statement and table: bounds each statement of a large import's deletion. */

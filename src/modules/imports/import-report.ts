@@ -18,6 +18,18 @@ export interface ImportReport {
   skipped: Record<SkipReason, number>;
   /** The days skipped because the website has its own events on them. */
   nativeDays: string[];
+  /** A database source (Umami): what was read from where (no credential). Absent for a zip. */
+  source?: SourceReport;
+}
+
+export interface SourceReport {
+  kind: 'umami';
+  /** host:port/database */
+  database: string;
+  websiteId: string;
+  websiteName: string;
+  /** Umami's page views and custom events read so far. */
+  eventsRead: number;
 }
 
 export function emptyReport(files: { name: string; table: string }[], ignoredFiles: string[]): ImportReport {
@@ -27,6 +39,11 @@ export function emptyReport(files: { name: string; table: string }[], ignoredFil
     skipped: { native_day: 0, invalid_date: 0, invalid_number: 0, too_long: 0 },
     nativeDays: [],
   };
+}
+
+/** An Umami import's report: one entry per imported table it fills, before anything is read. */
+export function emptySourceReport(tables: readonly string[], source: SourceReport): ImportReport {
+  return { ...emptyReport(tables.map((table) => ({ name: table, table })), []), source };
 }
 
 export function parseReport(text: string): ImportReport {

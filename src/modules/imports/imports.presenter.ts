@@ -4,11 +4,14 @@ import type { ImportViewType } from './imports.schemas.ts';
 
 export function presentImport(row: ImportRow): ImportViewType {
   const report = parseReport(row.report);
-  const label = row.label !== '' ? row.label : row.first_day && row.last_day ? `Plausible ${row.first_day} to ${row.last_day}` : 'Plausible CSV export';
+  const umami = report.source?.kind === 'umami' ? report.source : null;
+  const tool = umami ? `Umami ${umami.websiteName}` : 'Plausible';
+  const label = row.label !== '' ? row.label : row.first_day && row.last_day ? `${tool} ${row.first_day} to ${row.last_day}` : umami ? tool : 'Plausible CSV export';
+  const share = umami ? (row.days_total === 0 ? 0 : row.days_done / row.days_total) : row.files_total === 0 ? 0 : row.files_done / row.files_total;
   return {
     id: row.id,
     websiteId: row.website_id,
-    source: 'plausible-csv',
+    source: umami ? 'umami' : 'plausible-csv',
     label,
     status: row.status as ImportViewType['status'],
     firstDay: row.first_day,
@@ -19,9 +22,11 @@ export function presentImport(row: ImportRow): ImportViewType {
       rowsRead: row.rows_read,
       rowsKept: row.rows_kept,
       rowsSkipped: row.rows_skipped,
-      percent: row.status === 'done' ? 100 : row.files_total === 0 ? 0 : Math.floor((row.files_done / row.files_total) * 100),
+      daysTotal: row.days_total,
+      daysDone: row.days_done,
+      percent: row.status === 'done' ? 100 : Math.min(100, Math.floor(share * 100)),
     },
-    report: { files: report.files, ignoredFiles: report.ignoredFiles, skipped: report.skipped, nativeDays: report.nativeDays },
+    report: { files: report.files, ignoredFiles: report.ignoredFiles, skipped: report.skipped, nativeDays: report.nativeDays, ...(umami ? { source: umami } : {}) },
     error: row.error,
     uploadBytes: row.upload_bytes,
     createdBy: row.created_by,

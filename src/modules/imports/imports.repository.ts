@@ -10,6 +10,9 @@ export type ImportRow = Selectable<ImportsTable>;
 export const IMPORT_JOB = 'import';
 export const IMPORT_DELETE_JOB = 'import-delete';
 export const IMPORT_PROVIDER = 'plausible-csv';
+/** imports.source of a zip of Plausible's CSV export, and of an Umami database read directly. */
+export const PLAUSIBLE_SOURCE = 'plausible-csv';
+export const UMAMI_SOURCE = 'umami';
 
 /** Statuses whose import still stands: a new upload of the same zip is refused while one does. */
 export const STANDING = ['queued', 'running', 'done'] as const;

@@ -2,11 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EmptyBody, Envelope, ErrorEnvelope, WebsiteParams, ok, withErrors } from '../../http/schemas.ts';
 import { principalOf, websiteOf } from '../../http/request-context.ts';
 import { invalidField } from '../../errors.ts';
-import { CreateImportQuery, ImportDeleted, ImportParams, ImportView, JsonImportBody, ZipBody } from './imports.schemas.ts';
+import { DEFAULT_UMAMI_HOSTS } from '../../config.ts';
+import { CreateImportQuery, CreateUmamiImportBody, ImportDeleted, ImportParams, ImportView, JsonImportBody, UmamiConnectionBody, UmamiWebsiteView, ZipBody } from './imports.schemas.ts';
 import * as service from './imports.service.ts';
+import { createUmamiImport, listSourceWebsites } from './umami-imports.service.ts';
 
-// Imports of Plausible's CSV export into a website (issue 37 item 1): upload, progress and report,
-// deletion. The upload is the raw zip (application/zip), kept as bytes by this plugin alone.
+// Imports into a website (issue 37 item 1): Plausible's CSV export (the raw zip, application/zip,
+// kept as bytes by this plugin alone) or an Umami database read directly; progress and report,
+// deletion. Umami's connection URL carries a password: it is only ever in a request's body.
 
 const tags = ['Imports'];
 const read = { scope: 'website', permission: 'settings:read', action: 'read', apiKey: true } as const;
@@ -50,6 +53,48 @@ export const importsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const zip = uploadOf(request.body);
       const created = await service.createImport(db, websiteOf(request).websiteId, principalOf(request).accountId ?? null, zip, request.query.label);
+      app.importJobs?.wake();
+      reply.code(202);
+      return ok([created]);
+    },
+  });
+
+  const umamiHosts = app.config.imports.umamiHosts ?? DEFAULT_UMAMI_HOSTS;
+
+  app.post(`${base}/umami/websites`, {
+    config: { access: write },
+    schema: {
+      tags,
+      summary: "The websites of an Umami database, to choose the one to import into this website",
+      description:
+        'Connects to the Umami database (PostgreSQL) at databaseUrl, read-only, and lists its websites with their number of events. ' +
+        'A POST because the URL carries a password; nothing is stored. 400 names what is wrong: not a PostgreSQL URL, a host the ' +
+        'operator does not allow (IMPORT_UMAMI_HOSTS, default the loopback addresses), the database unreachable or refusing the ' +
+        'credential, or not an Umami database.',
+      params: WebsiteParams,
+      body: UmamiConnectionBody,
+      response: withErrors({ 200: Envelope(UmamiWebsiteView) }),
+    },
+    handler: async (request) => ok(await listSourceWebsites(umamiHosts, request.body.databaseUrl)),
+  });
+
+  app.post(`${base}/umami`, {
+    config: { access: write },
+    schema: {
+      tags,
+      summary: 'Import an Umami website from its database into this website; answers 202 and reads it in the background',
+      description:
+        'Reads the Umami website umamiWebsiteId from the Umami database at databaseUrl (PostgreSQL, read-only), aggregated per local ' +
+        "day of this website's time zone into the same imported tables as a Plausible export. Checked before anything is stored: " +
+        '400 for a bad or disallowed URL, an unreachable or non-Umami database, or an Umami website it lacks or without events. ' +
+        '409 when the same Umami website was already imported into this website and that import stands. The URL is kept encrypted ' +
+        'until the import ends and never returned. Poll getImport for the progress (days read) and the report.',
+      params: WebsiteParams,
+      body: CreateUmamiImportBody,
+      response: { ...withErrors({ 202: Envelope(ImportView) }), 409: ErrorEnvelope },
+    },
+    handler: async (request, reply) => {
+      const created = await createUmamiImport(db, app.keyring, umamiHosts, websiteOf(request).websiteId, principalOf(request).accountId ?? null, request.body);
       app.importJobs?.wake();
       reply.code(202);
       return ok([created]);

@@ -11,7 +11,7 @@ const SKIP_REASONS = 'native_day (the website has its own events that day), inva
 export const ImportView = Type.Object({
   id: Id,
   websiteId: Id,
-  source: Type.Literal('plausible-csv'),
+  source: Type.Enum(['plausible-csv', 'umami'], { description: "plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly" }),
   label: Type.String(),
   status: Type.Enum([...IMPORT_STATUSES], { description: 'queued, running, done (merged into the reads), failed (see error; its rows are never read)' }),
   firstDay: Nullable(Day),
@@ -22,7 +22,9 @@ export const ImportView = Type.Object({
     rowsRead: Type.Integer(),
     rowsKept: Type.Integer(),
     rowsSkipped: Type.Integer(),
-    percent: Type.Integer({ minimum: 0, maximum: 100, description: 'files done out of the files to read' }),
+    daysTotal: Type.Integer({ description: 'an Umami import: the local days of Umami data to read (0 for a zip)' }),
+    daysDone: Type.Integer({ description: 'an Umami import: the days read so far' }),
+    percent: Type.Integer({ minimum: 0, maximum: 100, description: 'a zip: files done out of the files to read; Umami: days read out of the days to read' }),
   }),
   report: Type.Object({
     files: Type.Array(
@@ -31,6 +33,18 @@ export const ImportView = Type.Object({
     ignoredFiles: Type.Array(Type.String(), { description: 'entries of the zip that are not one of the export tables: not read' }),
     skipped: Type.Record(Type.String(), Type.Integer(), { description: `rows skipped by reason: ${SKIP_REASONS}` }),
     nativeDays: Type.Array(Day, { description: 'days left out because the website has its own events on them' }),
+    source: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.Literal('umami'),
+          database: Type.String({ description: 'host:port/database read (never the credential)' }),
+          websiteId: Type.String({ description: "the Umami website's id" }),
+          websiteName: Type.String(),
+          eventsRead: Type.Integer({ description: "Umami's page views and custom events read so far" }),
+        },
+        { description: 'an Umami import: what was read, from where' },
+      ),
+    ),
   }),
   error: Nullable(Type.String()),
   uploadBytes: Type.Integer(),
@@ -69,5 +83,37 @@ export const JsonImportBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const DatabaseUrl = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description:
+    "the Umami database's PostgreSQL URL, postgres://user:password@host:5432/umami (?sslmode=require accepted); the host must be one the operator allows (IMPORT_UMAMI_HOSTS). Stored encrypted until the import ends, never returned",
+  examples: ['postgres://umami:secret@127.0.0.1:5432/umami'],
+});
+
+export const UmamiConnectionBody = Type.Object({ databaseUrl: DatabaseUrl }, { additionalProperties: false });
+
+export const CreateUmamiImportBody = Type.Object(
+  {
+    databaseUrl: DatabaseUrl,
+    umamiWebsiteId: Type.String({
+      pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+      description: "the Umami website to import (its id, a UUID: listUmamiWebsites lists them)",
+      examples: ['9d4c3e2a-1b2c-4d5e-8f90-123456789abc'],
+    }),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'a name for the import; default: the Umami website and the days it covers' })),
+  },
+  { additionalProperties: false },
+);
+
+export const UmamiWebsiteView = Type.Object({
+  id: Type.String({ description: "the Umami website's id" }),
+  name: Type.String(),
+  domain: Nullable(Type.String()),
+  events: Type.Integer({ description: 'page views and custom events Umami holds for it, counted up to 1,000,000' }),
+  firstEventAt: NullableTimestamp,
+  lastEventAt: NullableTimestamp,
+});
 
 export const ImportDeleted = Type.Object({ message: Type.String(), id: Id });

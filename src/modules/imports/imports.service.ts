@@ -82,6 +82,7 @@ export async function deleteImport(db: Kysely<Database>, websiteId: string, impo
     await repo.cancelJob(trx, row.job_id, at);
     const job = { ...repo.newImportJob(websiteId, repo.IMPORT_DELETE_JOB, at), cursor: importId };
     await trx.updateTable('imports').set({ status: 'deleting', job_id: job.id, updated_at: at }).where('id', '=', importId).execute();
+    await trx.deleteFrom('import_connections').where('import_id', '=', importId).execute();
     await trx.insertInto('integration_jobs').values(job).execute();
   });
   return { message: 'Import deleted; its rows are being removed in the background', id: importId };

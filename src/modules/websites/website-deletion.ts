@@ -38,6 +38,7 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   imported_browsers: 12.1,
   imported_operating_systems: 12.1,
   import_uploads: 12.2,
+  import_connections: 12.2,
   imports: 12.3,
   segments: 13,
   visitor_profiles: 14,

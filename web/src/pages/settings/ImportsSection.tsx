@@ -1,5 +1,5 @@
 // Imports of another tool's history (issue 37 item 1): upload Plausible's CSV export (the zip of
-// imported_*.csv files), follow its background job (the list is read again every 1.5 s while an
+// imported_*.csv files) or read an Umami database (UmamiImportForm.tsx), follow its background job (the list is read again every 1.5 s while an
 // import is queued or running), read its report (files and rows read, kept and skipped, the days
 // left to the website's own events), and delete an import, confirmed. A viewer sees the list only.
 import type { JSX } from 'preact';
@@ -8,6 +8,7 @@ import { api, request } from '../../api.ts';
 import { ActionButton, Card, DataTable, ErrorMessage, Loaded, Notice, SubmitButton, TextField, formatDateTime, formatNumber, useAsync, useConfirm, useSubmit } from '../../components/index.ts';
 import type { Import } from '../../types.ts';
 import type { SectionProps } from './section-props.ts';
+import { UmamiImportForm } from './UmamiImportForm.tsx';
 
 const POLL_MS = 1500;
 const SKIP_REASONS: Record<string, string> = {
@@ -19,14 +20,23 @@ const SKIP_REASONS: Record<string, string> = {
 
 const running = (item: Import) => item.status === 'queued' || item.status === 'running';
 const days = (item: Import) => (item.firstDay ? `${item.firstDay} to ${item.lastDay}` : '—');
+/** How far a running import is: files of a zip, days of an Umami database. */
+const units = (item: Import) =>
+  item.source === 'umami' ? `${item.progress.daysDone} of ${item.progress.daysTotal} days` : `${item.progress.filesDone} of ${item.progress.filesTotal} files`;
 
 function ImportReport({ item }: { item: Import }): JSX.Element {
   const skipped = Object.entries(item.report.skipped).filter(([, count]) => count > 0);
+  const source = item.report.source;
   return (
     <details class="import-report">
       <summary>
         Report<span class="visually-hidden"> of {item.label}</span>
       </summary>
+      {source && (
+        <p>
+          {formatNumber(source.eventsRead)} events read from the Umami website {source.websiteName} (<code>{source.database}</code>).
+        </p>
+      )}
       <ul>
         {item.report.files.map((file) => (
           <li key={file.name}>
@@ -86,8 +96,9 @@ export function ImportsSection({ website, editable }: SectionProps): JSX.Element
   return (
     <Card title="Imports" id="imports">
       <p>
-        Bring your history from Plausible: export it there (Site settings, Imports &amp; Exports, Export data) and upload the zip here. Its days
-        are added to every report; days on which this website already has its own events keep only those, so nothing counts twice.
+        Bring your history from Plausible (export it there: Site settings, Imports &amp; Exports, Export data, and upload the zip here) or
+        from an Umami database. Its days are added to every report; days on which this website already has its own events keep only those,
+        so nothing counts twice.
       </p>
       <Loaded state={state}>
         {(items) =>
@@ -104,7 +115,7 @@ export function ImportsSection({ website, editable }: SectionProps): JSX.Element
                   <td>
                     <progress max={100} value={item.progress.percent} aria-label={`Progress of ${item.label}`} />{' '}
                     <span class="import-status">
-                      {item.status === 'done' ? 'Done' : item.status === 'failed' ? 'Failed' : `${item.progress.percent}% (${item.progress.filesDone} of ${item.progress.filesTotal} files)`}
+                      {item.status === 'done' ? 'Done' : item.status === 'failed' ? 'Failed' : `${item.progress.percent}% (${units(item)})`}
                     </span>
                     {item.error && <p class="error small">{item.error}</p>}
                   </td>
@@ -148,6 +159,13 @@ export function ImportsSection({ website, editable }: SectionProps): JSX.Element
             <SubmitButton busy={busy} busyLabel="Uploading…" label="Import" />
           </form>
           <ErrorMessage error={error} />
+          <UmamiImportForm
+            base={base}
+            onCreated={() => {
+              setNotice(null);
+              state.reload();
+            }}
+          />
         </>
       ) : (
         <p class="small">An owner or a member of this website can import and delete imports.</p>
