@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../src/auth/permissions.ts';
+import { ConfigError, DEFAULT_UMAMI_HOSTS, loadConfig } from '../src/config.ts';
 import { percentOf } from '../src/lib/percent.ts';
 import { claimNextJob, releaseJob } from '../src/modules/integrations/job-queue.ts';
 import { IMPORT_JOB } from '../src/modules/imports/imports.repository.ts';
@@ -355,6 +356,17 @@ describeEachEventEngine('importing an Umami database', (engine) => {
     throw new Error('the import did not fail');
   });
 
+  it('fails at once, with the reason, an import whose host the operator no longer allows when its job runs', async () => {
+    const other = await createWebsite(t, owner.token);
+    const created = await createUmamiImport(t.db, t.app.keyring, ['127.0.0.1'], other.id, owner.id, { databaseUrl: umami.url, umamiWebsiteId });
+    const job = await claimNextJob(t.db, IMPORT_JOB, new Date().toISOString(), { owner: 'strict', ms: 60_000 });
+    expect(job?.id).toBeDefined();
+    const row = await t.db.selectFrom('imports').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const context = { db: t.db, store: t.app.eventStore, lease: { owner: 'strict', ms: 60_000 }, keyring: t.app.keyring, allowedHosts: ['umami.internal'], chunkDays: 7, stopping: () => false };
+    await expect(runUmamiImportJob(context, job!, row)).rejects.toThrow(/may no longer be read: .*127\.0\.0\.1.*IMPORT_UMAMI_HOSTS/);
+    expect(await t.db.selectFrom('imported_visitors').selectAll().where('import_id', '=', created.id).execute()).toEqual([]);
+  });
+
   describe('access', () => {
     it('answers 401 without a credential', async () => {
       expectError(await t.request('POST', importsUrl(websiteId, '/umami'), { body: { databaseUrl: umami.url, umamiWebsiteId } }), 401);
@@ -380,5 +392,17 @@ describeEachEventEngine('importing an Umami database', (engine) => {
       expectError(await t.request('POST', importsUrl(websiteId, '/umami/websites'), { token: stranger.token, body: { databaseUrl: umami.url } }), 404);
       expectError(await t.request('POST', importsUrl(UNKNOWN_ID, '/umami'), { token: owner.token, body: { databaseUrl: umami.url, umamiWebsiteId } }), 404);
     });
+  });
+});
+
+describe('IMPORT_UMAMI_HOSTS and IMPORT_UMAMI_CHUNK_DAYS', () => {
+  it('default to the loopback names and 7 days, read a list of names and addresses, and refuse what is not one', () => {
+    expect(loadConfig({}).imports).toMatchObject({ umamiHosts: DEFAULT_UMAMI_HOSTS, umamiChunkDays: 7 });
+    expect(loadConfig({ IMPORT_UMAMI_HOSTS: ' DB.Internal, 10.0.0.5 ,[::1]', IMPORT_UMAMI_CHUNK_DAYS: '30' }).imports).toMatchObject({
+      umamiHosts: ['db.internal', '10.0.0.5', '::1'],
+      umamiChunkDays: 30,
+    });
+    expect(() => loadConfig({ IMPORT_UMAMI_HOSTS: 'postgres://db.internal/umami' })).toThrow(ConfigError);
+    expect(() => loadConfig({ IMPORT_UMAMI_CHUNK_DAYS: '0' })).toThrow(ConfigError);
   });
 });

@@ -67,7 +67,7 @@ export class ImportJobWorker extends LeasedJobWorker {
     } catch (error) {
       const at = new Date().toISOString();
       if (error instanceof ImportFileError) {
-        log.warn({ jobId: job.id, error: error.message }, 'import job: the upload cannot be imported');
+        log.warn({ jobId: job.id, error: error.message }, 'import job: the source cannot be imported');
         await failImport(db, job.id, error.message);
         await finishJob(db, job.id, { status: 'failed', error: error.message }, at, this.lease);
         return;

@@ -66,7 +66,7 @@ export async function createUmamiImport(
   if (!found) throw invalidField('body.umamiWebsiteId', `is not a website of the Umami database at ${describeTarget(target)}`);
   if (found.events === 0 || !found.firstEventAt || !found.lastEventAt) throw invalidField('body.umamiWebsiteId', `(${found.name}) has no page views nor events to import`);
 
-  const cursor: UmamiCursor = { next: localDay(found.firstEventAt, website.timezone), last: localDay(found.lastEventAt, website.timezone) };
+  const cursor: UmamiCursor = { next: localDay(found.firstEventAt, website.timezone), last: localDay(found.lastEventAt, website.timezone), zone: website.timezone };
   const daysTotal = Math.round(DateTime.fromISO(cursor.last).diff(DateTime.fromISO(cursor.next), 'days').days) + 1;
   const digest = digestOf(found.id);
   const at = new Date().toISOString();

@@ -19,6 +19,8 @@ export interface UmamiCursor {
   /** The next local day to read, and the last one (the day of Umami's last event when the import was made). */
   next: string;
   last: string;
+  /** The website's time zone when the import was made: its days stay those days if the zone changes meanwhile. */
+  zone: string;
 }
 
 export interface UmamiRunContext extends ImportRunContext {
@@ -34,8 +36,6 @@ const midnight = (day: string, zone: string) => DateTime.fromISO(day, { zone }).
 
 export async function runUmamiImportJob(ctx: UmamiRunContext, job: JobRow, imported: ImportRow): Promise<RunEnd> {
   const { db } = ctx;
-  const website = await db.selectFrom('websites').select('timezone').where('id', '=', imported.website_id).executeTakeFirst();
-  if (!website) return 'lost';
   const source = await openUmamiConnection(db, ctx.keyring, imported.id, imported.website_id);
   let target;
   try {
@@ -62,7 +62,7 @@ export async function runUmamiImportJob(ctx: UmamiRunContext, job: JobRow, impor
     let next = cursor.next;
     while (next <= cursor.last) {
       const until = [addDays(next, ctx.chunkDays - 1), cursor.last].sort()[0]!;
-      const span = { websiteId: source.umamiWebsiteId, from: midnight(next, website.timezone), until: midnight(addDays(until, 1), website.timezone), timeZone: website.timezone };
+      const span = { websiteId: source.umamiWebsiteId, from: midnight(next, cursor.zone), until: midnight(addDays(until, 1), cursor.zone), timeZone: cursor.zone };
       const { rows, eventsRead, tooLong } = await readOnly(connection, (client) => aggregateSpan(client, span));
       const inserts: Partial<Record<PlausibleTable, Record<string, string | number>[]>> = {};
       for (const table of AGGREGATE_TABLES) {
@@ -107,7 +107,7 @@ export async function runUmamiImportJob(ctx: UmamiRunContext, job: JobRow, impor
           last_day: lastDay,
           report: JSON.stringify(report),
         },
-        more ? JSON.stringify({ next: after, last: cursor.last } satisfies UmamiCursor) : null,
+        more ? JSON.stringify({ ...cursor, next: after } satisfies UmamiCursor) : null,
       );
       if (!committed) return 'lost';
       next = after;
