@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import type { ClickHouse } from '../src/db/clickhouse/clickhouse.ts';
 import { fillSpan } from '../src/modules/events/clickhouse-session-fill.ts';
 import { rateFor } from '../src/modules/stats/clickhouse/sampling-ch.ts';
@@ -37,6 +38,17 @@ async function seed(ch: ClickHouse, websiteId: string, events: number, end: numb
 }
 
 const within = (sampled: number, exact: number, share: number) => Math.abs(sampled - exact) <= exact * share;
+
+describe('CLICKHOUSE_SAMPLE_THRESHOLD', () => {
+  const load = (value?: string) => loadConfig({ ...(value === undefined ? {} : { CLICKHOUSE_SAMPLE_THRESHOLD: value }) }, { databaseUrl: 'test' });
+  it('is 10 million unless set, 0 turns sampling off, anything but a whole number of at least 0 is refused by name', () => {
+    expect(load().clickhouseSampleThreshold).toBe(10_000_000);
+    expect(load('0').clickhouseSampleThreshold).toBe(0);
+    expect(load('2500000').clickhouseSampleThreshold).toBe(2_500_000);
+    for (const bad of ['-1', 'ten', '1.5']) expect(() => load(bad)).toThrow(ConfigError);
+    expect(() => load('-1')).toThrow(/CLICKHOUSE_SAMPLE_THRESHOLD/);
+  });
+});
 
 describeWithClickHouse('sampled reads of large ranges on ClickHouse', () => {
   const t = useTestApp('clickhouse', { clickhouseSampleThreshold: THRESHOLD });

@@ -86,7 +86,7 @@ async function keyedRows(db: Kysely<Database>, kind: Breakdown, scope: StatsScop
       const days = scope.wholeDays;
       if (!days || days === 'all') return undefined;
       const varied = variedVisitors(scope.websiteId);
-      const found = await profileDayRows(db, kind, scope, days, page, whereOf(spec, scope, false, varied));
+      const found = await profileDayRows(db, kind, scope, days, page, whereOf(spec, scope, !isPostgres(db), varied));
       if (!found) return undefined;
       if (found.rows.length === 0) return { ...found, revenue: noRevenue };
       const revenue = sumMaps(await steadyProfileDayRevenue(db, kind, scope, days, money), await revenueByKey(db, spec, scope, money, varied));

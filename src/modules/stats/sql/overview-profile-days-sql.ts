@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { engineOf } from '../../../db/engine.ts';
+import { engineOf, isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { MoneyRules, OverviewCounts } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
@@ -60,7 +60,7 @@ export async function profileDaysOverview(db: Kysely<Database>, scope: StatsScop
     sql<Row>`select sum(${paidMinor(money)}) as minor, count(*) as payments
       from payments p
       where ${unfiltered} and p.visitor_id in (${varied})
-        and p.visitor_id in (select e.visitor_id from events e where ${scopeCondition(scope)} and e.visitor_id in (${varied}))`.execute(db),
+        and p.visitor_id in (select e.visitor_id from events e where ${scopeCondition(scope, { byVisitor: !isPostgres(db) })} and e.visitor_id in (${varied}))`.execute(db),
   ]);
   const first = (rows: { rows: Row[] }) => rows.rows[0] ?? {};
   const s = first(steadySessions);

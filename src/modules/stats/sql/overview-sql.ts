@@ -6,7 +6,7 @@ import type { DaySpan } from '../whole-days.ts';
 import { num, rangeCondition, scopeCondition } from './scope-sql.ts';
 import { BOUNCE, millisBetween } from '../../analytics/session-terms.ts';
 import { dailyTotals, distinctVisitors } from './series-sql.ts';
-import { engineOf } from '../../../db/engine.ts';
+import { engineOf, isPostgres } from '../../../db/engine.ts';
 import { profileFilters, steadyAndPassing, variedVisitors } from './steady-split-sql.ts';
 import { countedPayment, paidMinor } from './money-sql.ts';
 import { answerRead, shapeOf } from '../read-planner.ts';
@@ -30,8 +30,10 @@ export function sessionScope(scope: StatsScope, options: { byVisitor?: boolean; 
   const inRange = rangeCondition(scope, options.byVisitor ? sql`+s.started_at` : sql.ref('s.started_at'));
   const only = (column: string) => (options.visitors ? sql` and ${sql.ref(column)} in (${options.visitors})` : sql``);
   if (scope.filters.length === 0) return sql`s.website_id = ${scope.websiteId} and ${inRange}${only('s.visitor_id')}`;
+  // Probing a few visitors' events, the inner read keeps to the visitor index too.
+  const inner = scopeCondition(scope, { byVisitor: options.byVisitor === true && options.visitors !== undefined });
   return sql`s.website_id = ${scope.websiteId} and ${inRange}${only('s.visitor_id')}
-    and s.session_id in (select e.session_id from events e where ${scopeCondition(scope)}${only('e.visitor_id')})`;
+    and s.session_id in (select e.session_id from events e where ${inner}${only('e.visitor_id')})`;
 }
 
 export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<unknown> {
@@ -43,11 +45,13 @@ export function paymentScope(scope: StatsScope, money: MoneyRules): RawBuilder<u
 export type Row = Record<string, unknown>;
 
 export async function eventTraffic(db: Kysely<Database>, scope: StatsScope, visitors?: RawBuilder<unknown>): Promise<Row> {
+  // A few visitors' events (the varied ones): SQLite is kept on the visitor index, not the range's.
+  const byVisitor = visitors !== undefined && !isPostgres(db);
   const { rows } = await sql<Row>`
     select count(distinct e.visitor_id) as visitors,
       sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews,
       count(distinct case when e.type = 'custom' and e.name is not null then e.visitor_id end) as converted
-    from events e where ${scopeCondition(scope)}${visitors ? sql` and e.visitor_id in (${visitors})` : sql``}`.execute(db);
+    from events e where ${scopeCondition(scope, { byVisitor })}${visitors ? sql` and e.visitor_id in (${visitors})` : sql``}`.execute(db);
   return rows[0] ?? {};
 }
 
@@ -69,7 +73,7 @@ export async function sessionTotals(db: Kysely<Database>, scope: StatsScope, fro
         from session_buckets b where b.website_id = ${scope.websiteId} and ${rangeCondition(scope, sql.ref('b.bucket'))}`.execute(db)
     : await sql<Row>`select count(*) as sessions, sum(case when ${BOUNCE} then 1 else 0 end) as bounces,
         sum(${millisBetween(db, 's.started_at', 's.ended_at')}) as millis
-        from sessions s where ${sessionScope(scope, { visitors })}`.execute(db);
+        from sessions s where ${sessionScope(scope, { visitors, byVisitor: visitors !== undefined && !isPostgres(db) })}`.execute(db);
   return rows[0] ?? {};
 }
 
