@@ -32,6 +32,7 @@ import { sharedDashboards } from './migrations/0029-shared-dashboards.ts';
 import { mailReports } from './migrations/0030-mail-reports.ts';
 import { segments } from './migrations/0031-segments.ts';
 import { imports } from './migrations/0032-imports.ts';
+import { importRawRows } from './migrations/0035-import-raw-rows.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -67,6 +68,7 @@ function provider(db: Db): MigrationProvider {
     '0030-mail-reports': mailReports(db.engine),
     '0031-segments': segments(db.engine),
     '0032-imports': imports(db.engine),
+    '0035-import-raw-rows': importRawRows(),
   };
   return { getMigrations: async () => migrations };
 }

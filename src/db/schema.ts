@@ -1,6 +1,6 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, CurrencyRatesTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationWebhookEventsTable, IntegrationsTable, InvitationsTable, SegmentsTable, SharedLinksTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
 import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfileRevenueTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, RollupBacklogTable, RollupRelocationsTable, DerivedBuildsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
-import type { ImportedBrowsersTable, ImportedCustomEventsTable, ImportedDevicesTable, ImportedEntryPagesTable, ImportedExitPagesTable, ImportedLocationsTable, ImportedOperatingSystemsTable, ImportedPagesTable, ImportedSourcesTable, ImportedVisitorsTable, ImportsTable, ImportUploadsTable } from './schema/import-tables.ts';
+import type { ImportedBrowsersTable, ImportedCustomEventsTable, ImportedDevicesTable, ImportedEntryPagesTable, ImportedExitPagesTable, ImportedLocationsTable, ImportedOperatingSystemsTable, ImportedPagesTable, ImportedSourcesTable, ImportedVisitorsTable, ImportsTable, ImportUploadsTable, ImportRawRowsTable } from './schema/import-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, MailReportDeliveriesTable, MailReportSubscriptionsTable, MailSpikeChecksTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
@@ -30,6 +30,7 @@ export interface Database {
   segments: SegmentsTable;
   imports: ImportsTable;
   import_uploads: ImportUploadsTable;
+  import_raw_rows: ImportRawRowsTable;
   imported_visitors: ImportedVisitorsTable;
   imported_sources: ImportedSourcesTable;
   imported_pages: ImportedPagesTable;

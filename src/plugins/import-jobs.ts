@@ -16,7 +16,20 @@ async function importJobs(app: FastifyInstance): Promise<void> {
     return;
   }
   const { maxAttempts, retryBaseMs, leaseMs } = app.config.integrationJobs;
-  const worker = new ImportJobWorker({ db: app.db.kysely, store: app.eventStore, log: app.log }, { maxAttempts, retryBaseMs, leaseMs, chunkRows: app.config.imports.chunkRows });
+  // Imported raw events (Sightline's own export) take ingestion's way: folded by the rollup deriver, or shipped by the ClickHouse relay.
+  const events = {
+    inClickHouse: app.clickhouse !== null,
+    throttle: async () => app.rollups?.throttle(),
+    stored: (count: number) => {
+      app.rollups?.wake(count);
+      app.clickhouse?.relay.wake();
+    },
+    rebuilding: () => app.derivedDataWorker.wake(),
+  };
+  const worker = new ImportJobWorker(
+    { db: app.db.kysely, store: app.eventStore, log: app.log, events },
+    { maxAttempts, retryBaseMs, leaseMs, chunkRows: app.config.imports.chunkRows },
+  );
   app.decorate('importJobs', worker);
   app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => worker.stop());

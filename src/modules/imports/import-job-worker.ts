@@ -7,8 +7,10 @@ import type { JobRow } from '../integrations/integrations.repository.ts';
 import { claimNextJob, finishJob, releaseJob, retryLater } from '../integrations/job-queue.ts';
 import { LeasedJobWorker } from '../integrations/leased-job-worker.ts';
 import type { EventStore } from '../stats/event-store.ts';
-import { ImportFileError, failImport, runDeleteJob, runImportJob } from './import-job.ts';
-import { IMPORT_DELETE_JOB, IMPORT_JOB } from './imports.repository.ts';
+import { ImportFileError, type ImportRunContext, type RunEnd, failImport, runDeleteJob, runImportJob } from './import-job.ts';
+import { IMPORT_DELETE_JOB, IMPORT_JOB, SIGHTLINE_DELETE_JOB, SIGHTLINE_IMPORT_JOB } from './imports.repository.ts';
+import { runSightlineDeleteJob } from './sightline-import-delete.ts';
+import { type ImportEventHooks, runSightlineImportJob } from './sightline-import-job.ts';
 
 // Runs the imports' jobs (import-job.ts) in the background of every instance, on the machinery of
 // the integration jobs: the jobs are integration_jobs rows of their own kinds, leased by
@@ -31,7 +33,11 @@ export interface ImportJobDeps {
   db: Kysely<Database>;
   store: EventStore;
   log: FastifyBaseLogger;
+  /** Where imported raw events go and the fold they feed (Sightline's own export). */
+  events?: ImportEventHooks;
 }
+
+const NO_EVENT_HOOKS: ImportEventHooks = { inClickHouse: false, throttle: async () => {}, stored: () => {}, rebuilding: () => {} };
 
 export class ImportJobWorker extends LeasedJobWorker {
   constructor(
@@ -43,17 +49,24 @@ export class ImportJobWorker extends LeasedJobWorker {
 
   protected async runAll(): Promise<void> {
     while (!this.loop.isStopped) {
-      const job = await claimNextJob(this.deps.db, [IMPORT_JOB, IMPORT_DELETE_JOB], new Date().toISOString(), this.lease);
+      const job = await claimNextJob(this.deps.db, [IMPORT_JOB, IMPORT_DELETE_JOB, SIGHTLINE_IMPORT_JOB, SIGHTLINE_DELETE_JOB], new Date().toISOString(), this.lease);
       if (!job) return;
       await this.run(job);
     }
+  }
+
+  private runKind(job: JobRow, context: ImportRunContext): Promise<RunEnd> {
+    const sightline = { ...context, events: this.deps.events ?? NO_EVENT_HOOKS };
+    if (job.kind === SIGHTLINE_IMPORT_JOB) return runSightlineImportJob(sightline, job);
+    if (job.kind === SIGHTLINE_DELETE_JOB) return runSightlineDeleteJob(sightline, job);
+    return job.kind === IMPORT_DELETE_JOB ? runDeleteJob(context, job) : runImportJob(context, job);
   }
 
   private async run(job: JobRow): Promise<void> {
     const { db, log } = this.deps;
     const context = { db, store: this.deps.store, lease: this.lease, stopping: () => this.loop.isStopped, chunkRows: this.options.chunkRows };
     try {
-      const end = job.kind === IMPORT_DELETE_JOB ? await runDeleteJob(context, job) : await runImportJob(context, job);
+      const end = await this.runKind(job, context);
       if (end === 'stopped') await releaseJob(db, job, this.lease);
       else if (end === 'done') log.info({ jobId: job.id, kind: job.kind }, 'import job: done');
     } catch (error) {
@@ -73,7 +86,7 @@ export class ImportJobWorker extends LeasedJobWorker {
         return;
       }
       log.warn({ jobId: job.id, fault }, 'import job: failed');
-      if (job.kind === IMPORT_JOB) await failImport(db, job.id, 'the import could not be stored (database fault); delete it and import again');
+      if (job.kind === IMPORT_JOB || job.kind === SIGHTLINE_IMPORT_JOB) await failImport(db, job.id, 'the import could not be stored (database fault); delete it and import again');
       await finishJob(db, job.id, { status: 'failed', error: 'database fault' }, at, this.lease);
     }
   }

@@ -1,8 +1,10 @@
-import type { ImportRow } from './imports.repository.ts';
+import { type ImportRow, SIGHTLINE_SOURCE } from './imports.repository.ts';
+import { presentSightlineImport } from './sightline-import.presenter.ts';
 import { parseReport } from './import-report.ts';
 import type { ImportViewType } from './imports.schemas.ts';
 
 export function presentImport(row: ImportRow): ImportViewType {
+  if (row.source === SIGHTLINE_SOURCE) return presentSightlineImport(row);
   const report = parseReport(row.report);
   const label = row.label !== '' ? row.label : row.first_day && row.last_day ? `Plausible ${row.first_day} to ${row.last_day}` : 'Plausible CSV export';
   return {

@@ -10,6 +10,10 @@ export type ImportRow = Selectable<ImportsTable>;
 export const IMPORT_JOB = 'import';
 export const IMPORT_DELETE_JOB = 'import-delete';
 export const IMPORT_PROVIDER = 'plausible-csv';
+/** Sightline's own raw export (sightline-import-job.ts): its source, and the kinds of its jobs. */
+export const SIGHTLINE_SOURCE = 'sightline-export';
+export const SIGHTLINE_IMPORT_JOB = 'import-sightline';
+export const SIGHTLINE_DELETE_JOB = 'import-sightline-delete';
 
 /** Statuses whose import still stands: a new upload of the same zip is refused while one does. */
 export const STANDING = ['queued', 'running', 'done'] as const;

@@ -6,14 +6,18 @@ import { Id, Nullable, NullableTimestamp, Timestamp } from '../../http/schemas.t
 export const IMPORT_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
 
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: "a local day of the website's time zone" });
-const SKIP_REASONS = 'native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters)';
+const SKIP_REASONS =
+  'native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters); ' +
+  'for sightline-export: already_present (the website holds the row already), invalid_record, unknown_type, settings_kept (the website record of a website with data of its own)';
 
 export const ImportView = Type.Object({
   id: Id,
   websiteId: Id,
-  source: Type.Literal('plausible-csv'),
+  source: Type.Union([Type.Literal('plausible-csv'), Type.Literal('sightline-export')], {
+    description: "plausible-csv: Plausible's CSV export; sightline-export: Sightline's own raw export (docs/export-format.md)",
+  }),
   label: Type.String(),
-  status: Type.Enum([...IMPORT_STATUSES], { description: 'queued, running, done (merged into the reads), failed (see error; its rows are never read)' }),
+  status: Type.Enum([...IMPORT_STATUSES], { description: 'queued, running, done (merged into the reads), failed (see error; its rows are never read, except a sightline-export\'s, which stay until the import is deleted)' }),
   firstDay: Nullable(Day),
   lastDay: Nullable(Day),
   progress: Type.Object({
@@ -22,7 +26,8 @@ export const ImportView = Type.Object({
     rowsRead: Type.Integer(),
     rowsKept: Type.Integer(),
     rowsSkipped: Type.Integer(),
-    percent: Type.Integer({ minimum: 0, maximum: 100, description: 'files done out of the files to read' }),
+    rowsTotal: Type.Optional(Type.Integer({ description: "sightline-export: the record lines the file holds (the whole the progress is read against)" })),
+    percent: Type.Integer({ minimum: 0, maximum: 100, description: 'files done out of the files to read (sightline-export: record lines read out of rowsTotal)' }),
   }),
   report: Type.Object({
     files: Type.Array(
@@ -31,6 +36,20 @@ export const ImportView = Type.Object({
     ignoredFiles: Type.Array(Type.String(), { description: 'entries of the zip that are not one of the export tables: not read' }),
     skipped: Type.Record(Type.String(), Type.Integer(), { description: `rows skipped by reason: ${SKIP_REASONS}` }),
     nativeDays: Type.Array(Day, { description: 'days left out because the website has its own events on them' }),
+    export: Type.Optional(
+      Type.Object(
+        {
+          websiteId: Nullable(Type.String()),
+          domain: Nullable(Type.String()),
+          exportedAt: Nullable(Type.String()),
+          settings: Nullable(Type.Enum(['applied', 'kept'])),
+        },
+        {
+          description:
+            "sightline-export: what the export says of itself, and whether the website took its settings (applied: it had no data; kept: its own stay; null: not read yet)",
+        },
+      ),
+    ),
   }),
   error: Nullable(Type.String()),
   uploadBytes: Type.Integer(),
@@ -52,6 +71,10 @@ export const CreateImportQuery = Type.Object(
 
 export const ZipBody = Type.Unknown({
   description: "Plausible's CSV export: the zip of imported_*.csv files, sent as the raw application/zip body",
+});
+
+export const SightlineExportBody = Type.Unknown({
+  description: "Sightline's own raw export (GET /api/v1/export/raw): the NDJSON file as application/x-ndjson, or its gzip as application/gzip",
 });
 
 /** The same upload as JSON, for clients that cannot send bytes (the MCP tool). */

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { newJob } from '../integrations/job-queue.ts';
 import { inspectArchive } from './import-archive.ts';
 import { emptyReport } from './import-report.ts';
 import { presentImport } from './imports.presenter.ts';
@@ -80,7 +81,10 @@ export async function deleteImport(db: Kysely<Database>, websiteId: string, impo
     const row = await repo.findImport(trx, websiteId, importId);
     if (!row) throw notFound('Import not found');
     await repo.cancelJob(trx, row.job_id, at);
-    const job = { ...repo.newImportJob(websiteId, repo.IMPORT_DELETE_JOB, at), cursor: importId };
+    const job =
+      row.source === repo.SIGHTLINE_SOURCE
+        ? { ...newJob(websiteId, repo.SIGHTLINE_SOURCE, repo.SIGHTLINE_DELETE_JOB, at), cursor: importId }
+        : { ...repo.newImportJob(websiteId, repo.IMPORT_DELETE_JOB, at), cursor: importId };
     await trx.updateTable('imports').set({ status: 'deleting', job_id: job.id, updated_at: at }).where('id', '=', importId).execute();
     await trx.insertInto('integration_jobs').values(job).execute();
   });

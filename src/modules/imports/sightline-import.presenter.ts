@@ -1,0 +1,36 @@
+import type { ImportRow } from './imports.repository.ts';
+import type { ImportViewType } from './imports.schemas.ts';
+import { parseSightlineReport } from './sightline-report.ts';
+
+/** An import of Sightline's own export: its progress counts record lines (the bar is lines read of the file's). */
+export function presentSightlineImport(row: ImportRow): ImportViewType {
+  const report = parseSightlineReport(row.report);
+  const from = report.export.domain ?? 'a website';
+  const label = row.label !== '' ? row.label : `Sightline export of ${from}${report.export.exportedAt ? ` (${report.export.exportedAt.slice(0, 10)})` : ''}`;
+  const percent = row.status === 'done' ? 100 : report.linesTotal === 0 ? 0 : Math.min(99, Math.floor((row.rows_read / report.linesTotal) * 100));
+  return {
+    id: row.id,
+    websiteId: row.website_id,
+    source: 'sightline-export',
+    label,
+    status: row.status as ImportViewType['status'],
+    firstDay: row.first_day,
+    lastDay: row.last_day,
+    progress: {
+      filesTotal: row.files_total,
+      filesDone: row.files_done,
+      rowsRead: row.rows_read,
+      rowsKept: row.rows_kept,
+      rowsSkipped: row.rows_skipped,
+      rowsTotal: report.linesTotal,
+      percent,
+    },
+    report: { files: report.files, ignoredFiles: report.ignoredFiles, skipped: report.skipped, nativeDays: report.nativeDays, export: report.export },
+    error: row.error,
+    uploadBytes: row.upload_bytes,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at,
+  };
+}
