@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -85,6 +86,8 @@ export function endCounts(line: string): Record<string, number> | null {
 
 export interface ExportListing {
   header: ExportHeader;
+  /** sha256 of the decompressed lines: the same export, gzip-compressed or not, is the same file. */
+  digest: string;
   /** Record lines between the header and the end line. */
   records: number;
   counts: Record<string, number>;
@@ -101,8 +104,10 @@ export async function inspectExport(data: Buffer): Promise<ExportListing> {
   let last = '';
   let bytes = 0;
   let records = 0;
+  const hash = createHash('sha256');
   try {
     for await (const line of exportLines(data)) {
+      hash.update(line).update('\n');
       lineCount += 1;
       bytes += line.length + 1;
       if (bytes > MAX_EXPORT_BYTES) throw invalidField('body', `the export inflates to more than ${MAX_EXPORT_BYTES} bytes`);
@@ -125,5 +130,5 @@ export async function inspectExport(data: Buffer): Promise<ExportListing> {
   if (counts === null) throw invalidField('body', 'the file was cut short: its last line is not the end line ({"type": "end", "counts": ...})');
   const expected = Object.values(counts).reduce((sum, count) => sum + count, 0);
   if (expected !== records) throw invalidField('body', `the end line counts ${expected} records but the file holds ${records}: the file is damaged or cut`);
-  return { header, records, counts };
+  return { header, digest: hash.digest('hex'), records, counts };
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { conflict } from '../../errors.ts';
@@ -23,7 +22,7 @@ export async function createSightlineImport(
   label: string | undefined,
 ): Promise<ImportViewType> {
   const listing = await inspectExport(data);
-  const digest = createHash('sha256').update(data).digest('hex');
+  const digest = listing.digest;
   const at = new Date().toISOString();
   const id = newId();
   const job = newJob(websiteId, repo.SIGHTLINE_SOURCE, repo.SIGHTLINE_IMPORT_JOB, at);
