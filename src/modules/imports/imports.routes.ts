@@ -99,12 +99,15 @@ export const importsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags,
       summary: 'Delete an import: its data leaves every read at once, and its rows are removed in the background',
+      description:
+        "An import of a Sightline export: its rows (events, payments, funnels, notes...) are deleted in the background and the website's " +
+        'derived data built again meanwhile (the reads answer from the raw events until then). 409 for such an import while the events are stored in ClickHouse.',
       params: ImportParams,
       body: EmptyBody,
-      response: withErrors({ 200: Envelope(ImportDeleted) }),
+      response: { ...withErrors({ 200: Envelope(ImportDeleted) }), 409: ErrorEnvelope },
     },
     handler: async (request) => {
-      const deleted = await service.deleteImport(db, websiteOf(request).websiteId, request.params.importId);
+      const deleted = await service.deleteImport(db, websiteOf(request).websiteId, request.params.importId, { eventsInClickHouse: app.clickhouse !== null });
       app.importJobs?.wake();
       return ok([deleted]);
     },
