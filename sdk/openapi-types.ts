@@ -796,8 +796,8 @@ export interface paths {
         get: operations["listImports"];
         put?: never;
         /**
-         * Import Plausible's CSV export (the zip of imported_*.csv files) into the website; answers 202 and reads it in the background
-         * @description The body is the zip as Plausible exports it, sent as application/zip (at most 100 MiB here; IMPORT_MAX_UPLOAD_MB). 400 when it is not a zip, holds no imported_*.csv file, or a file's header lacks a column the table needs; nothing is stored then. 409 when the same zip was already imported into the website and that import stands. Poll getImport for the progress and the report. Days on which the website has its own events are skipped (see the report).
+         * Import Plausible's CSV export (the zip of imported_*.csv files) or Sightline's own raw export (NDJSON, or gzip) into the website; answers 202 and reads it in the background
+         * @description The body is the zip as Plausible exports it, sent as application/zip (at most 100 MiB here; IMPORT_MAX_UPLOAD_MB). 400 when it is not a zip, holds no imported_*.csv file, or a file's header lacks a column the table needs; nothing is stored then. 409 when the same zip was already imported into the website and that import stands. Poll getImport for the progress and the report. Days on which the website has its own events are skipped (see the report). Sightline's own export (GET /api/v1/export/raw, sent as application/x-ndjson or application/gzip) brings its raw events, payments, funnels, notes, goal customizations, currency rates and visitor profiles as the website's own rows; 400 when its header is not a sightline-export of a version this server reads, or its last line is not the end line, or the counts differ (a cut file). Rows the website already holds are skipped (already_present). The export's settings (time zone, currency...) are taken by a website with no data yet.
          */
         post: operations["createImport"];
         delete?: never;
@@ -817,7 +817,10 @@ export interface paths {
         get: operations["getImport"];
         put?: never;
         post?: never;
-        /** Delete an import: its data leaves every read at once, and its rows are removed in the background */
+        /**
+         * Delete an import: its data leaves every read at once, and its rows are removed in the background
+         * @description An import of a Sightline export: its rows (events, payments, funnels, notes...) are deleted in the background and the website's derived data built again meanwhile (the reads answer from the raw events until then). 409 for such an import while the events are stored in ClickHouse.
+         */
         delete: operations["deleteImport"];
         options?: never;
         head?: never;
@@ -17143,11 +17146,11 @@ export interface operations {
                              * @example 65f1c0ffee0ddba11ad0be75
                              */
                             websiteId: string;
-                            /** @enum {string} */
-                            source: "plausible-csv";
+                            /** @description plausible-csv: Plausible's CSV export; sightline-export: Sightline's own raw export (docs/export-format.md) */
+                            source: "plausible-csv" | "sightline-export";
                             label: string;
                             /**
-                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
+                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read, except a sightline-export's, which stay until the import is deleted)
                              * @enum {unknown}
                              */
                             status: "queued" | "running" | "done" | "failed";
@@ -17159,7 +17162,9 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description files done out of the files to read */
+                                /** @description sightline-export: the record lines the file holds (the whole the progress is read against) */
+                                rowsTotal?: number;
+                                /** @description files done out of the files to read (sightline-export: record lines read out of rowsTotal) */
                                 percent: number;
                             };
                             report: {
@@ -17172,12 +17177,19 @@ export interface operations {
                                 }[];
                                 /** @description entries of the zip that are not one of the export tables: not read */
                                 ignoredFiles: string[];
-                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters) */
+                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters); for sightline-export: already_present (the website holds the row already), invalid_record, unknown_type, settings_kept (the website record of a website with data of its own) */
                                 skipped: {
                                     [key: string]: number;
                                 };
                                 /** @description days left out because the website has its own events on them */
                                 nativeDays: string[];
+                                /** @description sightline-export: what the export says of itself, and whether the website took its settings (applied: it had no data; kept: its own stay; null: not read yet) */
+                                export?: {
+                                    websiteId: string | null;
+                                    domain: string | null;
+                                    exportedAt: string | null;
+                                    settings: ("applied" | "kept") | null;
+                                };
                             };
                             error: string | null;
                             uploadBytes: number;
@@ -17372,6 +17384,8 @@ export interface operations {
                      */
                     zipBase64: string;
                 };
+                "application/x-ndjson": unknown;
+                "application/gzip": unknown;
             };
         };
         responses: {
@@ -17395,11 +17409,11 @@ export interface operations {
                              * @example 65f1c0ffee0ddba11ad0be75
                              */
                             websiteId: string;
-                            /** @enum {string} */
-                            source: "plausible-csv";
+                            /** @description plausible-csv: Plausible's CSV export; sightline-export: Sightline's own raw export (docs/export-format.md) */
+                            source: "plausible-csv" | "sightline-export";
                             label: string;
                             /**
-                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
+                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read, except a sightline-export's, which stay until the import is deleted)
                              * @enum {unknown}
                              */
                             status: "queued" | "running" | "done" | "failed";
@@ -17411,7 +17425,9 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description files done out of the files to read */
+                                /** @description sightline-export: the record lines the file holds (the whole the progress is read against) */
+                                rowsTotal?: number;
+                                /** @description files done out of the files to read (sightline-export: record lines read out of rowsTotal) */
                                 percent: number;
                             };
                             report: {
@@ -17424,12 +17440,19 @@ export interface operations {
                                 }[];
                                 /** @description entries of the zip that are not one of the export tables: not read */
                                 ignoredFiles: string[];
-                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters) */
+                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters); for sightline-export: already_present (the website holds the row already), invalid_record, unknown_type, settings_kept (the website record of a website with data of its own) */
                                 skipped: {
                                     [key: string]: number;
                                 };
                                 /** @description days left out because the website has its own events on them */
                                 nativeDays: string[];
+                                /** @description sightline-export: what the export says of itself, and whether the website took its settings (applied: it had no data; kept: its own stay; null: not read yet) */
+                                export?: {
+                                    websiteId: string | null;
+                                    domain: string | null;
+                                    exportedAt: string | null;
+                                    settings: ("applied" | "kept") | null;
+                                };
                             };
                             error: string | null;
                             uploadBytes: number;
@@ -17659,11 +17682,11 @@ export interface operations {
                              * @example 65f1c0ffee0ddba11ad0be75
                              */
                             websiteId: string;
-                            /** @enum {string} */
-                            source: "plausible-csv";
+                            /** @description plausible-csv: Plausible's CSV export; sightline-export: Sightline's own raw export (docs/export-format.md) */
+                            source: "plausible-csv" | "sightline-export";
                             label: string;
                             /**
-                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
+                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read, except a sightline-export's, which stay until the import is deleted)
                              * @enum {unknown}
                              */
                             status: "queued" | "running" | "done" | "failed";
@@ -17675,7 +17698,9 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description files done out of the files to read */
+                                /** @description sightline-export: the record lines the file holds (the whole the progress is read against) */
+                                rowsTotal?: number;
+                                /** @description files done out of the files to read (sightline-export: record lines read out of rowsTotal) */
                                 percent: number;
                             };
                             report: {
@@ -17688,12 +17713,19 @@ export interface operations {
                                 }[];
                                 /** @description entries of the zip that are not one of the export tables: not read */
                                 ignoredFiles: string[];
-                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters) */
+                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters); for sightline-export: already_present (the website holds the row already), invalid_record, unknown_type, settings_kept (the website record of a website with data of its own) */
                                 skipped: {
                                     [key: string]: number;
                                 };
                                 /** @description days left out because the website has its own events on them */
                                 nativeDays: string[];
+                                /** @description sightline-export: what the export says of itself, and whether the website took its settings (applied: it had no data; kept: its own stay; null: not read yet) */
+                                export?: {
+                                    websiteId: string | null;
+                                    domain: string | null;
+                                    exportedAt: string | null;
+                                    settings: ("applied" | "kept") | null;
+                                };
                             };
                             error: string | null;
                             uploadBytes: number;
@@ -17971,6 +18003,27 @@ export interface operations {
             };
             /** @description Not found, or not visible to this credential */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        error: {
+                            code: number;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with what exists (a duplicate name or domain, say) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
