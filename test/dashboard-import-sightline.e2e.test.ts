@@ -41,11 +41,11 @@ describe.skipIf(!haveChromium)('the own export\'s import in the dashboard in Chr
     const form = imports.getByRole('form', { name: 'Import a Sightline export' });
 
     await form.getByLabel('Sightline export (.ndjson or .ndjson.gz)').setInputFiles(cut);
-    await form.getByRole('button', { name: 'Import export' }).click();
+    await form.getByRole('button', { name: 'Upload export' }).click();
     await expect.poll(() => imports.locator('.error, [role="alert"]').first().textContent()).toMatch(/cut short/);
 
     await form.getByLabel('Sightline export (.ndjson or .ndjson.gz)').setInputFiles(exported);
-    await form.getByRole('button', { name: 'Import export' }).click();
+    await form.getByRole('button', { name: 'Upload export' }).click();
     await imports.getByText(/sightline-moved\.ndjson\.gz is uploaded/).waitFor();
     const row = imports.getByRole('row').filter({ hasText: 'Sightline export of moved.example.com' });
     // While it runs, the bar and the records read; then done.

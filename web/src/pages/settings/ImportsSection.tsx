@@ -196,7 +196,7 @@ export function ImportsSection({ website, editable }: SectionProps): JSX.Element
                 }}
               />
             </div>
-            <SubmitButton busy={own.busy} busyLabel="Uploading…" label="Import export" />
+            <SubmitButton busy={own.busy} busyLabel="Uploading…" label="Upload export" />
           </form>
           <ErrorMessage error={own.error} />
           <Notice>{own.notice}</Notice>
