@@ -17379,7 +17379,7 @@ export interface operations {
                 "application/zip": unknown;
                 "application/json": {
                     /**
-                     * @description the zip Plausible exports (imported_*.csv files), base64-encoded
+                     * @description the zip Plausible exports (imported_*.csv files), or Sightline's own raw export (NDJSON or its gzip), base64-encoded
                      * @example UEsDBBQAAAAIAFwYg11LC0C/RQAAAFAAAAAnAAAAaW1wb3J0ZWRfdmlzaXRvcnNfMjAyMDAxMDFfMjAyMDAxMDEuY3N2LclBCsAgDAXRvWf5hZgeqNgaSjZaTLTXr1DhwSwmJxcMNfXaDE+6Zai8hrP2con9a+XIvSXXWgIT00ZxQiQwYUfkicIHUEsBAhQAFAAAAAgAXBiDXUsLQL9FAAAAUAAAACcAAAAAAAAAAAAAAAAAAAAAAGltcG9ydGVkX3Zpc2l0b3JzXzIwMjAwMTAxXzIwMjAwMTAxLmNzdlBLBQYAAAAAAQABAFUAAACKAAAAAAA=
                      */
                     zipBase64: string;

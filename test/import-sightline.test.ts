@@ -125,7 +125,8 @@ describeEachEngine('importing Sightline\'s own export', (engine) => {
 
     // A later export of the same website: the same rows and three new ones.
     const later = exportFile([...records(), pageviewRecord(hex(0xa050), 'v7', '2026-03-13T09:00:00.000Z'), pageviewRecord(hex(0xa051), 'v7', '2026-03-13T09:01:00.000Z'), paymentRecord(hex(0xb003), 'tx-3', 'v7', 700, '2026-03-13T09:02:00.000Z')]);
-    const second = await uploadExport(t, owner.token, id, later, NDJSON);
+    // As the MCP tool sends it: JSON, the file base64-encoded.
+    const second = await uploadExport(t, owner.token, id, JSON.stringify({ zipBase64: gzipSync(later).toString('base64') }), 'application/json');
     expect(second.status, second.raw).toBe(202);
     await runImports(t);
     const report = await getImport(owner.token, id, second.body.data[0].id);

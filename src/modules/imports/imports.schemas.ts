@@ -83,7 +83,7 @@ export const JsonImportBody = Type.Object(
     zipBase64: Type.String({
       minLength: 1,
       pattern: '^[A-Za-z0-9+/\\r\\n]+={0,2}\\s*$',
-      description: "the zip Plausible exports (imported_*.csv files), base64-encoded",
+      description: "the zip Plausible exports (imported_*.csv files), or Sightline's own raw export (NDJSON or its gzip), base64-encoded",
       // One day of imported_visitors, so Swagger UI's try-out imports something real.
       examples: [
         'UEsDBBQAAAAIAFwYg11LC0C/RQAAAFAAAAAnAAAAaW1wb3J0ZWRfdmlzaXRvcnNfMjAyMDAxMDFfMjAyMDAxMDEuY3N2LclBCsAgDAXRvWf5hZgeqNgaSjZaTLTXr1DhwSwmJxcMNfXaDE+6Zai8hrP2con9a+XIvSXXWgIT00ZxQiQwYUfkicIHUEsBAhQAFAAAAAgAXBiDXUsLQL9FAAAAUAAAACcAAAAAAAAAAAAAAAAAAAAAAGltcG9ydGVkX3Zpc2l0b3JzXzIwMjAwMTAxXzIwMjAwMTAxLmNzdlBLBQYAAAAAAQABAFUAAACKAAAAAAA=',
