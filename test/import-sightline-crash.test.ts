@@ -50,7 +50,7 @@ async function importAcrossKills(store: CrashStore) {
   const upload = await fetch(`${node.baseUrl}/api/v1/admin/websites/${websiteId}/imports`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/gzip' },
-    body: bigExport(),
+    body: new Uint8Array(bigExport()),
   });
   expect(upload.status).toBe(202);
   const importId = ((await upload.json()) as { data: { id: string }[] }).data[0]!.id;

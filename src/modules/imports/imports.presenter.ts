@@ -2,6 +2,7 @@ import { type ImportRow, SIGHTLINE_SOURCE } from './imports.repository.ts';
 import { presentSightlineImport } from './sightline-import.presenter.ts';
 import { parseReport } from './import-report.ts';
 import type { ImportViewType } from './imports.schemas.ts';
+import { presentedTimes } from './presented-times.ts';
 
 export function presentImport(row: ImportRow): ImportViewType {
   if (row.source === SIGHTLINE_SOURCE) return presentSightlineImport(row);
@@ -24,11 +25,6 @@ export function presentImport(row: ImportRow): ImportViewType {
       percent: row.status === 'done' ? 100 : row.files_total === 0 ? 0 : Math.floor((row.files_done / row.files_total) * 100),
     },
     report: { files: report.files, ignoredFiles: report.ignoredFiles, skipped: report.skipped, nativeDays: report.nativeDays },
-    error: row.error,
-    uploadBytes: row.upload_bytes,
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    finishedAt: row.finished_at,
+    ...presentedTimes(row),
   };
 }

@@ -47,6 +47,52 @@ export function findStandingByDigest(db: Kysely<Database>, websiteId: string, di
     .executeTakeFirst();
 }
 
+export interface NewImport {
+  id: string;
+  websiteId: string;
+  source: string;
+  label: string | undefined;
+  digest: string;
+  data: Buffer;
+  filesTotal: number;
+  report: unknown;
+  accountId: string | null;
+  at: string;
+  job: JobRow;
+}
+
+/** A queued import with its upload and its job, in the caller's transaction. */
+export async function insertQueuedImport(db: Kysely<Database>, item: NewImport): Promise<void> {
+  await db
+    .insertInto('imports')
+    .values({
+      id: item.id,
+      website_id: item.websiteId,
+      source: item.source,
+      label: item.label?.trim() ?? '',
+      content_digest: item.digest,
+      upload_bytes: item.data.length,
+      status: 'queued',
+      job_id: item.job.id,
+      first_day: null,
+      last_day: null,
+      files_total: item.filesTotal,
+      files_done: 0,
+      rows_read: 0,
+      rows_kept: 0,
+      rows_skipped: 0,
+      report: JSON.stringify(item.report),
+      error: null,
+      created_by: item.accountId,
+      created_at: item.at,
+      updated_at: item.at,
+      finished_at: null,
+    })
+    .execute();
+  await db.insertInto('import_uploads').values({ import_id: item.id, website_id: item.websiteId, data: item.data }).execute();
+  await db.insertInto('integration_jobs').values(item.job).execute();
+}
+
 /** A queued job of the imports' kind `kind` for the website. */
 export const newImportJob = (websiteId: string, kind: string, at: string): JobRow => newJob(websiteId, IMPORT_PROVIDER, kind, at);
 

@@ -29,34 +29,8 @@ export async function createImport(
   await db.transaction().execute(async (trx) => {
     const earlier = await repo.findStandingByDigest(trx, websiteId, digest);
     if (earlier) throw conflict(`This zip was already imported into the website (import ${earlier.id}); delete that import to import it again`);
-    await trx
-      .insertInto('imports')
-      .values({
-        id,
-        website_id: websiteId,
-        source: repo.IMPORT_PROVIDER,
-        label: label?.trim() ?? '',
-        content_digest: digest,
-        upload_bytes: data.length,
-        status: 'queued',
-        job_id: job.id,
-        first_day: null,
-        last_day: null,
-        files_total: listing.files.length,
-        files_done: 0,
-        rows_read: 0,
-        rows_kept: 0,
-        rows_skipped: 0,
-        report: JSON.stringify(emptyReport(listing.files, listing.ignored)),
-        error: null,
-        created_by: accountId,
-        created_at: at,
-        updated_at: at,
-        finished_at: null,
-      })
-      .execute();
-    await trx.insertInto('import_uploads').values({ import_id: id, website_id: websiteId, data }).execute();
-    await trx.insertInto('integration_jobs').values(job).execute();
+    const report = emptyReport(listing.files, listing.ignored);
+    await repo.insertQueuedImport(trx, { id, websiteId, source: repo.IMPORT_PROVIDER, label, digest, data, filesTotal: listing.files.length, report, accountId, at, job });
   });
   return presentImport((await repo.findImport(db, websiteId, id))!);
 }

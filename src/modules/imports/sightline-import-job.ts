@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.ts';
 import type { JobRow } from '../integrations/integrations.repository.ts';
 import { commitPage } from '../integrations/job-queue.ts';
 import type { EventStore } from '../stats/event-store.ts';
-import { ImportFileError, type ImportRunContext, type RunEnd } from './import-job.ts';
+import { ImportFileError, type ImportRunContext, type RunEnd, startRun } from './import-job.ts';
 import { RECORD_TYPES, endCounts, exportLines, headerProblem } from './sightline-export.ts';
 import { type ChunkOutcome, storeChunk } from './sightline-import-rows.ts';
 import { InvalidRecord, type ParsedRecord, isRecordType, parseRecord } from './sightline-records.ts';
@@ -62,13 +62,9 @@ interface Progress {
 
 export async function runSightlineImportJob(ctx: SightlineRunContext, job: JobRow): Promise<RunEnd> {
   const { db } = ctx;
-  const imported = await db.selectFrom('imports').selectAll().where('job_id', '=', job.id).executeTakeFirst();
-  if (!imported || imported.status === 'deleting') return 'lost';
-  const upload = await db.selectFrom('import_uploads').select('data').where('import_id', '=', imported.id).executeTakeFirst();
-  if (!upload) throw new ImportFileError('the upload is gone');
-  if (imported.status === 'queued') {
-    await db.updateTable('imports').set({ status: 'running', updated_at: nowIso() }).where('id', '=', imported.id).where('status', '=', 'queued').execute();
-  }
+  const started = await startRun(db, job);
+  if (!started) return 'lost';
+  const { imported, upload } = started;
   const cursor: Cursor = job.cursor ? (JSON.parse(job.cursor) as Cursor) : { line: 0 };
   const progress: Progress = {
     report: parseSightlineReport(imported.report),
@@ -98,7 +94,7 @@ export async function runSightlineImportJob(ctx: SightlineRunContext, job: JobRo
     return true;
   };
   try {
-    for await (const line of exportLines(upload.data)) {
+    for await (const line of exportLines(upload)) {
       lineNo += 1;
       if (lineNo <= cursor.line) continue;
       if (lineNo === 1) {

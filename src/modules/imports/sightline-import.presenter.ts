@@ -1,3 +1,4 @@
+import { presentedTimes } from './presented-times.ts';
 import type { ImportRow } from './imports.repository.ts';
 import type { ImportViewType } from './imports.schemas.ts';
 import { parseSightlineReport } from './sightline-report.ts';
@@ -26,11 +27,6 @@ export function presentSightlineImport(row: ImportRow): ImportViewType {
       percent,
     },
     report: { files: report.files, ignoredFiles: report.ignoredFiles, skipped: report.skipped, nativeDays: report.nativeDays, export: report.export },
-    error: row.error,
-    uploadBytes: row.upload_bytes,
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    finishedAt: row.finished_at,
+    ...presentedTimes(row),
   };
 }
