@@ -170,6 +170,24 @@ describeEachEngine('importing Sightline\'s own export', (engine) => {
     expect(await t.db.selectFrom('import_raw_rows').selectAll().where('import_id', '=', created.body.data[0].id).execute()).toEqual([]);
   });
 
+  it('fails on a damaged line with its number, keeping what it stored until the import is deleted', async () => {
+    const owner = await createAccount(t);
+    const { id } = await createWebsite(t, owner.token);
+    // Line 9 (the header is line 1) is not JSON; the first and last lines are, and the count adds up.
+    const lines = exportFile(records()).split('\n');
+    lines[8] = '{"type": "event", "data": {"id": "broken';
+    const created = await uploadExport(t, owner.token, id, lines.join('\n'), NDJSON);
+    expect(created.status, created.raw).toBe(202);
+    await runImports(t);
+    const failed = await getImport(owner.token, id, created.body.data[0].id);
+    expect(failed).toMatchObject({ status: 'failed', error: 'line 9 is not JSON: the file is damaged', progress: { rowsKept: 5 } });
+    // The first chunk (the website record and four events) was stored before line 9.
+    expect(await overview(owner.token, id)).toMatchObject({ pageviews: 4 });
+    expect((await t.request('DELETE', importsUrl(id, failed.id), { token: owner.token, body: {} })).status).toBe(200);
+    await runImports(t);
+    expect(await overview(owner.token, id)).toMatchObject({ visitors: 0, pageviews: 0 });
+  });
+
   it('answers 401, 403 (permission, role, website scope) and 404 like every website route', async () => {
     const owner = await createAccount(t);
     const { id } = await createWebsite(t, owner.token);

@@ -1,4 +1,4 @@
-import { presentedTimes } from './presented-times.ts';
+import { presentedCommon } from './presented-common.ts';
 import type { ImportRow } from './imports.repository.ts';
 import type { ImportViewType } from './imports.schemas.ts';
 import { parseSightlineReport } from './sightline-report.ts';
@@ -10,13 +10,9 @@ export function presentSightlineImport(row: ImportRow): ImportViewType {
   const label = row.label !== '' ? row.label : `Sightline export of ${from}${report.export.exportedAt ? ` (${report.export.exportedAt.slice(0, 10)})` : ''}`;
   const percent = row.status === 'done' ? 100 : report.linesTotal === 0 ? 0 : Math.min(99, Math.floor((row.rows_read / report.linesTotal) * 100));
   return {
-    id: row.id,
-    websiteId: row.website_id,
+    ...presentedCommon(row),
     source: 'sightline-export',
     label,
-    status: row.status as ImportViewType['status'],
-    firstDay: row.first_day,
-    lastDay: row.last_day,
     progress: {
       filesTotal: row.files_total,
       filesDone: row.files_done,
@@ -27,6 +23,5 @@ export function presentSightlineImport(row: ImportRow): ImportViewType {
       percent,
     },
     report: { files: report.files, ignoredFiles: report.ignoredFiles, skipped: report.skipped, nativeDays: report.nativeDays, export: report.export },
-    ...presentedTimes(row),
   };
 }
