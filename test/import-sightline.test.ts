@@ -84,7 +84,7 @@ describeEachEngine('importing Sightline\'s own export', (engine) => {
     // One chunk, then a stop: the progress shows the lines read, the job keeps its cursor.
     const lease = { owner: 'first', ms: 60_000 };
     const job = await claimNextJob(t.db, SIGHTLINE_IMPORT_JOB, new Date().toISOString(), lease);
-    const hooks = { inClickHouse: false, throttle: async () => {}, stored: () => {}, rebuilding: () => {} };
+    const hooks = { inClickHouse: false, throttle: async () => {}, stored: () => {}, rebuilding: () => {}, deleteEvents: async () => {} };
     let chunks = 0;
     const context = { db: t.db, store: t.app.eventStore, lease, chunkRows: 5, stopping: () => ++chunks >= 1, events: hooks };
     expect(await runSightlineImportJob(context, job!)).toBe('stopped');

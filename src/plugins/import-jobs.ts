@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { deleteClickHouseEvents } from '../modules/events/clickhouse-event-log.ts';
 import { ImportJobWorker } from '../modules/imports/import-job-worker.ts';
 
 declare module 'fastify' {
@@ -25,6 +26,9 @@ async function importJobs(app: FastifyInstance): Promise<void> {
       app.clickhouse?.relay.wake();
     },
     rebuilding: () => app.derivedDataWorker.wake(),
+    deleteEvents: async (websiteId: string, ids: string[]) => {
+      if (app.clickhouse) await deleteClickHouseEvents(app.clickhouse.ch, app.db.kysely, app.clickhouse.relay, websiteId, ids);
+    },
   };
   const worker = new ImportJobWorker(
     { db: app.db.kysely, store: app.eventStore, log: app.log, events },

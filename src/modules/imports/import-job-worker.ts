@@ -37,7 +37,7 @@ export interface ImportJobDeps {
   events?: ImportEventHooks;
 }
 
-const NO_EVENT_HOOKS: ImportEventHooks = { inClickHouse: false, throttle: async () => {}, stored: () => {}, rebuilding: () => {} };
+const NO_EVENT_HOOKS: ImportEventHooks = { inClickHouse: false, throttle: async () => {}, stored: () => {}, rebuilding: () => {}, deleteEvents: async () => {} };
 
 export class ImportJobWorker extends LeasedJobWorker {
   constructor(

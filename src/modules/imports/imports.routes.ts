@@ -101,13 +101,13 @@ export const importsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Delete an import: its data leaves every read at once, and its rows are removed in the background',
       description:
         "An import of a Sightline export: its rows (events, payments, funnels, notes...) are deleted in the background and the website's " +
-        'derived data built again meanwhile (the reads answer from the raw events until then). 409 for such an import while the events are stored in ClickHouse.',
+        'derived data built again meanwhile (the reads answer from the raw events until then); with ClickHouse its events are deleted there with the rollups and sessions of their days.',
       params: ImportParams,
       body: EmptyBody,
-      response: { ...withErrors({ 200: Envelope(ImportDeleted) }), 409: ErrorEnvelope },
+      response: withErrors({ 200: Envelope(ImportDeleted) }),
     },
     handler: async (request) => {
-      const deleted = await service.deleteImport(db, websiteOf(request).websiteId, request.params.importId, { eventsInClickHouse: app.clickhouse !== null });
+      const deleted = await service.deleteImport(db, websiteOf(request).websiteId, request.params.importId);
       app.importJobs?.wake();
       return ok([deleted]);
     },

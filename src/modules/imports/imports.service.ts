@@ -49,20 +49,11 @@ export async function getImport(db: Kysely<Database>, websiteId: string, importI
  * Deletes an import: at once it leaves every read and the list; its job (if still open) stops,
  * and a deletion job removes its rows a few days at a time (import-job.ts).
  */
-export async function deleteImport(
-  db: Kysely<Database>,
-  websiteId: string,
-  importId: string,
-  options: { eventsInClickHouse?: boolean } = {},
-): Promise<{ message: string; id: string }> {
+export async function deleteImport(db: Kysely<Database>, websiteId: string, importId: string): Promise<{ message: string; id: string }> {
   const at = new Date().toISOString();
   await db.transaction().execute(async (trx) => {
     const row = await repo.findImport(trx, websiteId, importId);
     if (!row) throw notFound('Import not found');
-    // Its events are the website's own rows in ClickHouse, which this release cannot take out one import at a time.
-    if (row.source === repo.SIGHTLINE_SOURCE && options.eventsInClickHouse) {
-      throw conflict("An import of a Sightline export cannot be deleted while the events are stored in ClickHouse; its events stay the website's own");
-    }
     await repo.cancelJob(trx, row.job_id, at);
     const job =
       row.source === repo.SIGHTLINE_SOURCE

@@ -24,6 +24,8 @@ export interface ImportEventHooks {
   stored(count: number): void;
   /** After a deletion's chunk asked for a build of the website's derived tables. */
   rebuilding(): void;
+  /** With ClickHouse: deletes these events there, with what is derived from them and their goal statistics. */
+  deleteEvents(websiteId: string, ids: string[]): Promise<void>;
 }
 
 export interface SightlineRunContext extends ImportRunContext {
