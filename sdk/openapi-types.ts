@@ -819,7 +819,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an import: its data leaves every read at once, and its rows are removed in the background
-         * @description An import of a Sightline export: its rows (events, payments, funnels, notes...) are deleted in the background and the website's derived data built again meanwhile (the reads answer from the raw events until then). 409 for such an import while the events are stored in ClickHouse.
+         * @description An import of a Sightline export: its rows (events, payments, funnels, notes...) are deleted in the background and the website's derived data built again meanwhile (the reads answer from the raw events until then); with ClickHouse its events are deleted there with the rollups and sessions of their days.
          */
         delete: operations["deleteImport"];
         options?: never;
@@ -18003,27 +18003,6 @@ export interface operations {
             };
             /** @description Not found, or not visible to this credential */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        error: {
-                            code: number;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-            /** @description Conflicts with what exists (a duplicate name or domain, say) */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
