@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { invalidField } from '../../errors.ts';
@@ -36,12 +36,33 @@ export interface ExportHeader {
   domain: string | null;
 }
 
-/** The upload's lines, decompressed when gzip, without their line ends; empty lines included (numbering stays the file's). */
-export function exportLines(data: Buffer): AsyncIterable<string> {
-  const source = Readable.from([data]);
+/** Bytes handed on at a time. */
+const SLICE_BYTES = 64 * 1024;
+
+function* slices(data: Buffer): Generator<Buffer> {
+  for (let start = 0; start < data.length; start += SLICE_BYTES) yield data.subarray(start, start + SLICE_BYTES);
+}
+
+/**
+ * The upload's lines, decompressed when gzip, without their line ends (\n or \r\n); empty lines
+ * included (the numbering stays the file's). Pulled a slice at a time, so the file is never split
+ * whole in memory, and the event loop gets a turn between slices.
+ */
+export async function* exportLines(data: Buffer): AsyncGenerator<string> {
+  const source = Readable.from(slices(data), { objectMode: false });
   const input = isGzip(data) ? source.pipe(createGunzip()) : source;
   if (input !== source) source.once('error', (error) => input.destroy(error));
-  return createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const decoder = new StringDecoder('utf8');
+  const line = (text: string) => (text.endsWith('\r') ? text.slice(0, -1) : text);
+  let carry = '';
+  for await (const chunk of input) {
+    const parts = (carry + decoder.write(chunk as Buffer)).split('\n');
+    carry = parts.pop()!;
+    for (const part of parts) yield line(part);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const rest = carry + decoder.end();
+  if (rest !== '') yield line(rest);
 }
 
 /** The header line's problem, or null: the format this server reads, a version it knows. */
