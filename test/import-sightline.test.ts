@@ -4,8 +4,9 @@ import { PERMISSIONS } from '../src/auth/permissions.ts';
 import { claimNextJob, releaseJob } from '../src/modules/integrations/job-queue.ts';
 import { SIGHTLINE_IMPORT_JOB } from '../src/modules/imports/imports.repository.ts';
 import { derivedId } from '../src/modules/imports/sightline-import-rows.ts';
-import { runSightlineImportJob } from '../src/modules/imports/sightline-import-job.ts';
+import { NO_EVENT_HOOKS, runSightlineImportJob } from '../src/modules/imports/sightline-import-job.ts';
 import { type TestApp, useTestApp, writeAndDerive } from './helpers/app.ts';
+import { describeWithClickHouse } from './helpers/clickhouse.ts';
 import { describeEachEngine } from './helpers/engines.ts';
 import { UNKNOWN_ID, addMember, createAccount, createToken, createWebsite, expectError, newEvent } from './helpers/factories.ts';
 import { type ExportRecord, exportFile, pageviewRecord, paymentRecord, websiteRecord } from './helpers/sightline-export-file.ts';
@@ -84,9 +85,8 @@ describeEachEngine('importing Sightline\'s own export', (engine) => {
     // One chunk, then a stop: the progress shows the lines read, the job keeps its cursor.
     const lease = { owner: 'first', ms: 60_000 };
     const job = await claimNextJob(t.db, SIGHTLINE_IMPORT_JOB, new Date().toISOString(), lease);
-    const hooks = { inClickHouse: false, throttle: async () => {}, stored: () => {}, rebuilding: () => {}, deleteEvents: async () => {} };
     let chunks = 0;
-    const context = { db: t.db, store: t.app.eventStore, lease, chunkRows: 5, stopping: () => ++chunks >= 1, events: hooks };
+    const context = { db: t.db, store: t.app.eventStore, lease, chunkRows: 5, stopping: () => ++chunks >= 1, events: NO_EVENT_HOOKS };
     expect(await runSightlineImportJob(context, job!)).toBe('stopped');
     await releaseJob(t.db, job!, lease);
     t.app.importJobs!.start();
@@ -206,5 +206,27 @@ describeEachEngine('importing Sightline\'s own export', (engine) => {
     const big = exportFile(Array.from({ length: 400 }, (_, i) => pageviewRecord(hex(0xc000 + i), 'v', '2026-03-10T00:00:00.000Z')));
     expect((await uploadExport(t, owner.token, id, big, NDJSON)).status).toBe(413);
     expect(await countImports(id)).toBe(0);
+  });
+});
+
+describeWithClickHouse('importing Sightline\'s own export with the events in ClickHouse', () => {
+  const t: TestApp = useTestApp('clickhouse', { imports: { jobs: true, maxUploadBytes: 64 * 1024, chunkRows: 5 } });
+  const overview = async (token: string, websiteId: string) =>
+    (await t.request('GET', '/api/v1/analytics/overview', { token, query: { websiteId, startAt: '2026-03-01', endAt: '2026-03-31', fields: 'visitors,pageviews' } })).body.data[0];
+
+  it('ships the events through the relay and skips those ClickHouse holds already when a later export comes', async () => {
+    const owner = await createAccount(t);
+    const { id } = await createWebsite(t, owner.token);
+    expect((await uploadExport(t, owner.token, id, exportFile(records()), NDJSON)).status).toBe(202);
+    await runImports(t);
+    expect(await overview(owner.token, id)).toEqual({ visitors: 4, pageviews: 12 });
+    const later = exportFile([...records(), pageviewRecord(hex(0xa050), 'v7', '2026-03-13T09:00:00.000Z')]);
+    const second = await uploadExport(t, owner.token, id, later, NDJSON);
+    expect(second.status, second.raw).toBe(202);
+    await runImports(t);
+    const item = (await t.request('GET', importsUrl(id, second.body.data[0].id), { token: owner.token })).body.data[0];
+    expect(item).toMatchObject({ status: 'done', progress: { rowsKept: 1, rowsSkipped: 15 }, report: { skipped: { already_present: 14, settings_kept: 1 } } });
+    expect(await overview(owner.token, id)).toEqual({ visitors: 5, pageviews: 13 });
+    expect((await t.storedEvents(id)).length).toBe(13);
   });
 });

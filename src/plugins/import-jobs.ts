@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { deleteClickHouseEvents } from '../modules/events/clickhouse-event-log.ts';
+import { clickHouseEventIds, deleteClickHouseEvents } from '../modules/events/clickhouse-event-log.ts';
 import { ImportJobWorker } from '../modules/imports/import-job-worker.ts';
 
 declare module 'fastify' {
@@ -26,6 +26,8 @@ async function importJobs(app: FastifyInstance): Promise<void> {
       app.clickhouse?.relay.wake();
     },
     rebuilding: () => app.derivedDataWorker.wake(),
+    presentIds: async (websiteId: string, ids: string[], fromMs: number, toMs: number) =>
+      app.clickhouse ? clickHouseEventIds(app.clickhouse.ch, app.clickhouse.relay, websiteId, ids, fromMs, toMs) : new Set<string>(),
     deleteEvents: async (websiteId: string, ids: string[]) => {
       if (app.clickhouse) await deleteClickHouseEvents(app.clickhouse.ch, app.db.kysely, app.clickhouse.relay, websiteId, ids);
     },

@@ -10,7 +10,7 @@ import type { EventStore } from '../stats/event-store.ts';
 import { ImportFileError, type ImportRunContext, type RunEnd, failImport, runDeleteJob, runImportJob } from './import-job.ts';
 import { IMPORT_DELETE_JOB, IMPORT_JOB, SIGHTLINE_DELETE_JOB, SIGHTLINE_IMPORT_JOB } from './imports.repository.ts';
 import { runSightlineDeleteJob } from './sightline-import-delete.ts';
-import { type ImportEventHooks, runSightlineImportJob } from './sightline-import-job.ts';
+import { type ImportEventHooks, NO_EVENT_HOOKS, runSightlineImportJob } from './sightline-import-job.ts';
 
 // Runs the imports' jobs (import-job.ts) in the background of every instance, on the machinery of
 // the integration jobs: the jobs are integration_jobs rows of their own kinds, leased by
@@ -37,7 +37,6 @@ export interface ImportJobDeps {
   events?: ImportEventHooks;
 }
 
-const NO_EVENT_HOOKS: ImportEventHooks = { inClickHouse: false, throttle: async () => {}, stored: () => {}, rebuilding: () => {}, deleteEvents: async () => {} };
 
 export class ImportJobWorker extends LeasedJobWorker {
   constructor(

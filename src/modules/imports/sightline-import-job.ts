@@ -5,7 +5,7 @@ import { commitPage } from '../integrations/job-queue.ts';
 import type { EventStore } from '../stats/event-store.ts';
 import { ImportFileError, type ImportRunContext, type RunEnd, startRun } from './import-job.ts';
 import { RECORD_TYPES, endCounts, exportLines, headerProblem } from './sightline-export.ts';
-import { type ChunkOutcome, storeChunk } from './sightline-import-rows.ts';
+import { type ChunkOutcome, derivedId, storeChunk } from './sightline-import-rows.ts';
 import { InvalidRecord, type ParsedRecord, isRecordType, parseRecord } from './sightline-records.ts';
 import { type SightlineReport, parseSightlineReport } from './sightline-report.ts';
 
@@ -24,9 +24,21 @@ export interface ImportEventHooks {
   stored(count: number): void;
   /** After a deletion's chunk asked for a build of the website's derived tables. */
   rebuilding(): void;
+  /** With ClickHouse: which of these event ids, of events between the two instants (ms), the website holds there. */
+  presentIds(websiteId: string, ids: string[], fromMs: number, toMs: number): Promise<Set<string>>;
   /** With ClickHouse: deletes these events there, with what is derived from them and their goal statistics. */
   deleteEvents(websiteId: string, ids: string[]): Promise<void>;
 }
+
+/** Hooks for a relational event store with nothing to wake (tests, and a worker built without them). */
+export const NO_EVENT_HOOKS: ImportEventHooks = {
+  inClickHouse: false,
+  throttle: async () => {},
+  stored: () => {},
+  rebuilding: () => {},
+  presentIds: async () => new Set(),
+  deleteEvents: async () => {},
+};
 
 export interface SightlineRunContext extends ImportRunContext {
   events: ImportEventHooks;
@@ -198,11 +210,19 @@ async function commitChunk(
   next: Cursor | null,
 ): Promise<number | null> {
   const at = nowIso();
+  // With ClickHouse the events are not in the relational database: the ids it holds are asked first, outside the transaction.
+  let present: Set<string> | undefined;
+  if (target.eventsInClickHouse) {
+    const events = records.flatMap((record) => (record.type === 'event' ? [record.row] : []));
+    const instants = events.map((event) => Date.parse(event.occurredAt));
+    const ids = events.flatMap((event) => [event.id, derivedId(target.websiteId, 'event', event.id)]);
+    present = await ctx.events.presentIds(target.websiteId, ids, Math.min(...instants), Math.max(...instants));
+  }
   // The progress is changed only once the transaction commits: a rolled-back chunk is read again.
   const before = structuredClone(progress);
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      const events = apply(progress, await storeChunk(trx, target, records));
+      const events = apply(progress, await storeChunk(trx, { ...target, presentInClickHouse: present }, records));
       const done = next === null;
       const updated = await trx
         .updateTable('imports')

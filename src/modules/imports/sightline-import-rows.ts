@@ -39,6 +39,8 @@ export interface ChunkTarget {
   eventsInClickHouse: boolean;
   /** Whether the website record's settings are to be applied (a fresh website: docs/decisions.md). */
   applySettings: boolean;
+  /** With ClickHouse: the chunk's event ids the website holds there already. */
+  presentInClickHouse?: Set<string>;
 }
 
 /** The id a row takes when its own is taken elsewhere: 24 hex characters, stable for (website, kind, original id). */
@@ -51,11 +53,20 @@ type IdTable = 'events' | 'payments' | 'funnels' | 'notes';
 /**
  * For each original id: the id to store it under, or null when the website already holds it. In
  * ClickHouse mode the events are not in the relational database: they keep their ids (ClickHouse
- * has no unique key; a resumed job never repeats a committed chunk).
+ * has no unique key, so another website's ids do not clash), and those the website holds there
+ * (`present`, asked before the transaction) are skipped.
  */
-async function storedIds(trx: Kysely<Database>, table: IdTable | null, target: ChunkTarget, kind: Kind, originals: string[]): Promise<(string | null)[]> {
+async function storedIds(
+  trx: Kysely<Database>,
+  table: IdTable | null,
+  target: ChunkTarget,
+  kind: Kind,
+  originals: string[],
+  present?: Set<string>,
+): Promise<(string | null)[]> {
   const candidates = originals.map((id) => ({ own: isId(id) ? id : null, derived: derivedId(target.websiteId, kind, id) }));
   const owners = new Map<string, string>();
+  for (const id of present ?? []) owners.set(id, target.websiteId);
   if (table !== null) {
     const all = [...new Set(candidates.flatMap((c) => (c.own ? [c.own, c.derived] : [c.derived])))];
     for (const part of chunks(all, IDS_PER_STATEMENT)) {
@@ -173,7 +184,9 @@ export async function storeChunk(trx: Kysely<Database>, target: ChunkTarget, rec
 
   const events = of('event');
   if (events.length > 0) {
-    const ids = await storedIds(trx, target.eventsInClickHouse ? null : 'events', target, 'event', events.map((e) => e.id));
+    const ids = target.eventsInClickHouse
+      ? await storedIds(trx, null, target, 'event', events.map((e) => e.id), target.presentInClickHouse)
+      : await storedIds(trx, 'events', target, 'event', events.map((e) => e.id));
     const kept = events.flatMap((event, i) => (ids[i] === null ? [] : [{ ...event, id: ids[i]! }]));
     await storeEvents(trx, kept, { eventsInClickHouse: target.eventsInClickHouse });
     await remember(trx, target.importId, 'event', kept.map((e) => e.id));
