@@ -27,7 +27,7 @@ async function importJobs(app: FastifyInstance): Promise<void> {
     },
     rebuilding: () => app.derivedDataWorker.wake(),
     presentIds: async (websiteId: string, ids: string[], fromMs: number, toMs: number) =>
-      app.clickhouse ? clickHouseEventIds(app.clickhouse.ch, app.clickhouse.relay, websiteId, ids, fromMs, toMs) : new Set<string>(),
+      app.clickhouse ? clickHouseEventIds(app.clickhouse.ch, websiteId, ids, fromMs, toMs) : new Set<string>(),
     deleteEvents: async (websiteId: string, ids: string[]) => {
       if (app.clickhouse) await deleteClickHouseEvents(app.clickhouse.ch, app.db.kysely, app.clickhouse.relay, websiteId, ids);
     },

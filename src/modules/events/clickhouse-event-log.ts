@@ -80,11 +80,10 @@ export async function deleteClickHouseEvents(ch: ClickHouse, db: Kysely<Database
 /**
  * Which of these event ids the website already holds in ClickHouse, the events being between
  * `fromMs` and `toMs` (an import's chunk, in time order: the range keeps the lookup on the
- * table's sorting key). What the relay still holds is shipped first.
+ * table's sorting key). Events still waiting in the relay are not looked at.
  */
-export async function clickHouseEventIds(ch: ClickHouse, relay: RelayAccess, websiteId: string, ids: string[], fromMs: number, toMs: number): Promise<Set<string>> {
+export async function clickHouseEventIds(ch: ClickHouse, websiteId: string, ids: string[], fromMs: number, toMs: number): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  await relay.settle();
   const rows = await ch.rows<{ id: string }>(sql`select id from events where website_id = ${websiteId}
     and occurred_at >= toDateTime(${Math.floor(fromMs / 1000)}) and occurred_at <= toDateTime(${Math.ceil(toMs / 1000)})
     and id in (${sql.join(ids)})`);
