@@ -796,8 +796,8 @@ export interface paths {
         get: operations["listImports"];
         put?: never;
         /**
-         * Import Plausible's CSV export (the zip of imported_*.csv files) into the website; answers 202 and reads it in the background
-         * @description The body is the zip as Plausible exports it, sent as application/zip (at most 100 MiB here; IMPORT_MAX_UPLOAD_MB). 400 when it is not a zip, holds no imported_*.csv file, or a file's header lacks a column the table needs; nothing is stored then. 409 when the same zip was already imported into the website and that import stands. Poll getImport for the progress and the report. Days on which the website has its own events are skipped (see the report).
+         * Import Plausible's CSV export (the zip of imported_*.csv files) or Sightline's own raw export (NDJSON, or gzip) into the website; answers 202 and reads it in the background
+         * @description The body is the zip as Plausible exports it, sent as application/zip (at most 100 MiB here; IMPORT_MAX_UPLOAD_MB). 400 when it is not a zip, holds no imported_*.csv file, or a file's header lacks a column the table needs; nothing is stored then. 409 when the same zip was already imported into the website and that import stands. Poll getImport for the progress and the report. Days on which the website has its own events are skipped (see the report). Sightline's own export (GET /api/v1/export/raw, sent as application/x-ndjson or application/gzip) brings its raw events, payments, funnels, notes, goal customizations, currency rates and visitor profiles as the website's own rows; 400 when its header is not a sightline-export of a version this server reads, or its last line is not the end line, or the counts differ (a cut file). Rows the website already holds are skipped (already_present). The export's settings (time zone, currency...) are taken by a website with no data yet.
          */
         post: operations["createImport"];
         delete?: never;
@@ -857,7 +857,10 @@ export interface paths {
         get: operations["getImport"];
         put?: never;
         post?: never;
-        /** Delete an import: its data leaves every read at once, and its rows are removed in the background */
+        /**
+         * Delete an import: its data leaves every read at once, and its rows are removed in the background
+         * @description An import of a Sightline export: its rows (events, payments, funnels, notes...) are deleted in the background and the website's derived data built again meanwhile (the reads answer from the raw events until then); with ClickHouse its events are deleted there with the rollups and sessions of their days.
+         */
         delete: operations["deleteImport"];
         options?: never;
         head?: never;
@@ -17184,13 +17187,13 @@ export interface operations {
                              */
                             websiteId: string;
                             /**
-                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly
+                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly; sightline-export: Sightline's own raw export (docs/export-format.md)
                              * @enum {unknown}
                              */
-                            source: "plausible-csv" | "umami";
+                            source: "plausible-csv" | "umami" | "sightline-export";
                             label: string;
                             /**
-                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
+                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read, except a sightline-export's, which stay until the import is deleted)
                              * @enum {unknown}
                              */
                             status: "queued" | "running" | "done" | "failed";
@@ -17202,11 +17205,13 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description an Umami import: the local days of Umami data to read (0 for a zip) */
+                                /** @description an Umami import: the local days of Umami data to read (0 otherwise) */
                                 daysTotal: number;
                                 /** @description an Umami import: the days read so far */
                                 daysDone: number;
-                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read */
+                                /** @description sightline-export: the record lines the file holds (the whole the progress is read against) */
+                                rowsTotal?: number;
+                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read; sightline-export: record lines read out of rowsTotal */
                                 percent: number;
                             };
                             report: {
@@ -17219,7 +17224,7 @@ export interface operations {
                                 }[];
                                 /** @description entries of the zip that are not one of the export tables: not read */
                                 ignoredFiles: string[];
-                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters) */
+                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters); for sightline-export: already_present (the website holds the row already), invalid_record, unknown_type, settings_kept (the website record of a website with data of its own) */
                                 skipped: {
                                     [key: string]: number;
                                 };
@@ -17236,6 +17241,13 @@ export interface operations {
                                     websiteName: string;
                                     /** @description Umami's page views and custom events read so far */
                                     eventsRead: number;
+                                };
+                                /** @description sightline-export: what the export says of itself, and whether the website took its settings (applied: it had no data; kept: its own stay; null: not read yet) */
+                                export?: {
+                                    websiteId: string | null;
+                                    domain: string | null;
+                                    exportedAt: string | null;
+                                    settings: ("applied" | "kept") | null;
                                 };
                             };
                             error: string | null;
@@ -17426,11 +17438,13 @@ export interface operations {
                 "application/zip": unknown;
                 "application/json": {
                     /**
-                     * @description the zip Plausible exports (imported_*.csv files), base64-encoded
+                     * @description the zip Plausible exports (imported_*.csv files), or Sightline's own raw export (NDJSON or its gzip), base64-encoded
                      * @example UEsDBBQAAAAIAFwYg11LC0C/RQAAAFAAAAAnAAAAaW1wb3J0ZWRfdmlzaXRvcnNfMjAyMDAxMDFfMjAyMDAxMDEuY3N2LclBCsAgDAXRvWf5hZgeqNgaSjZaTLTXr1DhwSwmJxcMNfXaDE+6Zai8hrP2con9a+XIvSXXWgIT00ZxQiQwYUfkicIHUEsBAhQAFAAAAAgAXBiDXUsLQL9FAAAAUAAAACcAAAAAAAAAAAAAAAAAAAAAAGltcG9ydGVkX3Zpc2l0b3JzXzIwMjAwMTAxXzIwMjAwMTAxLmNzdlBLBQYAAAAAAQABAFUAAACKAAAAAAA=
                      */
                     zipBase64: string;
                 };
+                "application/x-ndjson": unknown;
+                "application/gzip": unknown;
             };
         };
         responses: {
@@ -17455,13 +17469,13 @@ export interface operations {
                              */
                             websiteId: string;
                             /**
-                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly
+                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly; sightline-export: Sightline's own raw export (docs/export-format.md)
                              * @enum {unknown}
                              */
-                            source: "plausible-csv" | "umami";
+                            source: "plausible-csv" | "umami" | "sightline-export";
                             label: string;
                             /**
-                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
+                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read, except a sightline-export's, which stay until the import is deleted)
                              * @enum {unknown}
                              */
                             status: "queued" | "running" | "done" | "failed";
@@ -17473,11 +17487,13 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description an Umami import: the local days of Umami data to read (0 for a zip) */
+                                /** @description an Umami import: the local days of Umami data to read (0 otherwise) */
                                 daysTotal: number;
                                 /** @description an Umami import: the days read so far */
                                 daysDone: number;
-                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read */
+                                /** @description sightline-export: the record lines the file holds (the whole the progress is read against) */
+                                rowsTotal?: number;
+                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read; sightline-export: record lines read out of rowsTotal */
                                 percent: number;
                             };
                             report: {
@@ -17490,7 +17506,7 @@ export interface operations {
                                 }[];
                                 /** @description entries of the zip that are not one of the export tables: not read */
                                 ignoredFiles: string[];
-                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters) */
+                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters); for sightline-export: already_present (the website holds the row already), invalid_record, unknown_type, settings_kept (the website record of a website with data of its own) */
                                 skipped: {
                                     [key: string]: number;
                                 };
@@ -17507,6 +17523,13 @@ export interface operations {
                                     websiteName: string;
                                     /** @description Umami's page views and custom events read so far */
                                     eventsRead: number;
+                                };
+                                /** @description sightline-export: what the export says of itself, and whether the website took its settings (applied: it had no data; kept: its own stay; null: not read yet) */
+                                export?: {
+                                    websiteId: string | null;
+                                    domain: string | null;
+                                    exportedAt: string | null;
+                                    settings: ("applied" | "kept") | null;
                                 };
                             };
                             error: string | null;
@@ -17946,13 +17969,13 @@ export interface operations {
                              */
                             websiteId: string;
                             /**
-                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly
+                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly; sightline-export: Sightline's own raw export (docs/export-format.md)
                              * @enum {unknown}
                              */
-                            source: "plausible-csv" | "umami";
+                            source: "plausible-csv" | "umami" | "sightline-export";
                             label: string;
                             /**
-                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
+                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read, except a sightline-export's, which stay until the import is deleted)
                              * @enum {unknown}
                              */
                             status: "queued" | "running" | "done" | "failed";
@@ -17964,11 +17987,13 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description an Umami import: the local days of Umami data to read (0 for a zip) */
+                                /** @description an Umami import: the local days of Umami data to read (0 otherwise) */
                                 daysTotal: number;
                                 /** @description an Umami import: the days read so far */
                                 daysDone: number;
-                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read */
+                                /** @description sightline-export: the record lines the file holds (the whole the progress is read against) */
+                                rowsTotal?: number;
+                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read; sightline-export: record lines read out of rowsTotal */
                                 percent: number;
                             };
                             report: {
@@ -17981,7 +18006,7 @@ export interface operations {
                                 }[];
                                 /** @description entries of the zip that are not one of the export tables: not read */
                                 ignoredFiles: string[];
-                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters) */
+                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters); for sightline-export: already_present (the website holds the row already), invalid_record, unknown_type, settings_kept (the website record of a website with data of its own) */
                                 skipped: {
                                     [key: string]: number;
                                 };
@@ -17998,6 +18023,13 @@ export interface operations {
                                     websiteName: string;
                                     /** @description Umami's page views and custom events read so far */
                                     eventsRead: number;
+                                };
+                                /** @description sightline-export: what the export says of itself, and whether the website took its settings (applied: it had no data; kept: its own stay; null: not read yet) */
+                                export?: {
+                                    websiteId: string | null;
+                                    domain: string | null;
+                                    exportedAt: string | null;
+                                    settings: ("applied" | "kept") | null;
                                 };
                             };
                             error: string | null;
@@ -18229,13 +18261,13 @@ export interface operations {
                              */
                             websiteId: string;
                             /**
-                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly
+                             * @description plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly; sightline-export: Sightline's own raw export (docs/export-format.md)
                              * @enum {unknown}
                              */
-                            source: "plausible-csv" | "umami";
+                            source: "plausible-csv" | "umami" | "sightline-export";
                             label: string;
                             /**
-                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read)
+                             * @description queued, running, done (merged into the reads), failed (see error; its rows are never read, except a sightline-export's, which stay until the import is deleted)
                              * @enum {unknown}
                              */
                             status: "queued" | "running" | "done" | "failed";
@@ -18247,11 +18279,13 @@ export interface operations {
                                 rowsRead: number;
                                 rowsKept: number;
                                 rowsSkipped: number;
-                                /** @description an Umami import: the local days of Umami data to read (0 for a zip) */
+                                /** @description an Umami import: the local days of Umami data to read (0 otherwise) */
                                 daysTotal: number;
                                 /** @description an Umami import: the days read so far */
                                 daysDone: number;
-                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read */
+                                /** @description sightline-export: the record lines the file holds (the whole the progress is read against) */
+                                rowsTotal?: number;
+                                /** @description a zip: files done out of the files to read; Umami: days read out of the days to read; sightline-export: record lines read out of rowsTotal */
                                 percent: number;
                             };
                             report: {
@@ -18264,7 +18298,7 @@ export interface operations {
                                 }[];
                                 /** @description entries of the zip that are not one of the export tables: not read */
                                 ignoredFiles: string[];
-                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters) */
+                                /** @description rows skipped by reason: native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters); for sightline-export: already_present (the website holds the row already), invalid_record, unknown_type, settings_kept (the website record of a website with data of its own) */
                                 skipped: {
                                     [key: string]: number;
                                 };
@@ -18281,6 +18315,13 @@ export interface operations {
                                     websiteName: string;
                                     /** @description Umami's page views and custom events read so far */
                                     eventsRead: number;
+                                };
+                                /** @description sightline-export: what the export says of itself, and whether the website took its settings (applied: it had no data; kept: its own stay; null: not read yet) */
+                                export?: {
+                                    websiteId: string | null;
+                                    domain: string | null;
+                                    exportedAt: string | null;
+                                    settings: ("applied" | "kept") | null;
                                 };
                             };
                             error: string | null;

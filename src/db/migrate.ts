@@ -34,6 +34,7 @@ import { segments } from './migrations/0031-segments.ts';
 import { imports } from './migrations/0032-imports.ts';
 import { breakdownProfileDays } from './migrations/0033-breakdown-profile-days.ts';
 import { umamiImports } from './migrations/0034-umami-imports.ts';
+import { importRawRows } from './migrations/0035-import-raw-rows.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -71,6 +72,7 @@ function provider(db: Db): MigrationProvider {
     '0032-imports': imports(db.engine),
     '0033-breakdown-profile-days': breakdownProfileDays(db.engine),
     '0034-umami-imports': umamiImports(),
+    '0035-import-raw-rows': importRawRows(),
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,6 +1,6 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, CurrencyRatesTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationWebhookEventsTable, IntegrationsTable, InvitationsTable, SegmentsTable, SharedLinksTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
 import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfileDaysTable, BreakdownProfileLastDaysTable, BreakdownProfileRevenueTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable, DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, RollupBacklogTable, RollupRelocationsTable, DerivedBuildsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
-import type { ImportedBrowsersTable, ImportedCustomEventsTable, ImportedDevicesTable, ImportedEntryPagesTable, ImportedExitPagesTable, ImportedLocationsTable, ImportedOperatingSystemsTable, ImportedPagesTable, ImportedSourcesTable, ImportedVisitorsTable, ImportsTable, ImportUploadsTable, ImportConnectionsTable } from './schema/import-tables.ts';
+import type { ImportedBrowsersTable, ImportedCustomEventsTable, ImportedDevicesTable, ImportedEntryPagesTable, ImportedExitPagesTable, ImportedLocationsTable, ImportedOperatingSystemsTable, ImportedPagesTable, ImportedSourcesTable, ImportedVisitorsTable, ImportsTable, ImportUploadsTable, ImportConnectionsTable, ImportRawRowsTable } from './schema/import-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, MailReportDeliveriesTable, MailReportSubscriptionsTable, MailSpikeChecksTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
 // The database as Kysely sees it: one entry per table, the same on both engines. The table types
@@ -31,6 +31,7 @@ export interface Database {
   imports: ImportsTable;
   import_uploads: ImportUploadsTable;
   import_connections: ImportConnectionsTable;
+  import_raw_rows: ImportRawRowsTable;
   imported_visitors: ImportedVisitorsTable;
   imported_sources: ImportedSourcesTable;
   imported_pages: ImportedPagesTable;

@@ -104,7 +104,7 @@ export const OPERATIONS: Record<OperationKey, OperationEntry> = {
     tool: 'import_create',
     permission: 'settings:write',
     kind: 'write',
-    note: "Send the zip Plausible exports as zipBase64; the import runs in the background: poll import_get for its progress and report.",
+    note: "Send the zip Plausible exports, or Sightline's own raw export (NDJSON or its gzip), as zipBase64; the import runs in the background: poll import_get for its progress and report.",
   },
   [`POST ${W}/imports/umami/websites`]: {
     tool: 'import_umami_websites',

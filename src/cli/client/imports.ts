@@ -6,11 +6,12 @@ import { type JsonOption, done, emit, printJson, printTable, say, withJson } fro
 import { type ConfirmOptions, confirm } from './prompt.ts';
 import { type WebsiteOption, withWebsite } from './websites.ts';
 
-// Imports: `sightline import <website> <file.zip>` uploads Plausible's CSV export, `sightline
-// import umami -w <website> --database-url ... --umami-website <id>` reads an Umami database
-// (without --umami-website it lists the database's websites); both follow the import's background
-// job with a progress bar (on stderr) until it is done or failed, then print the report.
-// `sightline imports list|get|delete` look at them and delete one.
+// Imports: `sightline import <website> <file>` (or `sightline import <file> -w <website>`) uploads
+// Plausible's CSV export (zip) or Sightline's own export (NDJSON or gzip); `sightline import umami
+// -w <website> --database-url ... --umami-website <id>` reads an Umami database (without
+// --umami-website it lists the database's websites); all follow the import's background job with a
+// progress bar (on stderr) until it is done or failed, then print the report. `sightline imports
+// list|get|delete` look at them and delete one.
 
 const POLL_MS = 1000;
 const BAR_WIDTH = 30;
@@ -23,32 +24,43 @@ interface ImportItem {
   firstDay: string | null;
   lastDay: string | null;
   error: string | null;
-  progress: { filesTotal: number; filesDone: number; daysTotal: number; daysDone: number; rowsRead: number; rowsKept: number; rowsSkipped: number; percent: number };
+  progress: { filesTotal: number; filesDone: number; daysTotal: number; daysDone: number; rowsRead: number; rowsKept: number; rowsSkipped: number; rowsTotal?: number; percent: number };
   report: {
     files: Array<{ name: string; rowsRead: number; rowsKept: number; rowsSkipped: number }>;
     ignoredFiles: string[];
     skipped: Record<string, number>;
     nativeDays: string[];
     source?: { database: string; websiteName: string; eventsRead: number };
+    export?: { domain: string | null; exportedAt: string | null; settings: 'applied' | 'kept' | null };
   };
 }
 
-/** One line of progress: a bar of the files (a zip) or days (Umami) done, and the rows read so far. */
+/** One line of progress: a bar of the files (a zip), days (Umami) or records (Sightline's export) done, and the rows read so far. */
 export function progressLine(item: ImportItem): string {
-  const { percent, filesDone, filesTotal, daysDone, daysTotal, rowsRead, rowsKept, rowsSkipped } = item.progress;
+  const { percent, filesDone, filesTotal, daysDone, daysTotal, rowsRead, rowsKept, rowsSkipped, rowsTotal } = item.progress;
   const filled = Math.round((percent / 100) * BAR_WIDTH);
+  const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(percent).padStart(3)}%`;
+  if (item.source === 'sightline-export') return `${bar}  ${rowsRead}/${rowsTotal ?? 0} records read (${rowsKept} kept, ${rowsSkipped} skipped)  ${item.status}`;
   const units = item.source === 'umami' ? `${daysDone}/${daysTotal} days` : `${filesDone}/${filesTotal} files`;
-  return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(percent).padStart(3)}%  ${units}, ${rowsRead} rows read (${rowsKept} kept, ${rowsSkipped} skipped)  ${item.status}`;
+  return `${bar}  ${units}, ${rowsRead} rows read (${rowsKept} kept, ${rowsSkipped} skipped)  ${item.status}`;
+}
+
+/** The upload's content type, from its bytes: a zip (Plausible's CSV export), a gzip or NDJSON (Sightline's own export). */
+export function uploadType(data: Buffer): string {
+  if (data[0] === 0x50 && data[1] === 0x4b) return 'application/zip';
+  if (data[0] === 0x1f && data[1] === 0x8b) return 'application/gzip';
+  return data.subarray(0, 64).toString('utf8').trimStart().startsWith('{') ? 'application/x-ndjson' : 'application/zip';
 }
 
 function printReport(item: ImportItem): void {
   say(`Import ${item.id} ${item.status}${item.firstDay ? `: ${item.firstDay} to ${item.lastDay}` : ''}.`);
   const source = item.report.source;
   if (source) say(`Read ${source.eventsRead} events of the Umami website ${source.websiteName} (${source.database}).`);
+  const sightline = item.source === 'sightline-export';
   printTable(
     item.report.files,
     [
-      { header: source ? 'table' : 'file', value: (f) => f.name },
+      { header: source ? 'table' : sightline ? 'record' : 'file', value: (f) => f.name },
       { header: 'read', value: (f) => f.rowsRead },
       { header: 'kept', value: (f) => f.rowsKept },
       { header: 'skipped', value: (f) => f.rowsSkipped },
@@ -58,6 +70,10 @@ function printReport(item: ImportItem): void {
   const reasons = Object.entries(item.report.skipped).filter(([, count]) => count > 0);
   if (reasons.length > 0) say(`Skipped rows: ${reasons.map(([reason, count]) => `${count} ${reason}`).join(', ')}.`);
   if (item.report.nativeDays.length > 0) say(`Days left to the website's own events: ${item.report.nativeDays.join(', ')}.`);
+  const from = item.report.export;
+  if (from?.settings) {
+    say(from.settings === 'applied' ? `The website took the export's settings (time zone, currency...).` : `The website kept its own settings: it had data before the import.`);
+  }
   if (item.report.ignoredFiles.length > 0) say(`Not read (not an export table): ${item.report.ignoredFiles.join(', ')}.`);
   if (item.error) say(`Error: ${item.error}`);
 }
@@ -90,15 +106,20 @@ export function registerImportCommands(program: Command): void {
   const importCommand = program.command('import');
   withJson(
     importCommand
-      .description("import Plausible's CSV export (the zip of imported_*.csv files) into a website, showing its progress")
-      .argument('<website>', 'the website: its id or its domain')
-      .argument('<file>', 'the zip Plausible exported')
+      .description("import Plausible's CSV export (the zip of imported_*.csv files) or Sightline's own export (.ndjson or .ndjson.gz) into a website, showing its progress")
+      .argument('<website-or-file>', 'the website (its id or its domain), then the file; or the file alone with -w')
+      .argument('[file]', "the zip Plausible exported, or the NDJSON (or its gzip) of `sightline export`")
+      .option('-w, --website <website>', 'the website: its id or its domain (then the file is the only argument)')
       .option('--label <label>', 'a name for the import')
       .option('--no-wait', 'answer once the upload is stored, without following the import')
-      .addHelpText('after', '\nExample:\n  $ sightline import example.com plausible-export.zip'),
+      .addHelpText('after', '\nExamples:\n  $ sightline import example.com plausible-export.zip\n  $ sightline import sightline-example.com-2026-03-01.ndjson.gz -w example.com'),
     'the import once it has ended',
   ).action(
-    action(async (website: string, file: string, options: JsonOption & { label?: string; wait: boolean }) => {
+    action(async (first: string, second: string | undefined, options: JsonOption & { label?: string; wait: boolean; website?: string }) => {
+      if (options.website !== undefined && second !== undefined) throw new CliError('give the website either as -w or as the first argument, not both', 2);
+      if (options.website === undefined && second === undefined) throw new CliError('which website? give it first, or with -w <website>', 2);
+      const website = options.website ?? first;
+      const file = options.website === undefined ? second! : first;
       let zip: Buffer;
       try {
         zip = await readFile(file);
@@ -112,7 +133,7 @@ export function registerImportCommands(program: Command): void {
           params: { path: { websiteId }, query: options.label ? { label: options.label } : {} },
           body: zip as never,
           bodySerializer: (body: unknown) => body as Buffer,
-          headers: { 'content-type': 'application/zip' },
+          headers: { 'content-type': uploadType(zip) },
         }),
         connection.settings.baseUrl,
       );

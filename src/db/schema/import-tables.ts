@@ -51,6 +51,15 @@ export interface ImportUploadsTable {
   data: Buffer;
 }
 
+/** A row an import of Sightline's own export stored (0035): deleting the import deletes these rows. */
+export interface ImportRawRowsTable {
+  import_id: string;
+  /** event, payment, funnel, note, visitorProfile, goalCustomization, currencyRate */
+  kind: string;
+  /** The row's id; for rows keyed otherwise, their key (visitor id, goal name, currency). */
+  row_id: string;
+}
+
 interface ImportedBase {
   website_id: string;
   import_id: string;

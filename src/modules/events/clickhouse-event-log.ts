@@ -7,6 +7,7 @@ import { notFound } from '../../errors.ts';
 import { type GoalCompletions, recountGoalStats } from '../goals/goal-stats.ts';
 import { isoOf, num, rangeCondition } from '../stats/clickhouse/scope-ch.ts';
 import { SPANS, daysOf, rebuildEventRollups } from './clickhouse-event-rollups.ts';
+import { refillSessionDays } from './clickhouse-session-fill.ts';
 import { SESSION_SPANS, rebuildSessionRollups, sessionDaysOf } from './clickhouse-session-rollups.ts';
 import type { EventLog } from './event-log.ts';
 import { clickhouseEventPage } from './event-export.ts';
@@ -47,10 +48,55 @@ function clickhouseCompletions(ch: ClickHouse): GoalCompletions {
   };
 }
 
+/**
+ * Deletes these events of the website (an import's, src/modules/imports/sightline-import-delete.ts)
+ * with everything ClickHouse derives from them: the rollups of their days, the sessions of the
+ * days they may have been part of (grouped again from the events left) and their rollups, then
+ * the goal statistics on the relational side. Run again after a crash, it finds what is left.
+ */
+export async function deleteClickHouseEvents(ch: ClickHouse, db: Kysely<Database>, relay: RelayAccess, websiteId: string, ids: string[]): Promise<void> {
+  await relay.settle();
+  const condition = sql`website_id = ${websiteId} and id in (${sql.join(ids)})`;
+  const rows = await relay.exclusive(async () => {
+    const found = await ch.rows<{ name: string | null; visitor_id: string; website_id: string; occurred_ms: string }>(
+      sql`select name, visitor_id, website_id, occurred_ms from events where ${condition}`,
+    );
+    if (found.length === 0) return found;
+    await deleteAndWait(ch, 'events', condition);
+    await rebuildEventRollups(ch, daysOf(found));
+    await refillSessionDays(ch, found);
+    // The relay's kept states of these sessions are gone from ClickHouse: the next events of a session read it again.
+    relay.forgetSessions?.();
+    await rebuildSessionRollups(ch, sessionDaysOf(found));
+    return found;
+  });
+  const goals = rows.filter((row) => row.name !== null && row.name !== '');
+  if (goals.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    if ((await deletes.lockWebsiteTimezone(trx, websiteId)) === undefined) return;
+    await recountGoalStats(trx, websiteId, [...new Set(goals.map((row) => row.name!))], [...new Set(goals.map((row) => row.visitor_id))], clickhouseCompletions(ch));
+  });
+}
+
+/**
+ * Which of these event ids the website already holds in ClickHouse, the events being between
+ * `fromMs` and `toMs` (an import's chunk, in time order: the range keeps the lookup on the
+ * table's sorting key). Events still waiting in the relay are not looked at.
+ */
+export async function clickHouseEventIds(ch: ClickHouse, websiteId: string, ids: string[], fromMs: number, toMs: number): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await ch.rows<{ id: string }>(sql`select id from events where website_id = ${websiteId}
+    and occurred_at >= toDateTime(${Math.floor(fromMs / 1000)}) and occurred_at <= toDateTime(${Math.ceil(toMs / 1000)})
+    and id in (${sql.join(ids)})`);
+  return new Set(rows.map((row) => row.id));
+}
+
 /** What the event log needs of the relay: to ship what waits, and to work while it ships nothing. */
 export interface RelayAccess {
   settle(): Promise<void>;
   exclusive<T>(work: () => Promise<T>): Promise<T>;
+  /** Drops the kept session states (after sessions were grouped again from the events). */
+  forgetSessions?(): void;
 }
 
 export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, relay: RelayAccess): EventLog {

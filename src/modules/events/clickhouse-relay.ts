@@ -112,6 +112,11 @@ export class ClickHouseRelay {
   }
 
   /** Runs `work` while no instance ships events to ClickHouse. */
+  /** Drops the session states kept in memory: after sessions were deleted and grouped again in ClickHouse (an import's deletion). */
+  forgetSessions(): void {
+    this.sessions.forget();
+  }
+
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     return this.inTurn(() => (isPostgres(this.db) ? this.withLock('wait', () => work()).then((result) => result as T) : work()));
   }

@@ -101,3 +101,22 @@ export async function refillTouchedDays(ch: ClickHouse, events: { website_id: un
     }
   }
 }
+
+/**
+ * After events were deleted (an import's, docs/decisions.md): the sessions of every day they may
+ * have been part of, grouped again from the events left. The caller lets nothing be shipped meanwhile.
+ */
+export async function refillSessionDays(ch: ClickHouse, events: { website_id: unknown; occurred_ms: unknown }[]): Promise<void> {
+  if (!(await sessionsTableReady(ch))) {
+    await refillTouchedDays(ch, events);
+    return;
+  }
+  for (const [websiteId, days] of sessionDaysOf(events)) {
+    for (const day of [...days].map((seconds) => seconds * 1000).sort((a, b) => a - b)) {
+      const condition = sql`website_id = ${websiteId} and started_at >= toDateTime(${day / 1000}) and started_at < toDateTime(${(day + DAY_MS) / 1000})`;
+      const [row] = await ch.rows<{ n: string }>(sql`select count() as n from sessions where ${condition}`);
+      if (Number(row?.n ?? 0) > 0) await deleteAndWait(ch, 'sessions', condition);
+      await fillSpan(ch, day, day + DAY_MS, [websiteId]);
+    }
+  }
+}

@@ -42,6 +42,18 @@ const queueForClickHouse = prepareListQuery(2, (db, rows: [websiteId: string, ro
 export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], effects: EventEffectsConfig): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const recorded = events.map((event) => ({ ...event, id: newId() }));
+  await storeEvents(trx, recorded, effects);
+  await fireAlertsForGoals(trx, recorded, effects);
+  return recorded;
+}
+
+/**
+ * Stores events that already have their ids, with what must commit with them (the backlog of
+ * their rollups, the goal statistics), but fires no alert: ingestion's path above, and an import
+ * of past events (src/modules/imports/sightline-import-rows.ts).
+ */
+export async function storeEvents(trx: Kysely<Database>, recorded: RecordedEvent[], effects: Pick<EventEffectsConfig, 'eventsInClickHouse'>): Promise<void> {
+  if (recorded.length === 0) return;
   if (effects.eventsInClickHouse) {
     // The raw events go to ClickHouse through the relay, which reads sessions and days from
     // them; only what the relational side serves itself (goal statistics, alerts) is kept here.
@@ -53,6 +65,4 @@ export async function recordEvents(trx: Kysely<Database>, events: NewEvent[], ef
     await eventsRecorded(trx, recorded);
   }
   await updateGoalStats(trx, recorded);
-  await fireAlertsForGoals(trx, recorded, effects);
-  return recorded;
 }

@@ -8,8 +8,10 @@ import { claimNextJob, finishJob, releaseJob, retryLater } from '../integrations
 import { LeasedJobWorker } from '../integrations/leased-job-worker.ts';
 import type { EventStore } from '../stats/event-store.ts';
 import type { Keyring } from '../../crypto/keyring.ts';
-import { ImportFileError, type RunEnd, failImport, runDeleteJob, runImportJob } from './import-job.ts';
-import { IMPORT_DELETE_JOB, IMPORT_JOB, UMAMI_SOURCE } from './imports.repository.ts';
+import { ImportFileError, type ImportRunContext, type RunEnd, failImport, runDeleteJob, runImportJob } from './import-job.ts';
+import { IMPORT_DELETE_JOB, IMPORT_JOB, SIGHTLINE_DELETE_JOB, SIGHTLINE_IMPORT_JOB, UMAMI_SOURCE } from './imports.repository.ts';
+import { runSightlineDeleteJob } from './sightline-import-delete.ts';
+import { type ImportEventHooks, NO_EVENT_HOOKS, runSightlineImportJob } from './sightline-import-job.ts';
 import { runUmamiImportJob } from './umami-job.ts';
 import { UmamiSourceError } from './umami-source.ts';
 
@@ -39,6 +41,8 @@ export interface ImportJobDeps {
   store: EventStore;
   log: FastifyBaseLogger;
   keyring: Keyring;
+  /** Where imported raw events go and the fold they feed (Sightline's own export). */
+  events?: ImportEventHooks;
 }
 
 export class ImportJobWorker extends LeasedJobWorker {
@@ -51,17 +55,24 @@ export class ImportJobWorker extends LeasedJobWorker {
 
   protected async runAll(): Promise<void> {
     while (!this.loop.isStopped) {
-      const job = await claimNextJob(this.deps.db, [IMPORT_JOB, IMPORT_DELETE_JOB], new Date().toISOString(), this.lease);
+      const job = await claimNextJob(this.deps.db, [IMPORT_JOB, IMPORT_DELETE_JOB, SIGHTLINE_IMPORT_JOB, SIGHTLINE_DELETE_JOB], new Date().toISOString(), this.lease);
       if (!job) return;
       await this.run(job);
     }
+  }
+
+  private runKind(job: JobRow, context: ImportRunContext): Promise<RunEnd> {
+    const sightline = { ...context, events: this.deps.events ?? NO_EVENT_HOOKS };
+    if (job.kind === SIGHTLINE_IMPORT_JOB) return runSightlineImportJob(sightline, job);
+    if (job.kind === SIGHTLINE_DELETE_JOB) return runSightlineDeleteJob(sightline, job);
+    return job.kind === IMPORT_DELETE_JOB ? runDeleteJob(context, job) : this.runImport(context, job);
   }
 
   private async run(job: JobRow): Promise<void> {
     const { db, log } = this.deps;
     const context = { db, store: this.deps.store, lease: this.lease, stopping: () => this.loop.isStopped, chunkRows: this.options.chunkRows };
     try {
-      const end = job.kind === IMPORT_DELETE_JOB ? await runDeleteJob(context, job) : await this.runImport(context, job);
+      const end = await this.runKind(job, context);
       if (end === 'stopped') await releaseJob(db, job, this.lease);
       else if (end === 'done') log.info({ jobId: job.id, kind: job.kind }, 'import job: done');
     } catch (error) {
@@ -83,7 +94,7 @@ export class ImportJobWorker extends LeasedJobWorker {
         return;
       }
       log.warn({ jobId: job.id, fault }, 'import job: failed');
-      if (job.kind === IMPORT_JOB) await failImport(db, job.id, source ?? 'the import could not be stored (database fault); delete it and import again');
+      if (job.kind === IMPORT_JOB || job.kind === SIGHTLINE_IMPORT_JOB) await failImport(db, job.id, source ?? 'the import could not be stored (database fault); delete it and import again');
       await finishJob(db, job.id, { status: 'failed', error: source ?? 'database fault' }, at, this.lease);
     }
   }

@@ -57,15 +57,27 @@ interface Progress {
   lastDay: string | null;
 }
 
-export async function runImportJob(ctx: ImportRunContext, job: JobRow): Promise<RunEnd> {
-  const { db } = ctx;
+/**
+ * The import a run of `job` reads and its stored upload, the import marked running; null when the
+ * import is gone or being deleted (the run has nothing to do). Every import job starts so.
+ */
+export async function startRun(db: Kysely<Database>, job: JobRow): Promise<{ imported: repo.ImportRow; upload: Buffer } | null> {
   const imported = await db.selectFrom('imports').selectAll().where('job_id', '=', job.id).executeTakeFirst();
-  if (!imported || imported.status === 'deleting') return 'lost';
+  if (!imported || imported.status === 'deleting') return null;
   const upload = await db.selectFrom('import_uploads').select('data').where('import_id', '=', imported.id).executeTakeFirst();
   if (!upload) throw new ImportFileError('the upload is gone');
   if (imported.status === 'queued') {
     await db.updateTable('imports').set({ status: 'running', updated_at: nowIso() }).where('id', '=', imported.id).where('status', '=', 'queued').execute();
   }
+  return { imported, upload: upload.data };
+}
+
+export async function runImportJob(ctx: ImportRunContext, job: JobRow): Promise<RunEnd> {
+  const { db } = ctx;
+  const started = await startRun(db, job);
+  if (!started) return 'lost';
+  const { imported } = started;
+  const upload = { data: started.upload };
 
   const cursor: Cursor = job.cursor ? (JSON.parse(job.cursor) as Cursor) : { file: 0, row: 0 };
   const progress: Progress = {

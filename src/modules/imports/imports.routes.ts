@@ -3,7 +3,9 @@ import { EmptyBody, Envelope, ErrorEnvelope, WebsiteParams, ok, withErrors } fro
 import { principalOf, websiteOf } from '../../http/request-context.ts';
 import { invalidField } from '../../errors.ts';
 import { DEFAULT_UMAMI_HOSTS } from '../../config.ts';
-import { CreateImportQuery, CreateUmamiImportBody, ImportDeleted, ImportParams, ImportView, JsonImportBody, UmamiConnectionBody, UmamiWebsiteView, ZipBody } from './imports.schemas.ts';
+import { CreateImportQuery, CreateUmamiImportBody, ImportDeleted, ImportParams, ImportView, JsonImportBody, SightlineExportBody, UmamiConnectionBody, UmamiWebsiteView, ZipBody } from './imports.schemas.ts';
+import { looksLikeSightlineExport } from './sightline-export.ts';
+import { createSightlineImport } from './sightline-import.service.ts';
 import * as service from './imports.service.ts';
 import { createUmamiImport, listSourceWebsites } from './umami-imports.service.ts';
 
@@ -15,6 +17,7 @@ const tags = ['Imports'];
 const read = { scope: 'website', permission: 'settings:read', action: 'read', apiKey: true } as const;
 const write = { scope: 'website', permission: 'settings:write', action: 'manage', apiKey: true } as const;
 const base = '/websites/:websiteId/imports';
+const SIGHTLINE_EXPORT_TYPES = ['application/x-ndjson', 'application/gzip', 'application/x-gzip'];
 
 /** The zip: the raw body, or the JSON body's zipBase64. */
 function uploadOf(body: unknown): Buffer {
@@ -24,14 +27,16 @@ function uploadOf(body: unknown): Buffer {
     if (zip.length > 0) return zip;
     throw invalidField('body.zipBase64', 'must be the zip, base64-encoded');
   }
-  throw invalidField('body', 'must be the zip file, sent as application/zip');
+  throw invalidField('body', "must be the zip file, sent as application/zip, or Sightline's export, sent as application/x-ndjson or application/gzip");
 }
 
 export const importsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const db = app.db.kysely;
   const bodyLimit = app.config.imports.maxUploadBytes;
-  app.addContentTypeParser(['application/zip', 'application/x-zip-compressed', 'application/octet-stream'], { parseAs: 'buffer', bodyLimit }, (_request, body, done) =>
-    done(null, body),
+  app.addContentTypeParser(
+    ['application/zip', 'application/x-zip-compressed', 'application/octet-stream', ...SIGHTLINE_EXPORT_TYPES],
+    { parseAs: 'buffer', bodyLimit },
+    (_request, body, done) => done(null, body),
   );
 
   app.post(base, {
@@ -39,20 +44,36 @@ export const importsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     bodyLimit,
     schema: {
       tags,
-      summary: "Import Plausible's CSV export (the zip of imported_*.csv files) into the website; answers 202 and reads it in the background",
+      summary:
+        "Import Plausible's CSV export (the zip of imported_*.csv files) or Sightline's own raw export (NDJSON, or gzip) into the website; answers 202 and reads it in the background",
       description:
         `The body is the zip as Plausible exports it, sent as application/zip (at most ${Math.round(bodyLimit / 1024 / 1024)} MiB here; ` +
         'IMPORT_MAX_UPLOAD_MB). 400 when it is not a zip, holds no imported_*.csv file, or a file\'s header lacks a column the table ' +
         'needs; nothing is stored then. 409 when the same zip was already imported into the website and that import stands. Poll ' +
-        'getImport for the progress and the report. Days on which the website has its own events are skipped (see the report).',
+        'getImport for the progress and the report. Days on which the website has its own events are skipped (see the report). ' +
+        "Sightline's own export (GET /api/v1/export/raw, sent as application/x-ndjson or application/gzip) brings its raw events, payments, " +
+        'funnels, notes, goal customizations, currency rates and visitor profiles as the website\'s own rows; 400 when its header is not ' +
+        'a sightline-export of a version this server reads, or its last line is not the end line, or the counts differ (a cut file). ' +
+        'Rows the website already holds are skipped (already_present). The export\'s settings (time zone, currency...) are taken by a website with no data yet.',
       params: WebsiteParams,
       querystring: CreateImportQuery,
-      body: { content: { 'application/zip': { schema: ZipBody }, 'application/json': { schema: JsonImportBody } } },
+      body: {
+        content: {
+          'application/zip': { schema: ZipBody },
+          'application/json': { schema: JsonImportBody },
+          'application/x-ndjson': { schema: SightlineExportBody },
+          'application/gzip': { schema: SightlineExportBody },
+        },
+      },
       response: { ...withErrors({ 202: Envelope(ImportView) }), 409: ErrorEnvelope },
     },
     handler: async (request, reply) => {
-      const zip = uploadOf(request.body);
-      const created = await service.createImport(db, websiteOf(request).websiteId, principalOf(request).accountId ?? null, zip, request.query.label);
+      const upload = uploadOf(request.body);
+      const args = [db, websiteOf(request).websiteId, principalOf(request).accountId ?? null, upload, request.query.label] as const;
+      // Sightline's own export (NDJSON or its gzip) by its bytes; a zip is Plausible's.
+      const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const sightline = SIGHTLINE_EXPORT_TYPES.includes(type) || looksLikeSightlineExport(upload);
+      const created = sightline ? await createSightlineImport(...args) : await service.createImport(...args);
       app.importJobs?.wake();
       reply.code(202);
       return ok([created]);
@@ -123,6 +144,9 @@ export const importsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags,
       summary: 'Delete an import: its data leaves every read at once, and its rows are removed in the background',
+      description:
+        "An import of a Sightline export: its rows (events, payments, funnels, notes...) are deleted in the background and the website's " +
+        'derived data built again meanwhile (the reads answer from the raw events until then); with ClickHouse its events are deleted there with the rollups and sessions of their days.',
       params: ImportParams,
       body: EmptyBody,
       response: withErrors({ 200: Envelope(ImportDeleted) }),

@@ -6,14 +6,18 @@ import { Id, Nullable, NullableTimestamp, Timestamp } from '../../http/schemas.t
 export const IMPORT_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
 
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: "a local day of the website's time zone" });
-const SKIP_REASONS = 'native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters)';
+const SKIP_REASONS =
+  'native_day (the website has its own events that day), invalid_date, invalid_number, too_long (a key over 2048 characters); ' +
+  'for sightline-export: already_present (the website holds the row already), invalid_record, unknown_type, settings_kept (the website record of a website with data of its own)';
 
 export const ImportView = Type.Object({
   id: Id,
   websiteId: Id,
-  source: Type.Enum(['plausible-csv', 'umami'], { description: "plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly" }),
+  source: Type.Enum(['plausible-csv', 'umami', 'sightline-export'], {
+    description: "plausible-csv: a zip of Plausible's CSV export; umami: an Umami database read directly; sightline-export: Sightline's own raw export (docs/export-format.md)",
+  }),
   label: Type.String(),
-  status: Type.Enum([...IMPORT_STATUSES], { description: 'queued, running, done (merged into the reads), failed (see error; its rows are never read)' }),
+  status: Type.Enum([...IMPORT_STATUSES], { description: 'queued, running, done (merged into the reads), failed (see error; its rows are never read, except a sightline-export\'s, which stay until the import is deleted)' }),
   firstDay: Nullable(Day),
   lastDay: Nullable(Day),
   progress: Type.Object({
@@ -22,9 +26,10 @@ export const ImportView = Type.Object({
     rowsRead: Type.Integer(),
     rowsKept: Type.Integer(),
     rowsSkipped: Type.Integer(),
-    daysTotal: Type.Integer({ description: 'an Umami import: the local days of Umami data to read (0 for a zip)' }),
+    daysTotal: Type.Integer({ description: 'an Umami import: the local days of Umami data to read (0 otherwise)' }),
     daysDone: Type.Integer({ description: 'an Umami import: the days read so far' }),
-    percent: Type.Integer({ minimum: 0, maximum: 100, description: 'a zip: files done out of the files to read; Umami: days read out of the days to read' }),
+    rowsTotal: Type.Optional(Type.Integer({ description: "sightline-export: the record lines the file holds (the whole the progress is read against)" })),
+    percent: Type.Integer({ minimum: 0, maximum: 100, description: 'a zip: files done out of the files to read; Umami: days read out of the days to read; sightline-export: record lines read out of rowsTotal' }),
   }),
   report: Type.Object({
     files: Type.Array(
@@ -43,6 +48,20 @@ export const ImportView = Type.Object({
           eventsRead: Type.Integer({ description: "Umami's page views and custom events read so far" }),
         },
         { description: 'an Umami import: what was read, from where' },
+      ),
+    ),
+    export: Type.Optional(
+      Type.Object(
+        {
+          websiteId: Nullable(Type.String()),
+          domain: Nullable(Type.String()),
+          exportedAt: Nullable(Type.String()),
+          settings: Nullable(Type.Enum(['applied', 'kept'])),
+        },
+        {
+          description:
+            "sightline-export: what the export says of itself, and whether the website took its settings (applied: it had no data; kept: its own stay; null: not read yet)",
+        },
       ),
     ),
   }),
@@ -68,13 +87,17 @@ export const ZipBody = Type.Unknown({
   description: "Plausible's CSV export: the zip of imported_*.csv files, sent as the raw application/zip body",
 });
 
+export const SightlineExportBody = Type.Unknown({
+  description: "Sightline's own raw export (GET /api/v1/export/raw): the NDJSON file as application/x-ndjson, or its gzip as application/gzip",
+});
+
 /** The same upload as JSON, for clients that cannot send bytes (the MCP tool). */
 export const JsonImportBody = Type.Object(
   {
     zipBase64: Type.String({
       minLength: 1,
       pattern: '^[A-Za-z0-9+/\\r\\n]+={0,2}\\s*$',
-      description: "the zip Plausible exports (imported_*.csv files), base64-encoded",
+      description: "the zip Plausible exports (imported_*.csv files), or Sightline's own raw export (NDJSON or its gzip), base64-encoded",
       // One day of imported_visitors, so Swagger UI's try-out imports something real.
       examples: [
         'UEsDBBQAAAAIAFwYg11LC0C/RQAAAFAAAAAnAAAAaW1wb3J0ZWRfdmlzaXRvcnNfMjAyMDAxMDFfMjAyMDAxMDEuY3N2LclBCsAgDAXRvWf5hZgeqNgaSjZaTLTXr1DhwSwmJxcMNfXaDE+6Zai8hrP2con9a+XIvSXXWgIT00ZxQiQwYUfkicIHUEsBAhQAFAAAAAgAXBiDXUsLQL9FAAAAUAAAACcAAAAAAAAAAAAAAAAAAAAAAGltcG9ydGVkX3Zpc2l0b3JzXzIwMjAwMTAxXzIwMjAwMTAxLmNzdlBLBQYAAAAAAQABAFUAAACKAAAAAAA=',

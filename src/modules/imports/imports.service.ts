@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { newJob } from '../integrations/job-queue.ts';
 import { inspectArchive } from './import-archive.ts';
 import { emptyReport } from './import-report.ts';
 import { presentImport } from './imports.presenter.ts';
@@ -28,34 +29,8 @@ export async function createImport(
   await db.transaction().execute(async (trx) => {
     const earlier = await repo.findStandingByDigest(trx, websiteId, digest);
     if (earlier) throw conflict(`This zip was already imported into the website (import ${earlier.id}); delete that import to import it again`);
-    await trx
-      .insertInto('imports')
-      .values({
-        id,
-        website_id: websiteId,
-        source: repo.IMPORT_PROVIDER,
-        label: label?.trim() ?? '',
-        content_digest: digest,
-        upload_bytes: data.length,
-        status: 'queued',
-        job_id: job.id,
-        first_day: null,
-        last_day: null,
-        files_total: listing.files.length,
-        files_done: 0,
-        rows_read: 0,
-        rows_kept: 0,
-        rows_skipped: 0,
-        report: JSON.stringify(emptyReport(listing.files, listing.ignored)),
-        error: null,
-        created_by: accountId,
-        created_at: at,
-        updated_at: at,
-        finished_at: null,
-      })
-      .execute();
-    await trx.insertInto('import_uploads').values({ import_id: id, website_id: websiteId, data }).execute();
-    await trx.insertInto('integration_jobs').values(job).execute();
+    const report = emptyReport(listing.files, listing.ignored);
+    await repo.insertQueuedImport(trx, { id, websiteId, source: repo.IMPORT_PROVIDER, label, digest, data, filesTotal: listing.files.length, report, accountId, at, job });
   });
   return presentImport((await repo.findImport(db, websiteId, id))!);
 }
@@ -80,7 +55,10 @@ export async function deleteImport(db: Kysely<Database>, websiteId: string, impo
     const row = await repo.findImport(trx, websiteId, importId);
     if (!row) throw notFound('Import not found');
     await repo.cancelJob(trx, row.job_id, at);
-    const job = { ...repo.newImportJob(websiteId, repo.IMPORT_DELETE_JOB, at), cursor: importId };
+    const job =
+      row.source === repo.SIGHTLINE_SOURCE
+        ? { ...newJob(websiteId, repo.SIGHTLINE_SOURCE, repo.SIGHTLINE_DELETE_JOB, at), cursor: importId }
+        : { ...repo.newImportJob(websiteId, repo.IMPORT_DELETE_JOB, at), cursor: importId };
     await trx.updateTable('imports').set({ status: 'deleting', job_id: job.id, updated_at: at }).where('id', '=', importId).execute();
     await trx.deleteFrom('import_connections').where('import_id', '=', importId).execute();
     await trx.insertInto('integration_jobs').values(job).execute();

@@ -1,6 +1,8 @@
 // Imports of another tool's history (issue 37 item 1): upload Plausible's CSV export (the zip of
-// imported_*.csv files) or read an Umami database (UmamiImportForm.tsx), follow its background job (the list is read again every 1.5 s while an
-// import is queued or running), read its report (files and rows read, kept and skipped, the days
+// imported_*.csv files), read an Umami database (UmamiImportForm.tsx) or upload Sightline's own
+// export (NDJSON or its gzip, from another server), follow its background job (the list is read
+// again every 1.5 s while an import is queued or running), read its report (files and rows read,
+// kept and skipped, the days
 // left to the website's own events), and delete an import, confirmed. A viewer sees the list only.
 import type { JSX } from 'preact';
 import { useEffect, useId, useState } from 'preact/hooks';
@@ -16,7 +18,22 @@ const SKIP_REASONS: Record<string, string> = {
   invalid_date: 'with a bad date',
   invalid_number: 'with a bad number',
   too_long: 'with a value too long',
+  already_present: 'already in this website',
+  invalid_record: 'that could not be read',
+  unknown_type: 'of a kind this version does not know',
+  settings_kept: '(the website settings: this website had data of its own and keeps its settings)',
 };
+
+/** Sightline's own export: the NDJSON, or its gzip. */
+const sightlineType = (file: File) => (/\.gz$/i.test(file.name) ? 'application/gzip' : 'application/x-ndjson');
+const isSightline = (item: Import) => item.source === 'sightline-export';
+
+function progressText(item: Import): string {
+  if (item.status === 'done') return 'Done';
+  if (item.status === 'failed') return 'Failed';
+  if (isSightline(item)) return `${item.progress.percent}% (${formatNumber(item.progress.rowsRead)} of ${formatNumber(item.progress.rowsTotal ?? 0)} records)`;
+  return `${item.progress.percent}% (${units(item)})`;
+}
 
 const running = (item: Import) => item.status === 'queued' || item.status === 'running';
 const days = (item: Import) => (item.firstDay ? `${item.firstDay} to ${item.lastDay}` : '—');
@@ -50,6 +67,7 @@ function ImportReport({ item }: { item: Import }): JSX.Element {
         </p>
       ))}
       {item.report.nativeDays.length > 0 && <p>Days left to the website’s own events: {item.report.nativeDays.join(', ')}.</p>}
+      {item.report.export?.settings === 'applied' && <p>The website took the exported settings (time zone, currency…).</p>}
       {item.report.ignoredFiles.length > 0 && <p>Not read (not an export table): {item.report.ignoredFiles.join(', ')}.</p>}
     </details>
   );
@@ -63,6 +81,9 @@ export function ImportsSection({ website, editable }: SectionProps): JSX.Element
   const [picker, setPicker] = useState(0);
   const { busy, error, notice, setNotice, onSubmit } = useSubmit();
   const fileId = useId();
+  const own = useSubmit();
+  const [ownFile, setOwnFile] = useState<File | null>(null);
+  const ownFileId = useId();
 
   // While an import runs, its progress is read again until it ends.
   const anyRunning = state.data?.some(running) ?? false;
@@ -80,6 +101,15 @@ export function ImportsSection({ website, editable }: SectionProps): JSX.Element
     setPicker((count) => count + 1);
     state.reload();
     return `${file.name} is uploaded: the import runs in the background (import ${created.id}).`;
+  });
+
+  const uploadOwn = own.onSubmit(async () => {
+    if (!ownFile) throw new Error('Choose the file Sightline exported (.ndjson or .ndjson.gz).');
+    const created = await api.upload<Import>(base, ownFile, sightlineType(ownFile));
+    setOwnFile(null);
+    setPicker((count) => count + 1);
+    state.reload();
+    return `${ownFile.name} is uploaded: the import runs in the background (import ${created.id}).`;
   });
 
   const removal = useConfirm((item: Import) => ({
@@ -114,9 +144,7 @@ export function ImportsSection({ website, editable }: SectionProps): JSX.Element
                   </td>
                   <td>
                     <progress max={100} value={item.progress.percent} aria-label={`Progress of ${item.label}`} />{' '}
-                    <span class="import-status">
-                      {item.status === 'done' ? 'Done' : item.status === 'failed' ? 'Failed' : `${item.progress.percent}% (${units(item)})`}
-                    </span>
+                    <span class="import-status">{progressText(item)}</span>
                     {item.error && <p class="error small">{item.error}</p>}
                   </td>
                   <td>{days(item)}</td>
@@ -166,6 +194,31 @@ export function ImportsSection({ website, editable }: SectionProps): JSX.Element
               state.reload();
             }}
           />
+          <h3 class="subheading">Import a Sightline export</h3>
+          <p class="small">
+            Moving from another Sightline server (or to another database): download the website’s raw export there (<code>sightline export</code> or
+            the API’s raw export) and upload it here. Its events, payments, funnels, notes and profiles become this website’s own; a website with no
+            data yet also takes its time zone and currency.
+          </p>
+          <form onSubmit={uploadOwn} class="inline-form import-form" aria-label="Import a Sightline export">
+            <div class="field">
+              <label for={ownFileId}>Sightline export (.ndjson or .ndjson.gz)</label>
+              <input
+                key={picker}
+                id={ownFileId}
+                type="file"
+                accept=".ndjson,.gz,application/x-ndjson,application/gzip"
+                required
+                onChange={(event) => {
+                  own.setNotice(null);
+                  setOwnFile(event.currentTarget.files?.[0] ?? null);
+                }}
+              />
+            </div>
+            <SubmitButton busy={own.busy} busyLabel="Uploading…" label="Upload export" />
+          </form>
+          <ErrorMessage error={own.error} />
+          <Notice>{own.notice}</Notice>
         </>
       ) : (
         <p class="small">An owner or a member of this website can import and delete imports.</p>
