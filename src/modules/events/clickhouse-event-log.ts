@@ -62,7 +62,7 @@ export async function deleteClickHouseEvents(ch: ClickHouse, db: Kysely<Database
       sql`select name, visitor_id, website_id, occurred_ms from events where ${condition}`,
     );
     if (found.length === 0) return found;
-    await deleteAndWait(ch, 'events', condition);
+    await deleteWithCopy(ch, 'events', condition);
     await rebuildEventRollups(ch, daysOf(found));
     await refillSessionDays(ch, found);
     // The relay's kept states of these sessions are gone from ClickHouse: the next events of a session read it again.
