@@ -143,22 +143,22 @@ export function registerImportCommands(program: Command): void {
     }),
   );
 
-  // --json, --label and --no-wait are the `import` command's own options (commander gives them to
-  // the parent wherever they stand), read here with the subcommand's.
-  withWebsite(
-    importCommand
-      .command('umami')
-      .description('import a website of an Umami database (PostgreSQL), read directly; without --umami-website, list its websites (--json, --label, --no-wait as for import)')
-      .option('--database-url <url>', "the Umami database's PostgreSQL URL (default: $UMAMI_DATABASE_URL, which keeps the password out of the process list)")
-      .option('--umami-website <id>', 'the Umami website to import (its id, a UUID)')
-      .addHelpText(
-        'after',
-        '\nExamples:\n  $ UMAMI_DATABASE_URL=postgres://umami:secret@127.0.0.1:5432/umami sightline import umami -w example.com\n' +
-          '  $ UMAMI_DATABASE_URL=postgres://umami:secret@127.0.0.1:5432/umami sightline import umami -w example.com --umami-website 9d4c3e2a-1b2c-4d5e-8f90-123456789abc',
-      ),
-  ).action(
+  // -w, --json, --label and --no-wait are the `import` command's own options (commander gives them
+  // to the parent wherever they stand), read here with the subcommand's.
+  importCommand
+    .command('umami')
+    .description('import a website of an Umami database (PostgreSQL), read directly, into the website given with -w; without --umami-website, list its websites (--json, --label, --no-wait as for import)')
+    .option('--database-url <url>', "the Umami database's PostgreSQL URL (default: $UMAMI_DATABASE_URL, which keeps the password out of the process list)")
+    .option('--umami-website <id>', 'the Umami website to import (its id, a UUID)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ UMAMI_DATABASE_URL=postgres://umami:secret@127.0.0.1:5432/umami sightline import umami -w example.com\n' +
+        '  $ UMAMI_DATABASE_URL=postgres://umami:secret@127.0.0.1:5432/umami sightline import umami -w example.com --umami-website 9d4c3e2a-1b2c-4d5e-8f90-123456789abc',
+    )
+    .action(
     action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<WebsiteOption & JsonOption & { databaseUrl?: string; umamiWebsite?: string; label?: string; wait: boolean }>();
+      const options = command.optsWithGlobals<Partial<WebsiteOption> & JsonOption & { databaseUrl?: string; umamiWebsite?: string; label?: string; wait: boolean }>();
+      if (options.website === undefined) throw new CliError('which website? give it with -w <website>', 2);
       const databaseUrl = options.databaseUrl ?? process.env.UMAMI_DATABASE_URL;
       if (!databaseUrl) throw new CliError('give the Umami database: --database-url <url> or UMAMI_DATABASE_URL', 2);
       const connection = connect();
