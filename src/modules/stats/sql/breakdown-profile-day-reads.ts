@@ -49,6 +49,14 @@ export function matchingProfiles(engine: Engine, scope: StatsScope, days: Days):
       and ${profileFilters(engine, scope, sql.ref('m.profile'))}`;
 }
 
+/**
+ * `p.profile` among the matching profiles (`mp`, a CTE of matchingProfiles, or its select).
+ * PostgreSQL, which estimates one matching profile, planned `in` as a loop over the range's rows
+ * per profile (32 ms for the pages at 100,000 events); an array read once is one pass (16 ms).
+ */
+export const amongProfiles = (db: Kysely<Database>, matching: RawBuilder<unknown>) =>
+  isPostgres(db) ? sql`p.profile = any(array(${matching}))` : sql`p.profile in (${matching})`;
+
 /** The event breakdown whose rows by profile count every event once: one key per event, one per steady visitor. */
 export const EVERY_EVENT: Breakdown = 'countries';
 
@@ -65,7 +73,7 @@ export async function profileDayRows(db: Kysely<Database>, kind: Breakdown, scop
   const spec = BREAKDOWN_SPECS[kind];
   const names = keyNames(spec);
   const tieBreak = storedKeyOrder(engine, sql.ref('c.key'), names);
-  const profiled = sql`p.profile in (select profile from mp)`;
+  const profiled = amongProfiles(db, sql`select profile from mp`);
   const bySession = spec.from === 'sessions';
   const alias = bySession ? 's' : 'e';
   const key = keyJson(engine, kind, alias);

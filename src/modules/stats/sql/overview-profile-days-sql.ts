@@ -4,7 +4,7 @@ import type { Database } from '../../../db/schema.ts';
 import type { MoneyRules, OverviewCounts } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { daysReach } from './breakdown-rollup-reads.ts';
-import { EVERY_EVENT, matchingProfiles } from './breakdown-profile-day-reads.ts';
+import { EVERY_EVENT, amongProfiles, matchingProfiles } from './breakdown-profile-day-reads.ts';
 import { type Row, eventTraffic, paymentScope, sessionTotals } from './overview-sql.ts';
 import { num, scopeCondition } from './scope-sql.ts';
 import { paidMinor } from './money-sql.ts';
@@ -37,7 +37,7 @@ export async function profileDaysOverview(db: Kysely<Database>, scope: StatsScop
   if (!(await daysReach(db, EVERY_EVENT, scope.websiteId, days.last))) return undefined;
   const engine = engineOf(db);
   const websiteId = scope.websiteId;
-  const profiled = sql`p.profile in (${matchingProfiles(engine, scope, days)})`;
+  const profiled = amongProfiles(db, matchingProfiles(engine, scope, days));
   const varied = variedVisitors(websiteId);
   const unfiltered = paymentScope({ ...scope, filters: [] }, money);
   const [visitors, pageviews, converted, steadySessions, variedTraffic, variedSessions, steadyPaid, variedPaid] = await Promise.all([
