@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { PlausibleTable } from './plausible-csv.ts';
+import { PLAUSIBLE_TABLES, type PlausibleTable } from './plausible-csv.ts';
 import { IMPORTED_DIRECT, browserName, deviceName, regionCode, sourceName, systemName } from './umami-names.ts';
 
 // Umami's raw rows of some local days, aggregated in Umami's own PostgreSQL into the daily rows
@@ -170,18 +170,8 @@ function merged(rows: Record<string, string | number>[], metricNames: Set<string
   return [...byKey.values()];
 }
 
-export const AGGREGATE_TABLES: PlausibleTable[] = [
-  'imported_visitors',
-  'imported_sources',
-  'imported_pages',
-  'imported_entry_pages',
-  'imported_exit_pages',
-  'imported_custom_events',
-  'imported_locations',
-  'imported_devices',
-  'imported_browsers',
-  'imported_operating_systems',
-];
+/** Every table of Plausible's export: Umami's events fill each of them. */
+export const AGGREGATE_TABLES: readonly PlausibleTable[] = PLAUSIBLE_TABLES;
 
 /** The span's rows of every imported table, read in the caller's (read-only) transaction. */
 export async function aggregateSpan(client: pg.Client, span: UmamiSpan): Promise<{ rows: Aggregates; eventsRead: number; tooLong: number }> {

@@ -6,10 +6,10 @@ import type { Breakdown } from '../../analytics/breakdowns.ts';
 import { BREAKDOWN_SPECS } from '../../analytics/breakdown-specs.ts';
 import { keyJson } from '../../analytics/breakdown-keys.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
-import { type KeyedRow, keyNames, keyOf, storedKeyOrder } from './breakdown-keys-sql.ts';
-import { daysReach, keyedByName } from './breakdown-rollup-reads.ts';
+import { keyNames, keyOf, storedKeyOrder } from './breakdown-keys-sql.ts';
+import { daysReach, keyedByName, rankedDayRows } from './breakdown-rollup-reads.ts';
 import { paymentScope } from './overview-sql.ts';
-import { num, pageTotal } from './scope-sql.ts';
+import { num } from './scope-sql.ts';
 import { paidMinor } from './money-sql.ts';
 import { profileFilters, steadyAndPassing } from './steady-split-sql.ts';
 import type { Engine } from '../../../db/database.ts';
@@ -98,17 +98,7 @@ export async function profileDayRows(db: Kysely<Database>, kind: Breakdown, scop
         union all
         select r.key, r.pageviews, r.n from varied r where ${sql.lit(bySession ? 1 : 0)} = 1) y
       group by y.key)`;
-  const found = await sql<{ key: string; visitors: unknown; pageviews: unknown; n: unknown; total_rows: unknown }>`${keyed}
-    select c.key, v.visitors, c.pageviews, c.events as n, count(*) over () as total_rows
-    from c join v on v.key = c.key where c.events > 0
-    order by v.visitors desc, c.events desc, ${tieBreak}
-    limit ${page.limit} offset ${page.offset}`.execute(db);
-  const rows = found.rows.map(({ key, ...counts }): KeyedRow => ({ ...keyedByName(names, key), ...counts }));
-  const total = await pageTotal(rows, page, async () => {
-    const { rows: counted } = await sql<{ n: unknown }>`${keyed} select count(*) as n from c join v on v.key = c.key where c.events > 0`.execute(db);
-    return counted[0]?.n;
-  });
-  return { rows, total };
+  return rankedDayRows(db, keyed, names, tieBreak, page);
 }
 
 /**

@@ -94,6 +94,14 @@ export async function dayRolledUpRows(db: Kysely<Database>, kind: Breakdown, sco
     c as (
       select key, sum(pageviews) as pageviews, sum(events) as events from breakdown_days
       where website_id = ${scope.websiteId} and breakdown = ${kind} and day >= ${days.first} and day <= ${days.last} group by key)`;
+  return rankedDayRows(db, keyed, names, tieBreak, page);
+}
+
+/**
+ * The page of keys ranked as every breakdown is (visitors, then events, then the key), from `keyed`:
+ * a WITH naming `v` (key, visitors) and `c` (key, pageviews, events), the day rollups' sums.
+ */
+export async function rankedDayRows(db: Kysely<Database>, keyed: RawBuilder<unknown>, names: string[], tieBreak: RawBuilder<unknown>, page: PageRequest) {
   const found = await sql<{ key: string; visitors: unknown; pageviews: unknown; n: unknown; total_rows: unknown }>`${keyed}
     select c.key, v.visitors, c.pageviews, c.events as n, count(*) over () as total_rows
     from c join v on v.key = c.key where c.events > 0
