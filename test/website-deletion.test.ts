@@ -2,6 +2,7 @@ import { claimNextJob } from '../src/modules/integrations/job-queue.ts';
 import { runImportJob } from '../src/modules/imports/import-job.ts';
 import { IMPORT_JOB } from '../src/modules/imports/imports.repository.ts';
 import { createImport } from '../src/modules/imports/imports.service.ts';
+import { sealUmamiSource } from '../src/modules/imports/umami-connection.ts';
 import { plausibleExport, zipOf } from './helpers/plausible-export.ts';
 import { createHmac } from 'node:crypto';
 import { expect, it } from 'vitest';
@@ -78,6 +79,9 @@ async function populate(t: TestApp, owner: TestAccount, websiteId: string, membe
   // Left queued: its job is not due before the test ends, so the next website's claim skips it.
   const { job_id: queuedJob } = (await t.db.selectFrom('imports').select('job_id').where('id', '=', queued.id).executeTakeFirst())!;
   await t.db.updateTable('integration_jobs').set({ run_after: '2999-01-01T00:00:00.000Z' }).where('id', '=', queuedJob!).execute();
+  // The sealed connection an Umami import keeps until it ends (stood in by the queued import's id).
+  const source = { databaseUrl: 'postgres://umami:secret@127.0.0.1:5432/umami', umamiWebsiteId: '9d4c3e2a-1b2c-4d5e-8f90-123456789abc' };
+  await t.db.insertInto('import_connections').values(sealUmamiSource(t.app.keyring, queued.id, websiteId, source)).execute();
   return { key };
 }
 
