@@ -1,12 +1,14 @@
 import { BREAKDOWNS } from '../src/modules/analytics/breakdowns.ts';
 import { ONE_FILTER_EACH, READ_FILTERS, last30Days, percentile } from './website-api.ts';
 
-// Sampled reads against exact ones on ClickHouse (issue 36 item 3): the filtered overview and
-// breakdowns, over all time and the last 30 days, each read as the server answers it (sampled
-// when its range holds more than the threshold's events) and with exact=true; their p50 and p99,
-// the rate the answer names, and the sampled answer's error against the exact one: visitors,
-// pageviews and bounce rate for the overview, the largest relative error of visitors over the
-// top ten rows (that the exact answer has too) for a breakdown.
+// Sampled reads against exact ones on ClickHouse (issue 36 items 2 and 3): the filtered overview
+// and breakdowns, the funnel and the visitor list (filtered and not), over all time and the last
+// 30 days, each read as the server answers it (sampled when its range holds more than the
+// threshold's events) and with exact=true; their p50 and p99, the rate the answer names, and the
+// sampled answer's error against the exact one: visitors, pageviews and bounce rate for the
+// overview, the largest relative error of visitors over the top ten rows (that the exact answer
+// has too) for a breakdown, of the steps' visitors for the funnel, of `pagination.total` for the
+// visitor list. BENCH_CLICKHOUSE_READS=funnel-visitors reads only the funnel and the visitor list.
 
 export interface SampledRead {
   path: string;
@@ -23,7 +25,7 @@ const MAX_SAMPLES = 200;
 
 async function timed(url: string, headers: Record<string, string>, seconds: number) {
   const first = await fetch(url, { headers });
-  const body = (await first.json()) as { data: Record<string, unknown>[] };
+  const body = (await first.json()) as Answer;
   const rate = first.headers.get('x-sightline-sample-rate');
   const times: number[] = [];
   const end = performance.now() + seconds * 1000;
@@ -36,13 +38,25 @@ async function timed(url: string, headers: Record<string, string>, seconds: numb
   return { body, rate: rate === null ? null : Number(rate), p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), requests: times.length };
 }
 
+interface Answer {
+  data: Record<string, unknown>[];
+  pagination?: { total: number };
+}
+
 const relative = (sampled: number, exact: number) => (exact === 0 ? (sampled === 0 ? 0 : 1) : Math.abs(sampled - exact) / exact);
 
 /** A row's key: every field but the counts. */
 const rowKey = (row: Record<string, unknown>) =>
   JSON.stringify(Object.entries(row).filter(([name]) => !['visitors', 'pageviews', 'revenue', 'completions', 'clicks'].includes(name)));
 
-function errorOf(path: string, sampled: Record<string, unknown>[], exact: Record<string, unknown>[]): SampledRead['error'] {
+function errorOf(path: string, sampledAnswer: Answer, exactAnswer: Answer): SampledRead['error'] {
+  const [sampled, exact] = [sampledAnswer.data, exactAnswer.data];
+  if (path.includes('/visitors')) return { visitors: relative(Number(sampledAnswer.pagination?.total), Number(exactAnswer.pagination?.total)) };
+  if (path.includes('/funnels/')) {
+    type Steps = { steps: { visitors: number }[] };
+    const [s, e] = [(sampled[0] as unknown as Steps | undefined)?.steps ?? [], (exact[0] as unknown as Steps | undefined)?.steps ?? []];
+    return { visitors: Math.max(0, ...e.map((step, i) => relative(Number(s[i]?.visitors), step.visitors))), rowsCompared: e.length };
+  }
   if (path.includes('/overview')) {
     const [s, e] = [sampled[0] ?? {}, exact[0] ?? {}];
     return {
@@ -68,32 +82,43 @@ export async function benchSampling(options: {
   headers: Record<string, string>;
   websiteId: string;
   timezone: string;
+  funnelId: string;
   seconds: number;
+  /** Only the funnel and the visitor list (BENCH_CLICKHOUSE_READS=funnel-visitors). */
+  funnelAndVisitorsOnly?: boolean;
 }): Promise<SampledRead[]> {
   const site = `websiteId=${options.websiteId}`;
-  const paths = ['/api/v1/analytics/overview', ...BREAKDOWNS.map((kind) => `/api/v1/analytics/${kind}`)];
+  // The funnel and the visitor list scan raw events filtered or not: both are read unfiltered too.
+  const whole = [`/api/v1/analytics/funnels/${options.funnelId}`, '/api/v1/visitors'];
+  const paths = options.funnelAndVisitorsOnly ? whole : ['/api/v1/analytics/overview', ...BREAKDOWNS.map((kind) => `/api/v1/analytics/${kind}`), ...whole];
   const ranges = [{ name: 'all time', query: '' }, { name: 'last 30 days', query: `&${last30Days(options.timezone)}` }];
-  const filters = [READ_FILTERS, ONE_FILTER_EACH[4]!];
+  const filters = options.funnelAndVisitorsOnly ? [READ_FILTERS, ''] : [READ_FILTERS, ONE_FILTER_EACH[4]!, ''];
   const results: SampledRead[] = [];
   for (const range of ranges) {
     for (const filter of filters) {
       for (const path of paths) {
-        const url = `${options.base}${path}?${site}${range.query}&${filter}`;
+        if (filter === '' && !whole.includes(path)) continue;
+        const url = `${options.base}${path}?${site}${range.query}${filter ? `&${filter}` : ''}`;
         const sampled = await timed(url, options.headers, options.seconds);
-        const exact = await timed(`${url}&exact=true`, options.headers, options.seconds);
+        // An answer without a rate read every event: it is the exact one (a release before sampling, a small range).
+        const exact = sampled.rate === null ? sampled : await timed(`${url}&exact=true`, options.headers, options.seconds);
         const read: SampledRead = {
-          path: `${path} (${range.name}, ${filter})`,
+          path: `${path.replace(options.funnelId, ':id')} (${range.name}, ${filter || 'unfiltered'})`,
           rate: sampled.rate,
           sampled: { p50Ms: sampled.p50Ms, p99Ms: sampled.p99Ms, requests: sampled.requests },
           exact: { p50Ms: exact.p50Ms, p99Ms: exact.p99Ms, requests: exact.requests },
-          error: errorOf(path, sampled.body.data, exact.body.data),
+          error: errorOf(path, sampled.body, exact.body),
         };
         results.push(read);
         const e = read.error;
         console.error(
           `  ${read.path}: rate ${read.rate ?? 'exact'}, p50 ${sampled.p50Ms.toFixed(0)} ms sampled / ${exact.p50Ms.toFixed(0)} ms exact; ` +
             `visitors error ${(e.visitors * 100).toFixed(2)} %` +
-            (e.pageviews !== undefined ? `, pageviews ${(e.pageviews * 100).toFixed(2)} %, bounce rate ${e.bounceRatePoints!.toFixed(2)} pp` : ` (worst of top ${e.rowsCompared} rows)`),
+            (e.pageviews !== undefined
+              ? `, pageviews ${(e.pageviews * 100).toFixed(2)} %, bounce rate ${e.bounceRatePoints!.toFixed(2)} pp`
+              : e.rowsCompared === undefined
+                ? ' (the total)'
+                : ` (worst of top ${e.rowsCompared} rows)`),
         );
       }
     }

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { type ClickHouse, openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { eventRollupsBuilt } from '../src/modules/events/clickhouse-event-rollups.ts';
+import { sessionsTableReady } from '../src/modules/events/clickhouse-session-fill.ts';
 import { sessionsClosedUntil } from '../src/modules/events/clickhouse-session-rollups.ts';
 import { startChild } from './children.ts';
 import { type SampledRead, benchSampling } from './clickhouse-sampling.ts';
@@ -25,7 +26,7 @@ export interface ClickHouseBenchResult {
   rollupBytesOnDisk: number;
   /** Bytes the events take on disk, compressed. */
   bytesOnDisk: number;
-  /** Absent with BENCH_CLICKHOUSE_READS=sampling (only the sampled reads against exact ones). */
+  /** Absent with BENCH_CLICKHOUSE_READS=sampling or funnel-visitors (only the sampled reads against exact ones). */
   websiteApi?: WebsiteApiResult;
   /** The filtered reads sampled and exact, with the sampled answers' errors. */
   sampling: SampledRead[];
@@ -48,13 +49,14 @@ const EVENTS_PER_SESSION = 4;
  * the rollups' views are dropped: a million rows took 5-12 s on the 2-core machines so far).
  */
 const SEED_ROWS_PER_INSERT = 1_000_000;
+const PATHS = ['/', '/pricing', '/docs', '/blog', '/about', '/docs/install', '/changelog'];
 
 /**
  * Synthetic traffic of the same shape as bench/synthetic-events.ts: sessions of four events,
  * visitors returning across sessions, places, devices and sources per session, a goal on one
  * event in twenty. Every value is a function of the row number, so a run is reproducible.
  */
-function seedQuery(websiteId: string, domain: string, events: number, nowMs: number, rows: { offset: number; count: number }) {
+export function seedQuery(websiteId: string, domain: string, events: number, nowMs: number, rows: { offset: number; count: number }) {
   const spanMs = DAYS * 86_400_000;
   const session = sql`intDiv(number, ${EVENTS_PER_SESSION})`;
   const pick = (values: string[], hash: ReturnType<typeof sql>) => sql`arrayElement([${sql.join(values)}], (${hash} % ${values.length}) + 1)`;
@@ -69,7 +71,7 @@ function seedQuery(websiteId: string, domain: string, events: number, nowMs: num
       concat('v', toString(intHash32(${session} + 7) % 3000000)) as visitor_id,
       concat('s', toString(${session})) as session_id,
       ${domain} as hostname,
-      ${pick(['/', '/pricing', '/docs', '/blog', '/about', '/docs/install', '/changelog'], sql`intHash32(number)`)} as path,
+      ${pick(PATHS, sql`intHash32(number)`)} as path,
       NULL as referrer,
       ${pick(['US', 'US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA'], sessionHash)} as country,
       ${pick(['Chrome', 'Chrome', 'Safari', 'Firefox', 'Microsoft Edge'], sql`intHash32(${session} + 1)`)} as browser,
@@ -84,7 +86,12 @@ function seedQuery(websiteId: string, domain: string, events: number, nowMs: num
       ${pick(['Direct/None', 'Direct/None', 'Google', 'Google', 'Hacker News', 'Twitter', 'GitHub'], sql`intHash32(${session} + 4)`)} as referrer_source,
       NULL as utm_source, NULL as utm_medium,
       if(intHash32(${session} + 5) % 10 = 0, ${pick(['spring', 'launch', 'newsletter'], sql`intHash32(${session} + 6)`)}, NULL) as utm_campaign,
-      NULL as utm_term, NULL as utm_content, NULL as ref_param, NULL as source_param, NULL as via_param, NULL as link_url, NULL as description
+      NULL as utm_term, NULL as utm_content, NULL as ref_param, NULL as source_param, NULL as via_param, NULL as link_url, NULL as description,
+      -- The session's attributes, as the relay writes them: its first event (number session * 4, a pageview) gives entry and source.
+      ${domain} as s_entry_hostname,
+      ${pick(PATHS, sql`intHash32(${session} * ${EVENTS_PER_SESSION})`)} as s_entry_path,
+      referrer_host as s_referrer_host, referrer_source as s_referrer_source, NULL as s_utm_source, NULL as s_utm_medium,
+      utm_campaign as s_utm_campaign, NULL as s_utm_term, NULL as s_utm_content, NULL as s_ref_param, NULL as s_source_param, NULL as s_via_param
     from numbers(${sql.lit(rows.offset)}, ${sql.lit(rows.count)})`;
 }
 
@@ -133,7 +140,7 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
     console.error(`clickhouse: rollups built in ${rollupBuildSeconds.toFixed(1)} s; the website API's reads`);
     const served = `http://127.0.0.1:${sightline.port}`;
     const websiteApi =
-      process.env.BENCH_CLICKHOUSE_READS === 'sampling'
+      process.env.BENCH_CLICKHOUSE_READS === 'sampling' || process.env.BENCH_CLICKHOUSE_READS === 'funnel-visitors'
         ? undefined
         : await benchWebsiteApi({
             base: served,
@@ -146,7 +153,15 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
             warmupSeconds: options.warmupSeconds,
           });
     console.error(`clickhouse: filtered reads sampled (threshold ${process.env.BENCH_CLICKHOUSE_SAMPLE_THRESHOLD || 'the default'}) and exact`);
-    const sampling = await benchSampling({ base: served, headers, websiteId, timezone: TIMEZONE, seconds: options.seconds });
+    const sampling = await benchSampling({
+      base: served,
+      headers,
+      websiteId,
+      timezone: TIMEZONE,
+      funnelId,
+      seconds: options.seconds,
+      funnelAndVisitorsOnly: process.env.BENCH_CLICKHOUSE_READS === 'funnel-visitors',
+    });
     return {
       events: options.events,
       seedSeconds,
@@ -163,10 +178,11 @@ export async function benchClickHouse(database: BenchDatabase, options: ClickHou
   }
 }
 
-/** Waits for the records the server writes once the event rollups hold every stored event and the session rollups every closed hour. */
+/** Waits for the records the server writes once the event rollups hold every stored event, the session rollups every closed hour, and the sessions table every session. */
 async function untilRollupsBuilt(ch: ClickHouse, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const built = async () => (await eventRollupsBuilt(ch)) && (await sessionsClosedUntil(ch)) !== null;
+  // And the sessions table filled again (the seed dropped its record), so reads take sessions from it.
+  const built = async () => (await eventRollupsBuilt(ch)) && (await sessionsClosedUntil(ch)) !== null && (await sessionsTableReady(ch));
   // Until the server has created its tables, the records' table is missing: not built yet.
   while (!(await built().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`the server did not build the event rollups within ${timeoutMs / 1000} s`);

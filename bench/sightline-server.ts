@@ -17,7 +17,9 @@ if (!url) throw new Error('BENCH_DATABASE_URL is required');
 const pgSchema = process.env.BENCH_PG_SCHEMA || undefined;
 
 const NEVER = 1_000_000_000;
-const config = loadConfig({}, {
+// The analytics reads' settings (ANALYTICS_*) pass through, so a run can compare them.
+const analyticsSettings = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('ANALYTICS_')));
+const config = loadConfig(analyticsSettings, {
   host: '127.0.0.1',
   port: 0,
   databaseUrl: url,

@@ -99,7 +99,11 @@ function readPaths(websiteId: string, funnelId: string, timezone: string): ReadP
     { path: `${path}?${site}&${READ_FILTERS}`, filtered: true, lastDays: false },
   ]);
   const lastDays = ['/api/v1/analytics/overview', ...breakdowns].map((path) => ({ path: `${path}?${site}&${last30Days(timezone)}`, filtered: false, lastDays: true }));
-  return [...defaults, ...lastDays, ...dashboardPaths(site, breakdowns, timezone)];
+  // The hourly series of the last 24 hours (the default), unfiltered: in the website's zone from
+  // the hour rollups, in a zone half an hour off UTC from the same hours' raw events (issue 38).
+  const series = `/api/v1/analytics/timeseries?${site}&fields=visitors,sessions,pageviews,conversion_rate&interval=hour`;
+  const hourly = [series, `${series}&timezone=Asia/Kolkata`].map((path) => ({ path, filtered: false, lastDays: false }));
+  return [...hourly, ...defaults, ...lastDays, ...dashboardPaths(site, breakdowns, timezone)];
 }
 
 /** Sequential requests for `seconds`, and at least MIN_SAMPLES of them: reads may take seconds. */

@@ -3837,6 +3837,20 @@ export interface operations {
                             progress: number | null;
                             /** @description when the change of zone was saved or the build asked for; null when ready */
                             startedAt: string | null;
+                            /** @description stored funnels created or given other steps on a website with events, whose own tables are being built in the background, oldest first (after any build or move above): each funnel's report reads the raw events until its build ends, the website's other reads are unaffected; empty when none */
+                            funnelBuilds: {
+                                /** @description the stored funnel being built */
+                                funnelId: string;
+                                /** @description the website's visitors the build has passed (in the order of their ids; those with step events derived) */
+                                visitorsDone: number;
+                                visitorsTotal: number | null;
+                                progress: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO-8601 UTC with milliseconds
+                                 */
+                                startedAt: string;
+                            }[];
                         }[];
                     };
                 };
@@ -25536,6 +25550,8 @@ export interface operations {
                 endAt?: string;
                 /** @description an IANA time zone for days; default the website's */
                 timezone?: string;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -25651,6 +25667,11 @@ export interface operations {
                             visitors: number;
                             conversionRate: number;
                         }[];
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
+                        };
                     };
                 };
             };
@@ -25827,6 +25848,8 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip, default 0 */
                 offset?: number;
+                /** @description true: count every event, even where a large range would be answered from a sample (events on ClickHouse; see X-Sightline-Sample-Rate) */
+                exact?: boolean;
                 /** @description op:value1,value2 (values OR-ed; op is, is_not, contains or does_not_contain (a substring, case ignored, of the ISO code); is when left out) */
                 filter_country?: string;
                 /** @description alias of filter_country */
@@ -25960,10 +25983,15 @@ export interface operations {
                         pagination: {
                             limit: number;
                             offset: number;
-                            /** @description rows matching the query, before limit and offset */
+                            /** @description visitors in the list; an estimate when `sampling` is present (hasMore stays exact) */
                             total: number;
                             /** @description whether visitors lie past this page */
                             hasMore: boolean;
+                        };
+                        /** @description present only when the counts were read from a sample (events on ClickHouse, ranges above CLICKHOUSE_SAMPLE_THRESHOLD events); exact=true reads every event */
+                        sampling?: {
+                            /** @description the share of visitors read; counts are scaled up by 1/rate, so they are approximate */
+                            rate: number;
                         };
                     };
                 };

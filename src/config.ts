@@ -55,6 +55,18 @@ export interface Config {
   databaseQueryTimeoutMs: number;
   /** Analytics reads run at once; unset: one per SQLite read worker, or every core but one on PostgreSQL. */
   analyticsReadConcurrency: number | undefined;
+  /**
+   * How long an analytics read waits for the events accepted before it to reach the derived data
+   * (or ClickHouse) before it answers without them, marked `X-Sightline-Derived-Data: behind`;
+   * null: as long as it takes.
+   */
+  analyticsSettleWaitMs: number | null;
+  /**
+   * How old the events an analytics read must include are: every event accepted at least this
+   * long before the read; newer ones when the background deriver already has them (0: every
+   * event accepted before the read, so each read waits for a settle of its own under load).
+   */
+  analyticsReadLagMs: number;
   /** `open`: anyone may create an account on the dashboard; `invite` (default): setup, invitations and `sightline admin` only. */
   signup: 'open' | 'invite';
   signInLimit: SignInLimitConfig;
@@ -75,7 +87,7 @@ export interface Config {
   /**
    * Background rebuilds (a time-zone change's move of the day rollups): each transaction aims at
    * this long. Unset: 8 ms on SQLite (whose statements hold the event loop), 200 on PostgreSQL
-   * (where a chunk holds only the website's rollup row lock).
+   * (where a chunk holds only the website's derived-data lock).
    */
   rebuildChunkMs: number | undefined;
   /** And takes at most this many visitors. */
@@ -282,6 +294,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsToken: bearerToken(env, 'METRICS_TOKEN'),
     databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_SECONDS', 60, 1) * 1000,
     analyticsReadConcurrency: env.ANALYTICS_READ_CONCURRENCY ? integer(env, 'ANALYTICS_READ_CONCURRENCY', 1, 1) : undefined,
+    analyticsReadLagMs: integer(env, 'ANALYTICS_READ_LAG_MS', 1000, 0),
+    analyticsSettleWaitMs: env.ANALYTICS_SETTLE_WAIT_MS?.trim().toLowerCase() === 'unbounded' ? null : integer(env, 'ANALYTICS_SETTLE_WAIT_MS', 20, 0),
     signup: oneOf(env, 'SIGNUP', ['open', 'invite'] as const, 'invite'),
     signInLimit: {
       perAccount: integer(env, 'SIGN_IN_LIMIT_PER_ACCOUNT', 10, 1),

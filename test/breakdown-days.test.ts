@@ -8,7 +8,7 @@ import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-roll
 import { offsetPeriods } from '../src/modules/analytics/local-day-sql.ts';
 import { startOfLocalDay } from '../src/modules/analytics/zoned-time.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { insertPaymentOnce } from '../src/modules/events/server-events.repository.ts';
+import { storePayment } from './helpers/payments.ts';
 import type { RowsPage, BreakdownRow } from '../src/modules/stats/event-store.ts';
 import { BREAKDOWNS, type Breakdown } from '../src/modules/analytics/breakdowns.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
@@ -93,7 +93,7 @@ describeEachEngine('event breakdowns over whole days, from the day rollups', (en
       email: null, renewal: false, refunded: false, occurred_at: occurredAt, created_at: occurredAt,
     });
     for (const row of [payment('v21', '2026-03-29T23:00:00.000Z', 1500), payment('v20', '2026-03-26T11:00:00.000Z', 700)]) {
-      await t.db.transaction().execute((trx) => insertPaymentOnce(trx, row));
+      await storePayment(t.db, row);
     }
     return f;
   }

@@ -6,7 +6,7 @@ import { BREAKDOWNS } from '../src/modules/analytics/breakdowns.ts';
 import { rebuildBreakdownRollups } from '../src/modules/analytics/breakdown-rollups.ts';
 import { startOfLocalDay } from '../src/modules/analytics/zoned-time.ts';
 import type { NewEvent } from '../src/modules/events/event.types.ts';
-import { insertPaymentOnce } from '../src/modules/events/server-events.repository.ts';
+import { storePayment } from './helpers/payments.ts';
 import type { Filter } from '../src/modules/stats/stats.filters.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
 import type { StatsScope } from '../src/modules/stats/stats.params.ts';
@@ -118,7 +118,7 @@ describeEachEngine('filtered reads over whole days, from the day rollups by prof
       email: null, renewal: false, refunded: false, occurred_at: occurredAt, created_at: occurredAt,
     });
     for (const row of [payment('v21', '2026-03-29T23:00:00.000Z', 1500), payment('v25', '2026-03-31T11:12:00.000Z', 700), payment('v24', '2026-03-26T11:00:00.000Z', 300)]) {
-      await t.db.transaction().execute((trx) => insertPaymentOnce(trx, row));
+      await storePayment(t.db, row);
     }
     return f;
   }

@@ -7,12 +7,15 @@ import { afterAll, expect, it } from 'vitest';
 import { type ClickHouse, openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { deleteAndWait } from '../src/db/clickhouse/mutations.ts';
+import { SESSION_ATTRIBUTES, attributeColumn } from '../src/db/clickhouse/session-attributes.ts';
+import { attributesOf, collapsingPair, foldSession, sessionRowOf } from '../src/modules/events/clickhouse-sessions.ts';
+import type { ClickHouseEventRow } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { createDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createAccountWithToken } from '../src/modules/account/account.service.ts';
 import { CLICKHOUSE_URL, describeWithClickHouse, testClickHouseDatabase } from './helpers/clickhouse.ts';
 import { rollupsHeld, rollupsRebuilt } from './helpers/event-rollups.ts';
-import { sessionsHeld, sessionsNotOnce, sessionsOfEvents } from './helpers/stored-sessions.ts';
+import { attributesNotAsSessions, sessionsHeld, sessionsNotOnce, sessionsOfEvents } from './helpers/stored-sessions.ts';
 import { type Site, Sightline, call } from './helpers/listening-sightline.ts';
 import { Processes, freePort, sleep, waitForHealthy } from './helpers/processes.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
@@ -52,10 +55,15 @@ function sendPageview(site: Site, path: string, sessionId?: string) {
 
 /** Every session once in the sessions table, as the events give it. */
 async function expectSessionsOnce(ch: ClickHouse, websiteId: string) {
-  expect(await sessionsNotOnce(ch, websiteId), 'sessions whose pairs do not add up to one live row').toEqual([]);
+  const notOnce = await sessionsNotOnce(ch, websiteId);
+  // On failure, the rows of those sessions (sign, version, batch) say which write was doubled or lost.
+  const rows = notOnce.length === 0 ? [] : await ch.rows(sql`select session_id, sign, events, batch, started_ms from sessions
+    where website_id = ${websiteId} and session_id in (${sql.join(notOnce.map((row) => String(row.session_id)))}) order by session_id, events, sign`);
+  expect(notOnce, `sessions whose pairs do not add up to one live row; their rows: ${JSON.stringify(rows)}`).toEqual([]);
   const held = await sessionsHeld(ch, websiteId);
   expect(held.length).toBeGreaterThan(0);
   expect(held).toEqual(await sessionsOfEvents(ch, websiteId));
+  expect(await attributesNotAsSessions(ch, websiteId), "events whose session attributes are not their session's").toEqual([]);
 }
 
 /** How many times each path is stored for the website. */
@@ -104,6 +112,43 @@ async function overviewOnceBack(site: Site) {
   }
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer;
+}
+
+/**
+ * Sightline behind a proxy, after a crash in the shipment of a session's second event: '/one'
+ * shipped, '/two' accepted while ClickHouse was cut off, then claimed under the batch `name` and
+ * the relay stopped. The test writes what the crash left in ClickHouse, then `expectFinished`.
+ */
+async function crashedSecondBatch(name: string) {
+  const behind = await startBehindProxy(name);
+  try {
+    const { proxy, sightline, ch } = behind;
+    const site = sightline.site;
+    expect((await sendPageview(site, '/one', name)).status).toBe(200);
+    expect((await overviewPageviews(site)).status).toBe(200);
+    await proxy.cut();
+    expect((await sendPageview(site, '/two', name)).status).toBe(200);
+    const relay = sightline.app.clickhouse!.relay;
+    await relay.stop();
+    const db = sightline.db.kysely;
+    await db.updateTable('event_relay').set({ batch: name }).execute();
+    const events = (await db.selectFrom('event_relay').select('row').orderBy('seq').execute()).map((r) => JSON.parse(r.row) as ClickHouseEventRow);
+    const [first] = await ch.rows<Record<string, unknown>>(sql`select * from sessions where website_id = ${site.website.id} and sign = 1`);
+    return { ...behind, site, relay, events, before: sessionRowOf(first!) };
+  } catch (error) {
+    await behind.stop();
+    throw error;
+  }
+}
+
+/** ClickHouse back and the relay started again: both events and their one session stored once. */
+async function expectFinished({ proxy, relay, site, ch }: Awaited<ReturnType<typeof crashedSecondBatch>>) {
+  await proxy.restore();
+  relay.start();
+  const answer = await overviewOnceBack(site);
+  expect(answer.body.data[0]).toMatchObject({ pageviews: 2, sessions: 1, bounce_rate: 0 });
+  expectEachOnce(await storedPaths(ch, site.website.id), ['/one', '/two']);
+  await expectSessionsOnce(ch, site.website.id);
 }
 
 describeWithClickHouse('the ClickHouse relay in one process', () => {
@@ -172,31 +217,84 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
   });
 
   it('finishes session rows that a crash cut in half: the cancel row stored, the new state not', async () => {
-    const { proxy, sightline, ch, stop } = await startBehindProxy('half-pair');
+    const crashed = await crashedSecondBatch('half-pair');
+    try {
+      const { ch, events, before } = crashed;
+      // Of its session pair only the cancel row (an INSERT spanning two months writes two parts,
+      // one of which can fail); its events with the attributes the first attempt gave them: the
+      // session's, which a later event does not change.
+      await ch.insert('events', events.map((event) => ({ ...event, ...attributesOf(before) })));
+      await ch.insert('sessions', [{ ...before, sign: -1, batch: 'half-pair' }]);
+      await expectFinished(crashed);
+    } finally {
+      await crashed.stop();
+    }
+  });
+
+  it('finishes a shipment whose session pair a merge collapsed with the row before it', async () => {
+    const crashed = await crashedSecondBatch('merged-pair');
+    try {
+      const { site, ch, events, before } = crashed;
+      // Its events and its whole session pair stored (the crash came before its rows were deleted).
+      const after = foldSession(before, events, 'merged-pair');
+      await ch.insert('events', events.map((event) => ({ ...event, ...attributesOf(after) })));
+      await ch.insert('sessions', collapsingPair(before, after));
+      // Then a merge: the pair's cancel row and the row it cancels collapse, so the state before
+      // the batch is nowhere to be read.
+      await ch.command(sql`optimize table sessions final`);
+      const left = await ch.rows<{ batch: string; sign: number }>(sql`select batch, sign from sessions where website_id = ${site.website.id}`);
+      expect(left.map((row) => [row.batch, Number(row.sign)])).toEqual([['merged-pair', 1]]);
+      await expectFinished(crashed);
+    } finally {
+      await crashed.stop();
+    }
+  });
+
+  it("gives a session's stored events the entry and source an earlier event moves, also when a crash came before that update", async () => {
+    const { proxy, sightline, ch, stop } = await startBehindProxy('moved');
     try {
       const site = sightline.site;
-      expect((await sendPageview(site, '/one', 'half-pair')).status).toBe(200);
+      for (const path of ['/second', '/third']) expect((await sendPageview(site, path, 'moved')).status).toBe(200);
+      expect((await sendPageview(site, '/other', 'moved-other')).status).toBe(200);
       expect((await overviewPageviews(site)).status).toBe(200);
-      await proxy.cut();
-      expect((await sendPageview(site, '/two', 'half-pair')).status).toBe(200);
-      // What a crash leaves: the batch claimed, its events stored, and of its session pair only
-      // the cancel row (an INSERT spanning two months writes two parts, one of which can fail).
+      const entryFilter = (path: string) =>
+        call(site.baseUrl, 'GET', `/api/v1/analytics/overview?websiteId=${site.website.id}&filter_entry_page=${encodeURIComponent(path)}`, { token: site.token });
+      expect((await entryFilter('/second')).body.data[0].pageviews).toBe(2);
+      await expectSessionsOnce(ch, site.website.id);
+
+      // Events of the session that happened earlier (an outage, or a past instant), each with a
+      // referrer of its own, arrive later: the first ships normally, the second's batch is cut by
+      // a crash after its events were stored (with the new attributes) and before anything else.
       const relay = sightline.app.clickhouse!.relay;
-      await relay.stop();
       const db = sightline.db.kysely;
-      await db.updateTable('event_relay').set({ batch: 'cut-pair' }).execute();
-      const rows = await db.selectFrom('event_relay').select('row').orderBy('seq').execute();
-      await ch.insert('events', rows.map((r) => JSON.parse(r.row) as object));
-      await ch.command(sql`insert into sessions select website_id, session_id, -1, events, 'cut-pair', started_at, started_ms, ended_ms,
-          visitor_id, pageviews, goals, entry_ms, entry_hostname, entry_path, exit_ms, exit_path, referrer_host, referrer_source,
-          utm_source, utm_medium, utm_campaign, utm_term, utm_content, ref_param, source_param, via_param
-        from sessions where website_id = ${site.website.id} and sign = 1`);
+      const [stored] = await ch.rows<Record<string, unknown>>(sql`select * from events where website_id = ${site.website.id} and path = '/second'`);
+      const earlier = (id: string, path: string, minutes: number, referrerHost: string) => ({
+        ...Object.fromEntries(Object.entries(stored!).filter(([name]) => !name.startsWith('s_'))),
+        id, path, occurred_ms: Number(stored!.occurred_ms) - minutes * 60_000, occurred_at: Math.floor((Number(stored!.occurred_ms) - minutes * 60_000) / 1000),
+        referrer_host: referrerHost, referrer_source: referrerHost,
+      });
+      const first = earlier('moved-first', '/first', 5, 'first.example');
+      await db.insertInto('event_relay').values({ website_id: site.website.id, batch: null, row: JSON.stringify(first) }).execute();
+      relay.wake();
+      expect((await entryFilter('/first')).body.data[0].pageviews).toBe(3);
+      expect((await entryFilter('/second')).body.data[0].pageviews).toBe(0);
+      await expectSessionsOnce(ch, site.website.id);
+
+      await proxy.cut();
+      const zeroth = earlier('moved-zeroth', '/zeroth', 10, 'zeroth.example');
+      await relay.stop();
+      await db.insertInto('event_relay').values({ website_id: site.website.id, batch: 'cut-moved', row: JSON.stringify(zeroth) }).execute();
+      await ch.insert('events', [{ ...zeroth, s_entry_hostname: stored!.hostname, s_entry_path: '/zeroth', s_referrer_host: 'zeroth.example', s_referrer_source: 'zeroth.example' }]);
       await proxy.restore();
       relay.start();
 
       const answer = await overviewOnceBack(site);
-      expect(answer.body.data[0]).toMatchObject({ pageviews: 2, sessions: 1, bounce_rate: 0 });
-      expectEachOnce(await storedPaths(ch, site.website.id), ['/one', '/two']);
+      expect(answer.body.data[0]).toMatchObject({ pageviews: 5, sessions: 2 });
+      expect((await entryFilter('/zeroth')).body.data[0].pageviews).toBe(4);
+      expect((await entryFilter('/first')).body.data[0].pageviews).toBe(0);
+      const referrers = await call(site.baseUrl, 'GET', `/api/v1/analytics/overview?websiteId=${site.website.id}&filter_referrer=zeroth.example`, { token: site.token });
+      expect(referrers.body.data[0].pageviews).toBe(4);
+      expectEachOnce(await storedPaths(ch, site.website.id), ['/zeroth', '/first', '/second', '/third', '/other']);
       await expectSessionsOnce(ch, site.website.id);
     } finally {
       await stop();
@@ -219,7 +317,11 @@ describeWithClickHouse('the ClickHouse relay in one process', () => {
       const db = sightline.db.kysely;
       await db.updateTable('event_relay').set({ batch: 'cut-short' }).execute();
       const rows = await db.selectFrom('event_relay').select('row').orderBy('seq').execute();
-      await ch.insert('events', rows.slice(0, 6).map((r) => JSON.parse(r.row) as object));
+      // Each the first event of its session: with its own entry and source, as the first attempt stored it.
+      await ch.insert('events', rows.slice(0, 6).map((r) => {
+        const event = JSON.parse(r.row) as Record<string, unknown>;
+        return { ...event, ...Object.fromEntries(SESSION_ATTRIBUTES.map((name) => [attributeColumn(name), name.startsWith('entry_') ? event[name.slice(6)] : event[name]])) };
+      }));
       // The crash came between the events' part and the views': their rollups are missing.
       await deleteAndWait(ch, 'event_hours', sql`website_id = ${site.website.id}`);
       await deleteAndWait(ch, 'event_days', sql`website_id = ${site.website.id}`);

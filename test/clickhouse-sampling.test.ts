@@ -7,12 +7,15 @@ import { rateFor } from '../src/modules/stats/clickhouse/sampling-ch.ts';
 import { useTestApp } from './helpers/app.ts';
 import { describeWithClickHouse } from './helpers/clickhouse.ts';
 import { createApiKey, createWebsite, ownerWithWebsite } from './helpers/factories.ts';
+import { attributesNotAsSessions } from './helpers/stored-sessions.ts';
 
 // Sampled reads on ClickHouse (src/modules/stats/clickhouse/sampling-ch.ts), with the threshold
 // lowered to 10,000 events: a website of 40,000 events in range is read at SAMPLE 0.25, its counts
 // scaled back up within 10 % of the exact ones (the rows are a function of their number, so the
 // sample is the same at every run), the filtered time series too; `exact=true`, unfiltered reads and a small
 // website are never sampled, and only a sampled answer carries X-Sightline-Sample-Rate and `sampling`.
+// The funnel (its revenue exact) and the visitor list's total (its page exact, hasMore from the
+// page) sample the same way, filtered or not.
 
 const THRESHOLD = 10_000;
 const LARGE = 40_000;
@@ -24,20 +27,28 @@ async function seed(ch: ClickHouse, websiteId: string, events: number, end: numb
   const span = 4 * DAY_MS;
   const session = sql`intDiv(number, 4)`;
   const ms = sql`(${end - span} + intDiv(number * ${span}, ${events}))`;
-  await ch.command(sql`insert into events (id, website_id, type, name, visitor_id, session_id, hostname, path, device, referrer_source, source, occurred_at, occurred_ms)
+  const pathOf = (n: ReturnType<typeof sql>) => sql`arrayElement(['/', '/pricing', '/docs', '/blog'], (intHash32(${n}) % 4) + 1)`;
+  const referrer = sql`arrayElement(['Direct/None', 'Google', 'Hacker News'], (intHash32(${session} + 4) % 3) + 1)`;
+  // With the session's attributes on each event, as the relay writes them: its first event (number
+  // session * 4, always a page view) gives the entry page, its source is the session's.
+  await ch.command(sql`insert into events (id, website_id, type, name, visitor_id, session_id, hostname, path, device, referrer_source, source, occurred_at, occurred_ms,
+      s_entry_hostname, s_entry_path, s_referrer_source)
     select concat(${websiteId}, '-', toString(number)), ${websiteId},
       if(number % 20 = 3, 'custom', 'pageview'), if(number % 20 = 3, 'signup', NULL),
       concat('v', toString(intHash32(${session} + 7) % 6000)), concat(${websiteId}, '-s', toString(${session})),
-      'sample.example.com', arrayElement(['/', '/pricing', '/docs', '/blog'], (intHash32(number) % 4) + 1),
+      'sample.example.com', ${pathOf(sql`number`)},
       arrayElement(['desktop', 'mobile'], (intHash32(${session} + 3) % 2) + 1),
-      arrayElement(['Direct/None', 'Google', 'Hacker News'], (intHash32(${session} + 4) % 3) + 1),
-      'sdk', toDateTime(intDiv(${ms}, 1000)), toUInt64(${ms})
+      ${referrer},
+      'sdk', toDateTime(intDiv(${ms}, 1000)), toUInt64(${ms}),
+      'sample.example.com', ${pathOf(sql`${session} * 4`)}, ${referrer}
     from numbers(${sql.lit(events)})`);
   // The sessions table as the relay writes it, from the same events.
   await fillSpan(ch, end - span - DAY_MS, end + DAY_MS, [websiteId]);
 }
 
 const within = (sampled: number, exact: number, share: number) => Math.abs(sampled - exact) <= exact * share;
+/** Within three standard errors of a count of `exact` visitors read from a sample of `rate` and scaled by 1/rate (binomial). */
+const withinErrors = (sampled: number, exact: number, rate: number) => Math.abs(sampled - exact) <= 3 * Math.sqrt((exact * (1 - rate)) / rate);
 
 describe('CLICKHOUSE_SAMPLE_THRESHOLD', () => {
   const load = (value?: string) => loadConfig({ ...(value === undefined ? {} : { CLICKHOUSE_SAMPLE_THRESHOLD: value }) }, { databaseUrl: 'test' });
@@ -55,6 +66,8 @@ describeWithClickHouse('sampled reads of large ranges on ClickHouse', () => {
   let key: string;
   let smallKey: string;
   let largeId: string;
+  let funnelId: string;
+  let smallFunnelId: string;
   let range: { startAt: string; endAt: string };
 
   beforeAll(async () => {
@@ -71,6 +84,29 @@ describeWithClickHouse('sampled reads of large ranges on ClickHouse', () => {
     range = { startAt: new Date(end - 5 * DAY_MS).toISOString(), endAt: new Date(end + 30_000).toISOString() };
     await seed(t.app.clickhouse!.ch, websiteId, LARGE, end);
     await seed(t.app.clickhouse!.ch, small.id, SMALL, end);
+    // The seed's attributes are the sessions' (a filter on them reads the events' columns).
+    expect(await attributesNotAsSessions(t.app.clickhouse!.ch, websiteId)).toEqual([]);
+    const steps = [
+      { type: 'pageview', url: '/pricing' },
+      { type: 'pageview', url: '/docs' },
+      { type: 'goal', goalName: 'signup' },
+    ];
+    const created = async (id: string) => {
+      const response = await t.request('POST', `/api/v1/admin/websites/${id}/funnels`, { token, body: { name: 'Docs to signup', steps } });
+      expect(response.status, response.raw).toBe(200);
+      return response.body.data[0].id as string;
+    };
+    funnelId = await created(websiteId);
+    smallFunnelId = await created(small.id);
+    // Payments of twenty visitors, in the range: the funnel's revenue stays exact when its visitors are sampled.
+    const payers = await t.app.clickhouse!.ch.rows<{ visitor_id: string }>(
+      sql`select distinct visitor_id from events where website_id = ${websiteId} order by visitor_id limit 20`,
+    );
+    for (const [i, { visitor_id: visitorId }] of payers.entries()) {
+      const body = { amount: 10 + i, currency: 'USD', transaction_id: `tx-sampled-${i}`, datafast_visitor_id: visitorId, timestamp: new Date(end - i * 3_600_000).toISOString() };
+      const paid = await t.request('POST', '/api/v1/payments', { token: key, body });
+      expect(paid.status, paid.raw).toBe(200);
+    }
   }, 120_000);
 
   const read = (path: string, apiKey: string, query: Record<string, string>) => t.request('GET', `/api/v1/analytics/${path}`, { token: apiKey, query: { ...range, ...query } });
@@ -154,6 +190,101 @@ describeWithClickHouse('sampled reads of large ranges on ClickHouse', () => {
       expect(small.body.sampling).toBeUndefined();
       expect(small.body.data).toEqual(exact.body.data);
     }
+  });
+
+  const funnel = (id: string, apiKey: string, query: Record<string, string>) =>
+    t.request('GET', `/api/v1/analytics/funnels/${id}`, { token: apiKey, query: { ...range, ...query } });
+  type Step = { visitors: number; revenue: number };
+
+  it('answers a funnel of a large range from a sample, filtered or not: visitors scaled within the error of the sample, revenue exact, and says so', async () => {
+    for (const filter of [{}, { filter_device: 'desktop' }, { filter_referrer: 'Google' }] as Record<string, string>[]) {
+      const sampled = await funnel(funnelId, key, filter);
+      const exact = await funnel(funnelId, key, { ...filter, exact: 'true' });
+      expect(sampled.status, sampled.raw).toBe(200);
+      expect(sampled.headers['x-sightline-sample-rate']).toBe('0.25');
+      expect(sampled.body.sampling).toEqual({ rate: 0.25 });
+      expect(exact.status, exact.raw).toBe(200);
+      expect(exact.headers['x-sightline-sample-rate']).toBeUndefined();
+      expect(exact.body.sampling).toBeUndefined();
+      const [s, e] = [sampled.body.data[0].steps as Step[], exact.body.data[0].steps as Step[]];
+      expect(e[2]!.visitors).toBeGreaterThan(100);
+      for (const [i, step] of s.entries()) {
+        expect(withinErrors(step.visitors, e[i]!.visitors, 0.25), `step ${i + 1}: ${step.visitors} against ${e[i]!.visitors}`).toBe(true);
+        expect(step.revenue).toBe(e[i]!.revenue);
+      }
+      // Scaled after adding up the depths: a later step never has more visitors.
+      expect(s.map((step) => step.visitors)).toEqual(s.map((step) => step.visitors).sort((a, b) => b - a));
+    }
+    const exact = await funnel(funnelId, key, { exact: 'true' });
+    expect(exact.body.data[0].steps[0].revenue).toBeGreaterThan(0);
+  });
+
+  it('counts a funnel exactly for exact=true, a small website, and refuses exact=maybe naming it', async () => {
+    const exact = await funnel(funnelId, key, { exact: 'true' });
+    // Step one: the visitors with a /pricing view in the range, as ClickHouse counts them.
+    const [row] = await t.app.clickhouse!.ch.rows<{ n: string }>(
+      sql`select uniqExact(visitor_id) as n from events where website_id = ${largeId} and type = 'pageview' and path = '/pricing'`,
+    );
+    expect(exact.body.data[0].steps[0].visitors).toBe(Number(row!.n));
+    const small = await funnel(smallFunnelId, smallKey, {});
+    expect(small.status).toBe(200);
+    expect(small.headers['x-sightline-sample-rate']).toBeUndefined();
+    expect(small.body.sampling).toBeUndefined();
+    expect(small.body.data).toEqual((await funnel(smallFunnelId, smallKey, { exact: 'true' })).body.data);
+    const refused = await funnel(funnelId, key, { exact: 'maybe' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/exact/);
+  });
+
+  const list = (apiKey: string, query: Record<string, string>) => t.request('GET', '/api/v1/visitors', { token: apiKey, query: { ...range, ...query } });
+
+  it("answers the visitor list's total from a sample for a large range, the page itself exact, and says so", async () => {
+    for (const filter of [{}, { filter_device: 'desktop' }, { completedGoal: 'signup' }, { isCustomer: 'false' }] as Record<string, string>[]) {
+      const sampled = await list(key, { ...filter, limit: '50' });
+      const exact = await list(key, { ...filter, limit: '50', exact: 'true' });
+      expect(sampled.status, sampled.raw).toBe(200);
+      expect(sampled.headers['x-sightline-sample-rate']).toBe('0.25');
+      expect(sampled.body.sampling).toEqual({ rate: 0.25 });
+      expect(exact.status, exact.raw).toBe(200);
+      expect(exact.headers['x-sightline-sample-rate']).toBeUndefined();
+      expect(exact.body.sampling).toBeUndefined();
+      expect(sampled.body.data).toEqual(exact.body.data);
+      const [s, e] = [sampled.body.pagination.total, exact.body.pagination.total];
+      expect(e).toBeGreaterThan(1000);
+      expect(within(s, e, 0.1), `${JSON.stringify(filter)}: ${s} against ${e}`).toBe(true);
+      expect(sampled.body.pagination.hasMore).toBe(true);
+    }
+    // The exact total is every visitor of the range, as ClickHouse counts them.
+    const [row] = await t.app.clickhouse!.ch.rows<{ n: string }>(sql`select uniqExact(visitor_id) as n from events where website_id = ${largeId}`);
+    expect((await list(key, { exact: 'true' })).body.pagination.total).toBe(Number(row!.n));
+  });
+
+  it('says whether more visitors follow from the page itself, so paging ends where the list does whatever the estimate', async () => {
+    const total = (await list(key, { exact: 'true', limit: '1' })).body.pagination.total as number;
+    for (const [filter, payers] of [[{}, 0], [{ isCustomer: 'false' }, 20]] as [Record<string, string>, number][]) {
+      const last = total - payers;
+      const tail = await list(key, { ...filter, limit: '10', offset: String(last - 4) });
+      expect(tail.headers['x-sightline-sample-rate']).toBe('0.25');
+      expect(tail.body.data).toHaveLength(4);
+      expect(tail.body.pagination.hasMore).toBe(false);
+      const before = await list(key, { ...filter, limit: '10', offset: String(last - 14) });
+      expect(before.body.data).toHaveLength(10);
+      expect(before.body.pagination.hasMore).toBe(true);
+      const exactly = await list(key, { ...filter, limit: '10', offset: String(last - 10) });
+      expect(exactly.body.data).toHaveLength(10);
+      expect(exactly.body.pagination.hasMore).toBe(false);
+    }
+  });
+
+  it("keeps a small website's visitor list and the customers' list exact", async () => {
+    const small = await list(smallKey, {});
+    expect(small.status).toBe(200);
+    expect(small.headers['x-sightline-sample-rate']).toBeUndefined();
+    expect(small.body.sampling).toBeUndefined();
+    expect(small.body).toEqual((await list(smallKey, { exact: 'true' })).body);
+    const customers = await list(key, { isCustomer: 'true' });
+    expect(customers.headers['x-sightline-sample-rate']).toBeUndefined();
+    expect(customers.body.pagination).toEqual({ limit: 100, offset: 0, total: 20, hasMore: false });
   });
 
   it('refuses an exact that is not a boolean, naming it', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ClickHouse, openClickHouse } from '../src/db/clickhouse/clickhouse.ts';
-import { migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
+import { eventsTableDdl, migrateClickHouse } from '../src/db/clickhouse/clickhouse-schema.ts';
 import { fillSessionsStep, refillTouchedDays, sessionsTableReady } from '../src/modules/events/clickhouse-session-fill.ts';
 import { describeWithClickHouse, testClickHouseDatabase } from './helpers/clickhouse.ts';
 import { sessionsHeld, sessionsNotOnce, sessionsOfEvents } from './helpers/stored-sessions.ts';
@@ -24,7 +24,11 @@ describeWithClickHouse('filling the sessions table from stored events (an upgrad
   const database = testClickHouseDatabase();
   let ch: ClickHouse;
   beforeAll(() => {
-    ch = openClickHouse(database.url, migrateClickHouse);
+    // Events stored before the sessions table (a new installation's sessions table is ready from the start).
+    ch = openClickHouse(database.url, async (bare) => {
+      await bare.command(eventsTableDdl('events'));
+      await migrateClickHouse(bare);
+    });
   });
   afterAll(async () => {
     await ch.close();

@@ -6,8 +6,8 @@ import { BUILT_TABLES } from '../src/modules/analytics/derived-tables.ts';
 import { deriveBacklog } from '../src/modules/analytics/rollup-backlog.ts';
 import { markBuilds } from '../src/db/migrations/derived-builds.ts';
 import { buildEventCursor } from '../src/db/migrations/0024-build-event-cursor.ts';
-import { insertPaymentOnce } from '../src/modules/events/server-events.repository.ts';
 import { newId } from '../src/lib/ids.ts';
+import { storePayment } from './helpers/payments.ts';
 import { useTestApp } from './helpers/app.ts';
 import { holdDerivedDataWorker } from './helpers/derived-data-worker.ts';
 import { derivedDataChunk } from '../src/modules/analytics/derived-chunk.ts';
@@ -49,7 +49,7 @@ describeEachEngine('builds of derived tables run in the background', (engine) =>
       id: newId(), website_id: websiteId, transaction_id: `tx-${newId()}`, amount_minor: amountMinor, currency: 'USD', visitor_id: visitorId,
       email: null, renewal: false, refunded: false, occurred_at: occurredAt, created_at: occurredAt,
     };
-    await t.db.transaction().execute((trx) => insertPaymentOnce(trx, row));
+    await storePayment(t.db, row);
     return row.transaction_id;
   }
 

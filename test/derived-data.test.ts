@@ -28,6 +28,7 @@ const READY = {
   eventsTotal: null,
   progress: null,
   startedAt: null,
+  funnelBuilds: [],
 };
 
 const derivedUrl = (websiteId: string) => `/api/v1/admin/websites/${websiteId}/derived-data`;
@@ -87,6 +88,7 @@ describeEachEngine('GET /websites/{websiteId}/derived-data', (engine) => {
         visitorsTotal: null,
         progress: null,
         startedAt: expect.stringMatching(ISO_MS),
+        funnelBuilds: [],
       });
       expect(Date.parse(recorded.startedAt)).toBeGreaterThanOrEqual(before - 1000);
       expect(Date.parse(recorded.startedAt)).toBeLessThanOrEqual(Date.now());

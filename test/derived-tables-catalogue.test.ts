@@ -16,6 +16,10 @@ import { describeEachEngine } from './helpers/engines.ts';
 const NOT_DERIVED = [
   'mail_outbox', 'alert_history', 'alerts', 'funnels', 'goal_customizations', 'invitations', 'api_keys', 'integration_jobs', 'integrations',
   'notes', 'visitor_profiles', 'payments', 'events', 'website_members', 'rollup_backlog', 'rollup_relocations', 'derived_builds', 'event_relay',
+  // Which funnels the funnel tables keep: bookkeeping of the derived data, set by builds and funnel changes, as derived_builds is.
+  'funnel_crossings_kept',
+  // Which funnels are being built alone (funnel-build.ts): bookkeeping of the derived data, as derived_builds is.
+  'funnel_builds',
   'integration_webhook_events', 'currency_rates', 'shared_links', 'mail_report_subscriptions', 'mail_report_deliveries', 'mail_spike_checks', 'segments',
   // An import's records and the aggregates it brought (0032): kept until the import is deleted, never derived.
   'imports', 'import_uploads', 'import_connections', 'imported_visitors', 'imported_sources', 'imported_pages', 'imported_entry_pages', 'imported_exit_pages',
@@ -67,7 +71,7 @@ describeEachEngine('the catalogue of derived tables', (engine) => {
       expect(await uniqueKeys(t.db, engine, declared.name), `${declared.name} is keyed by ${declared.groupBy.join(', ')}`).toContainEqual([...declared.groupBy].sort());
       if (declared.localDays) expect(columns.some((column) => column === 'day' || column === 'last_day'), `${declared.name} holds local days`).toBe(true);
     }
-    expect(LOCAL_DAY_TABLES).toEqual(['visitor_days', 'daily_totals', 'visitor_recency', 'breakdown_visitors', 'breakdown_days', 'breakdown_last_days', 'breakdown_profile_days', 'breakdown_profile_last_days']);
+    expect(LOCAL_DAY_TABLES).toEqual(['visitor_days', 'daily_totals', 'visitor_recency', 'breakdown_visitors', 'breakdown_days', 'breakdown_last_days', 'breakdown_profile_days', 'breakdown_profile_last_days', 'funnel_visitor_days', 'funnel_crossings']);
   });
 
   it('finds every table that holds a website\'s rows among its records, its queues or the declared derived tables', async () => {

@@ -47,6 +47,12 @@ async function importAcrossKills(store: CrashStore) {
   const created = await call(node.baseUrl, 'POST', '/api/v1/admin/websites', { token, body: { domain: `moved-${randomBytes(3).toString('hex')}.example.com`, timezone: 'UTC', name: 'Moved' } });
   expect(created.status).toBe(200);
   const websiteId = created.body.data[0].id as string;
+  // A stored funnel before the import's events, so its tables are kept and checked against a rebuild too.
+  const funnel = await call(node.baseUrl, 'POST', `/api/v1/admin/websites/${websiteId}/funnels`, {
+    token,
+    body: { name: 'Imported funnel', steps: [{ type: 'goal', goalName: 'signup' }, { type: 'pageview', url: '/p1' }] },
+  });
+  expect(funnel.status, JSON.stringify(funnel.body)).toBe(200);
   const upload = await fetch(`${node.baseUrl}/api/v1/admin/websites/${websiteId}/imports`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/gzip' },

@@ -46,6 +46,12 @@ async function crashWhileSending(store: CrashStore) {
   });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const website = created.body.data[0] as { id: string; domain: string; trackingId: string };
+  // A stored funnel before the first event, so its tables are kept from the start and crash too.
+  const funnel = await call(baseUrl, 'POST', `/api/v1/admin/websites/${website.id}/funnels`, {
+    token,
+    body: { name: 'Crash funnel', steps: [{ type: 'goal', goalName: GOAL }, { type: 'pageview', url: '/r0-w1-4' }] },
+  });
+  expect(funnel.status, JSON.stringify(funnel.body)).toBe(200);
   // Three visitors of the load have paid before their first event: every key they gain during
   // the rounds brings their payments into breakdown_revenue, crashes included.
   for (const worker of [0, 1, 2]) {

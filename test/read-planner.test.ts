@@ -7,7 +7,7 @@ import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 // (src/modules/analytics/derived-tables.ts): generated from the declarations, so a table declared
 // to answer a read is checked here the day it is declared.
 
-const RANGES: RangeShape[] = ['all-time', 'whole-days', 'instants'];
+const RANGES: RangeShape[] = ['all-time', 'whole-days', 'whole-hours', 'instants'];
 const FILTERS: FilterShape[] = ['none', 'visitor-attributes', 'any'];
 const STATES: DerivedState[] = ['ready', 'moving', 'building'];
 const SHAPES: ReadShape[] = RANGES.flatMap((range) => FILTERS.map((filters) => ({ range, filters })));
@@ -17,7 +17,7 @@ describe('the read planner', () => {
   it('sends each declared shape to its table when the website is ready', () => {
     for (const table of DERIVED_TABLES) {
       for (const answer of table.answers ?? []) {
-        const ranges: RangeShape[] = answer.range === 'all-time' ? ['all-time'] : ['whole-days', 'all-time'];
+        const ranges: RangeShape[] = answer.range === 'all-time' ? ['all-time'] : answer.range === 'whole-hours' ? ['whole-hours'] : ['whole-days', 'all-time'];
         for (const range of ranges) {
           const plan = planRead(answer.read, { range, filters: answer.filters });
           expect(plan, `${table.name} for ${answer.read} over ${range}`).toContain(table.name);
@@ -55,6 +55,12 @@ describe('the read planner', () => {
     }
     // What a build clears and a move shifts, by name: the catalogue's flags decide, as the build and the move use them.
     expect(planRead('overview', { range: 'whole-days', filters: 'none' }, 'moving')).toEqual(['events']);
+    // The hour rollups are UTC hours: a move leaves them answering, a build does not; days never go to them, nor hours to the days.
+    expect(planRead('series', { range: 'whole-hours', filters: 'none' }, 'moving')).toEqual(['hour_totals', 'events']);
+    expect(planRead('series', { range: 'whole-hours', filters: 'none' }, 'building')).toEqual(['events']);
+    expect(planRead('series', { range: 'whole-days', filters: 'none' })).toEqual(['daily_totals', 'events']);
+    expect(planRead('series', { range: 'whole-hours', filters: 'any' })).toEqual(['events']);
+    expect(planRead('overview', { range: 'whole-hours', filters: 'none' })).toEqual(['events']);
     expect(planRead('breakdown', { range: 'all-time', filters: 'none' }, 'moving')).toEqual(['breakdown_totals', 'events']);
     expect(planRead('breakdown', { range: 'all-time', filters: 'none' }, 'building')).toEqual(['events']);
     expect(planRead('visitor-list', { range: 'all-time', filters: 'visitor-attributes' }, 'building')).toEqual(['visitor_totals', 'events']);

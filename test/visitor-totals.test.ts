@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { visitorTotals } from '../src/db/migrations/0015-visitor-totals.ts';
 import { visitorAttributes } from '../src/db/migrations/0016-visitor-attributes.ts';
+import { variedVisitorsRecent } from '../src/db/migrations/0037-varied-visitors-recent.ts';
 import type { Database } from '../src/db/schema.ts';
 import { rebuildVisitorTotals } from '../src/modules/analytics/visitor-totals.ts';
 import { sqlEventStore } from '../src/modules/stats/sql/sql-event-store.ts';
@@ -94,13 +95,15 @@ describeEachEngine('the visitor list from visitor_totals', (engine) => {
     // Both migrations down and up again: each marks a build, which derives the rows with 0016's columns.
     const untyped = t.db as unknown as Kysely<unknown>;
     await migrateAndBuild(t, id, 'migration 0015: visitor_totals', async () => {
-      // Migration 0033's partial index reads 0016's goals column: it goes first and comes back last, as the migrations stack.
+      // Migrations 0033's and 0037's partial indexes read 0016's columns: they go first and come back last, as the migrations stack.
+      await variedVisitorsRecent().down(untyped);
       await untyped.schema.dropIndex('visitor_totals_converted_idx').execute();
       await visitorAttributes(engine).down(untyped);
       await visitorTotals(engine).down(untyped);
       await visitorTotals(engine).up(untyped);
       await visitorAttributes(engine).up(untyped);
       await untyped.schema.createIndex('visitor_totals_converted_idx').on('visitor_totals').column('website_id').where(sql.ref('goals'), '>', 0).execute();
+      await variedVisitorsRecent().up(untyped);
       expect(await t.db.selectFrom('derived_builds').select('phase').where('website_id', '=', id).executeTakeFirst()).toEqual({ phase: 'clear-all' });
     });
     expect(await totalsRows(t.db, id)).toEqual(repaired);

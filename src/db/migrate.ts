@@ -35,6 +35,11 @@ import { imports } from './migrations/0032-imports.ts';
 import { breakdownProfileDays } from './migrations/0033-breakdown-profile-days.ts';
 import { umamiImports } from './migrations/0034-umami-imports.ts';
 import { importRawRows } from './migrations/0035-import-raw-rows.ts';
+import { hourRollups } from './migrations/0036-hour-rollups.ts';
+import { variedVisitorsRecent } from './migrations/0037-varied-visitors-recent.ts';
+import { paymentBacklog } from './migrations/0038-payment-backlog.ts';
+import { funnelCrossings } from './migrations/0039-funnel-crossings.ts';
+import { funnelBuilds } from './migrations/0040-funnel-builds.ts';
 
 function provider(db: Db): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -73,6 +78,11 @@ function provider(db: Db): MigrationProvider {
     '0033-breakdown-profile-days': breakdownProfileDays(db.engine),
     '0034-umami-imports': umamiImports(),
     '0035-import-raw-rows': importRawRows(),
+    '0036-hour-rollups': hourRollups(db.engine),
+    '0037-varied-visitors-recent': variedVisitorsRecent(),
+    '0038-payment-backlog': paymentBacklog(db.engine),
+    '0039-funnel-crossings': funnelCrossings(db.engine),
+    '0040-funnel-builds': funnelBuilds(),
   };
   return { getMigrations: async () => migrations };
 }

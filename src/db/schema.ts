@@ -1,6 +1,6 @@
 import type { AccessTokensTable, AccountsTable, AlertHistoryTable, AlertsTable, ApiKeysTable, CurrencyRatesTable, FunnelsTable, GoalCustomizationsTable, IntegrationJobsTable, IntegrationWebhookEventsTable, IntegrationsTable, InvitationsTable, SegmentsTable, SharedLinksTable, WebsiteMembersTable, WebsitesTable } from './schema/admin-tables.ts';
 import type { BreakdownDaysTable, BreakdownLastDaysTable, BreakdownProfileDaysTable, BreakdownProfileLastDaysTable, BreakdownProfileRevenueTable, BreakdownProfilesTable, BreakdownRevenueTable, BreakdownTotalsTable, ProfileTotalsTable, BreakdownVisitorsTable } from './schema/breakdown-tables.ts';
-import type { DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, RollupBacklogTable, RollupRelocationsTable, DerivedBuildsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable } from './schema/event-tables.ts';
+import type { DailySaltsTable, DailyTotalsTable, EventRelayTable, EventsTable, RollupBacklogTable, RollupRelocationsTable, DerivedBuildsTable, GoalStatsTable, GoalVisitorsTable, NotesTable, PaymentsTable, SessionBucketsTable, SessionsTable, VisitorDaysTable, VisitorHoursTable, HourRecencyTable, HourTotalsTable, VisitorProfilesTable, VisitorRecencyTable, VisitorTotalsTable, FunnelVisitorDaysTable, FunnelCrossingsTable, FunnelCrossingsKeptTable, FunnelBuildsTable } from './schema/event-tables.ts';
 import type { ImportedBrowsersTable, ImportedCustomEventsTable, ImportedDevicesTable, ImportedEntryPagesTable, ImportedExitPagesTable, ImportedLocationsTable, ImportedOperatingSystemsTable, ImportedPagesTable, ImportedSourcesTable, ImportedVisitorsTable, ImportsTable, ImportUploadsTable, ImportConnectionsTable, ImportRawRowsTable } from './schema/import-tables.ts';
 import type { DashboardSessionsTable, MailOutboxTable, MailReportDeliveriesTable, MailReportSubscriptionsTable, MailSpikeChecksTable, PasswordResetsTable, RateLimitCountersTable } from './schema/service-tables.ts';
 
@@ -52,6 +52,13 @@ export interface Database {
   visitor_days: VisitorDaysTable;
   visitor_recency: VisitorRecencyTable;
   daily_totals: DailyTotalsTable;
+  visitor_hours: VisitorHoursTable;
+  hour_totals: HourTotalsTable;
+  hour_recency: HourRecencyTable;
+  funnel_visitor_days: FunnelVisitorDaysTable;
+  funnel_crossings: FunnelCrossingsTable;
+  funnel_crossings_kept: FunnelCrossingsKeptTable;
+  funnel_builds: FunnelBuildsTable;
   goal_stats: GoalStatsTable;
   goal_visitors: GoalVisitorsTable;
   daily_salts: DailySaltsTable;

@@ -3,18 +3,20 @@ import type { Database } from '../db/schema.ts';
 import { withDeadline } from '../lib/deadline.ts';
 import { relocationProgress } from '../modules/analytics/day-relocation.ts';
 import { buildProgress } from '../modules/analytics/derived-build.ts';
+import { funnelBuildProgress } from '../modules/analytics/funnel-build.ts';
 import type { DatabaseReadings } from './metrics-registry.ts';
 
 // The gauges a scrape reads from the database: two small grouped counts on indexed status
 // columns, the count of events waiting for their rollups (a short table), and the moves of day
-// rollups to a new time zone (a row per website moving). A scrape must
+// rollups to a new time zone (a row per website moving), the builds of derived tables and of
+// single funnels (a row each). A scrape must
 // answer even when the database does not, so the reads get a deadline and any failure reads as
 // "no readings" (the scrape then reports sightline_database_up 0).
 
 export const READ_DEADLINE_MS = 2000;
 
 async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings> {
-  const [outbox, jobs, backlog, moves, builds] = await Promise.all([
+  const [outbox, jobs, backlog, moves, builds, funnels] = await Promise.all([
     db
       .selectFrom('mail_outbox')
       .select((eb) => ['status', eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
@@ -33,6 +35,7 @@ async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings
       .executeTakeFirstOrThrow(),
     relocationProgress(db),
     buildProgress(db),
+    funnelBuildProgress(db),
   ]);
   const relocations = {
     websites: moves.length,
@@ -42,7 +45,11 @@ async function read(db: Kysely<Database>, now: number): Promise<DatabaseReadings
     websites: builds.length,
     eventsLeft: builds.reduce((sum, build) => sum + Math.max(0, (build.eventsTotal ?? build.eventsDone) - build.eventsDone), 0),
   };
-  const readings: DatabaseReadings = { outbox: {}, oldestPendingMailAgeSeconds: 0, jobs: {}, rollupBacklog: Number(backlog.count), relocations, derivedBuilds };
+  const funnelBuilds = {
+    funnels: funnels.length,
+    visitorsLeft: funnels.reduce((sum, funnel) => sum + Math.max(0, (funnel.visitorsTotal ?? funnel.visitorsDone) - funnel.visitorsDone), 0),
+  };
+  const readings: DatabaseReadings = { outbox: {}, oldestPendingMailAgeSeconds: 0, jobs: {}, rollupBacklog: Number(backlog.count), relocations, derivedBuilds, funnelBuilds };
   for (const row of outbox) {
     readings.outbox[row.status as 'pending' | 'failed'] = Number(row.count);
     if (row.status === 'pending' && row.oldest) {

@@ -52,6 +52,8 @@ export interface DatabaseReadings {
   relocations: { websites: number; visitorsLeft: number };
   /** Websites whose derived tables are being built, and their events not derived yet (known once counted). */
   derivedBuilds: { websites: number; eventsLeft: number };
+  /** Stored funnels whose own tables are being built, and their visitors not derived yet (known once counted). */
+  funnelBuilds: { funnels: number; visitorsLeft: number };
 }
 
 export class AppMetrics {
@@ -124,7 +126,7 @@ export class AppMetrics {
 
   private readonly rollupBacklog = new Gauge({
     name: `${PREFIX}rollup_backlog_events`,
-    help: 'Accepted events whose rollups are not derived yet (rollup_backlog): near zero, or a few seconds of ingestion under load; one that keeps growing means derivation fails or falls behind.',
+    help: 'Accepted events (and payment changes) whose rollups are not derived yet (rollup_backlog): near zero, or a few seconds of ingestion under load; one that keeps growing means derivation fails or falls behind.',
     registers: [this.databaseRegistry],
   });
 
@@ -149,6 +151,18 @@ export class AppMetrics {
   private readonly derivedBuildEvents = new Gauge({
     name: `${PREFIX}derived_build_events_remaining`,
     help: 'Events still to derive by the builds under way: falls to zero as they run.',
+    registers: [this.databaseRegistry],
+  });
+
+  private readonly funnelBuilds = new Gauge({
+    name: `${PREFIX}funnel_builds`,
+    help: 'Stored funnels, created or given other steps on a website with events, whose own tables are being built from the raw events in the background (their reports read the raw events meanwhile); zero when none.',
+    registers: [this.databaseRegistry],
+  });
+
+  private readonly funnelBuildVisitors = new Gauge({
+    name: `${PREFIX}funnel_build_visitors_remaining`,
+    help: 'Visitors with step events still to derive by the funnel builds under way: falls to zero as they run.',
     registers: [this.databaseRegistry],
   });
 
@@ -190,6 +204,8 @@ export class AppMetrics {
       this.relocationVisitors.set(readings.relocations.visitorsLeft);
       this.derivedBuilds.set(readings.derivedBuilds.websites);
       this.derivedBuildEvents.set(readings.derivedBuilds.eventsLeft);
+      this.funnelBuilds.set(readings.funnelBuilds.funnels);
+      this.funnelBuildVisitors.set(readings.funnelBuilds.visitorsLeft);
       registries.push(this.databaseRegistry);
     }
     return Registry.merge(registries).metrics();

@@ -1,19 +1,31 @@
 import { availableParallelism } from 'node:os';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import pLimit from 'p-limit';
 import { AppError } from '../errors.ts';
+import { withReadStart } from '../lib/read-start.ts';
+import { DERIVED_DATA_HEADER } from '../modules/analytics/day-relocation.ts';
 
 // Analytics reads can take seconds on a large website. Run unbounded, a few of them take every
 // core (PostgreSQL's backends, or SQLite's read workers) and every other request waits for CPU:
 // health probes, admin reads, ingestion. At most `concurrency` of them run at once; the others
 // wait their turn, and beyond a queue of QUEUE_LIMIT a read is refused with 503 and Retry-After
 // rather than piling up.
+//
+// A read must include the events accepted `analyticsReadLagMs` (1 s) before it, and those since
+// that are derived already: while the background deriver keeps up, its last fold has them and the
+// read waits for nothing. Otherwise it waits for them (the backlog's settle) at most
+// `analyticsSettleWaitMs`: past that it answers from the derived data as it stands and says so
+// with X-Sightline-Derived-Data: behind (a read a moment later has them). Without these, every read
+// of a busy website waited for a fold of its own (issue 38).
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Runs one analytics read within the instance's concurrency limit. */
-    analyticsRead<T>(read: () => Promise<T>): Promise<T>;
+    /**
+     * Runs one analytics read within the instance's concurrency limit; says on `reply` if it
+     * answered behind (null: the caller cannot say it, as a streamed export whose headers are gone).
+     */
+    analyticsRead<T>(reply: FastifyReply | null, read: () => Promise<T>): Promise<T>;
   }
 }
 
@@ -28,12 +40,17 @@ export function defaultAnalyticsConcurrency(engine: 'sqlite' | 'postgres', readW
 async function analyticsReads(app: FastifyInstance): Promise<void> {
   const concurrency = app.config.analyticsReadConcurrency ?? defaultAnalyticsConcurrency(app.db.engine, app.db.readWorkers);
   const limit = pLimit(concurrency);
-  app.decorate('analyticsRead', <T>(read: () => Promise<T>): Promise<T> => {
+  app.decorate('analyticsRead', async <T>(reply: FastifyReply | null, read: () => Promise<T>): Promise<T> => {
     if (limit.pendingCount >= QUEUE_LIMIT) {
       const busy = `The server is busy with ${limit.activeCount + limit.pendingCount} analytics reads; retry in a moment`;
-      return Promise.reject(new AppError(503, busy, undefined, RETRY_AFTER_SECONDS));
+      throw new AppError(503, busy, undefined, RETRY_AFTER_SECONDS);
     }
-    return limit(read);
+    // It needs what was committed analyticsReadLagMs before it arrived, however long it queued:
+    // under load the background deriver's last fold usually has that, and the read waits for none.
+    const needsFrom = performance.now() - app.config.analyticsReadLagMs;
+    const { value, behind } = await limit(() => withReadStart(read, needsFrom));
+    if (behind) reply?.header(DERIVED_DATA_HEADER, 'behind');
+    return value;
   });
 }
 

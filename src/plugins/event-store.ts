@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { type ClickHouse, openClickHouse } from '../db/clickhouse/clickhouse.ts';
 import { migrateClickHouse } from '../db/clickhouse/clickhouse-schema.ts';
 import { describeFault } from '../db/faults.ts';
+import { waitAtMost } from '../lib/read-start.ts';
 import { DerivedDataThread } from '../modules/analytics/derived-data-thread.ts';
 import { DerivedDataWorker } from '../modules/analytics/derived-data-worker.ts';
 import { RollupDeriver } from '../modules/analytics/rollup-backlog.ts';
@@ -33,7 +34,7 @@ async function eventStore(app: FastifyInstance): Promise<void> {
   // Both stores: with ClickHouse the relational day rollups hold nothing, and its moves end at the first chunk.
   // Chunk lengths by what a chunk holds (derived-data-worker.ts): on a SQLite file the write gate
   // (the chunk runs in the derived-data thread), in memory the event loop, on PostgreSQL the
-  // website's rollup row lock.
+  // website's derived-data lock.
   const gate = app.db.writeGate;
   const thread = gate && app.db.sqlitePath ? new DerivedDataThread(app.db.sqlitePath, gate) : null;
   const onLoop = app.db.engine === 'sqlite' && !thread;
@@ -61,8 +62,9 @@ async function eventStore(app: FastifyInstance): Promise<void> {
     const rollups = thread ? new RollupDeriver(app.db.kysely, app.log, undefined, thread.deriveBacklog) : new RollupDeriver(app.db.kysely, app.log);
     app.events.onCommitted((recorded) => rollups.wake(recorded.length));
     app.events.throttleWith(() => rollups.throttle());
-    // Every read first derives the website's waiting events, so a client reads its own events.
-    app.decorate('eventStore', sqlEventStore(app.db.reads, (websiteId) => rollups.settle(websiteId)));
+    // Every read first derives the website's waiting events, so a client reads its own events,
+    // waiting for that at most analyticsSettleWaitMs (src/plugins/analytics-reads.ts).
+    app.decorate('eventStore', sqlEventStore(app.db.reads, (websiteId) => waitAtMost(rollups.settle(websiteId), app.config.analyticsSettleWaitMs)));
     app.decorate('eventLog', sqlEventLog(app.db.kysely));
     app.decorate('clickhouse', null);
     app.decorate('rollups', rollups);
@@ -78,7 +80,7 @@ async function eventStore(app: FastifyInstance): Promise<void> {
   const ch = openClickHouse(url, migrateClickHouse);
   const relay = new ClickHouseRelay(app.db.kysely, ch, app.log);
   app.events.onCommitted(() => relay.wake());
-  app.decorate('eventStore', clickhouseEventStore(ch, app.db.reads, () => relay.settle(), { sampleThreshold: app.config.clickhouseSampleThreshold }));
+  app.decorate('eventStore', clickhouseEventStore(ch, app.db.reads, () => waitAtMost(relay.settle(), app.config.analyticsSettleWaitMs), { sampleThreshold: app.config.clickhouseSampleThreshold }));
   app.decorate('eventLog', clickhouseEventLog(ch, app.db.kysely, relay));
   app.decorate('clickhouse', { ch, relay });
   app.decorate('rollups', null);

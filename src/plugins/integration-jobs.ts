@@ -29,6 +29,7 @@ async function integrationJobs(app: FastifyInstance): Promise<void> {
       },
       log: app.log,
       onPage: (provider, payments) => app.metrics.integrationPaymentsImported.inc({ provider }, payments),
+      paymentFold: app.rollups,
     },
     options,
   );

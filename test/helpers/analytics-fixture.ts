@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { newId } from '../../src/lib/ids.ts';
+import { countPayments } from '../../src/modules/analytics/maintainer.ts';
 import type { NewEvent } from '../../src/modules/events/event.types.ts';
 import { insertPaymentOnce } from '../../src/modules/events/server-events.repository.ts';
 import { type TestApp, writeAndDerive } from './app.ts';
@@ -43,10 +45,11 @@ export async function analyticsFixture(t: TestApp): Promise<Fixture> {
   ];
   // One derivation per event, as if each had come alone (the rollups' incremental path at its finest).
   for (const event of events) await writeAndDerive(t, [event]);
-  // Through the payments' one writer, which keeps the breakdowns' revenue.
-  await t.db.transaction().execute((trx) =>
-    insertPaymentOnce(trx, {
-      id: newId(),
+  // Stored as the payments' writer stores it, and counted at once into the breakdowns' revenue (as an import does, under the lock).
+  const paymentId = newId();
+  await t.db.transaction().execute(async (trx) => {
+    await insertPaymentOnce(trx, {
+      id: paymentId,
       website_id: website.id,
       transaction_id: `tx-${newId()}`,
       amount_minor: 4900,
@@ -57,8 +60,9 @@ export async function analyticsFixture(t: TestApp): Promise<Fixture> {
       refunded: false,
       occurred_at: '2026-03-02T10:08:00.000Z',
       created_at: '2026-03-02T10:08:00.000Z',
-    }),
-  );
+    });
+    await countPayments(trx, website.id, sql`p.id = ${paymentId}`);
+  });
   return { owner, website };
 }
 

@@ -46,6 +46,10 @@ export const TEST_CONFIG_OVERRIDES: Partial<Config> = {
   // Tests connect made-up credentials: no job may call a real provider's API with them. The
   // suites of the job worker turn it on with the providers' URLs at local fakes.
   integrationJobs: { enabled: false, maxAttempts: 3, retryBaseMs: 20, leaseMs: 60_000 },
+  // A read waits for every event accepted before it (the suites read what they just wrote); the
+  // bound's own suite (test/read-settle-wait.test.ts) sets one.
+  analyticsSettleWaitMs: null,
+  analyticsReadLagMs: 0,
   // The imports' suites turn their worker on and wait for it.
   imports: { jobs: false, maxUploadBytes: 10 * 1024 * 1024, chunkRows: 500 },
 };

@@ -36,7 +36,7 @@ const CONFIG_NAMES = [
   'PROVIDER_THREE_API_URL',
   'PROVIDER_FOUR_API_URL',
 ];
-const CONFIG_PREFIXES = ['LIMIT_', 'RATE_LIMIT_', 'REDIS_', 'SIGN_IN_LIMIT_', 'INTEGRATION_JOB'];
+const CONFIG_PREFIXES = ['ANALYTICS_', 'LIMIT_', 'RATE_LIMIT_', 'REDIS_', 'SIGN_IN_LIMIT_', 'INTEGRATION_JOB'];
 
 /** Extra environment for a process; a value of undefined removes the variable. */
 export type EnvValues = Record<string, string | undefined>;
@@ -47,7 +47,10 @@ export function cliEnv(values: EnvValues): NodeJS.ProcessEnv {
     if (CONFIG_NAMES.includes(name) || CONFIG_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     env[name] = value;
   }
-  const merged: NodeJS.ProcessEnv = { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', ...values };
+  // A server started here reads every event accepted before each read, as the in-process apps of
+  // the suites do (test/helpers/app.ts): the suites read what they just wrote. A suite may override.
+  const strictReads = { ANALYTICS_READ_LAG_MS: '0', ANALYTICS_SETTLE_WAIT_MS: 'unbounded' };
+  const merged: NodeJS.ProcessEnv = { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', ...strictReads, ...values };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   return merged;
 }

@@ -67,6 +67,8 @@ export function printDerivedData(derived: DerivedData): void {
     ['Events total', derived.eventsTotal],
     ['Progress', derived.progress === null ? null : `${Math.floor(derived.progress * 100)}%`],
     ['Started', derived.startedAt],
+    // Funnels created or given new steps, built alone (their reports read raw until then), oldest first.
+    ['Funnel builds', derived.funnelBuilds.length === 0 ? null : derived.funnelBuilds.map((build) => `${build.funnelId} ${build.progress === null ? '0' : Math.floor(build.progress * 100)}%`).join(', ')],
   ]);
 }
 

@@ -1,10 +1,12 @@
 import { type RawBuilder, sql } from 'kysely';
-import { EVENT_ROLLUPS_SCHEMA } from '../../modules/events/clickhouse-event-rollups.ts';
+import { EVENT_ROLLUPS_SCHEMA, STATE_TABLE } from '../../modules/events/clickhouse-event-rollups.ts';
+import { markSessionsTableReady } from '../../modules/events/clickhouse-session-fill.ts';
 import { SESSION_ROLLUPS_SCHEMA } from '../../modules/events/clickhouse-session-rollups.ts';
 import { finishSampledSwitch } from '../../modules/events/clickhouse-sampling-upgrade.ts';
 import { sessionsTableDdl } from '../../modules/events/clickhouse-sessions.ts';
 import type { ClickHouse } from './clickhouse.ts';
 import { SAMPLING_KEY } from './sampling-key.ts';
+import { SESSION_ATTRIBUTES, attributeColumn } from './session-attributes.ts';
 
 // The tables Sightline keeps in ClickHouse: the raw events, one row each, as the relational
 // `events` table holds them (src/db/schema/event-tables.ts), with the instant twice: `occurred_at`
@@ -59,6 +61,12 @@ export const EVENT_COLUMNS = [
   ['description', 'Nullable(String)'],
 ] as const;
 
+/** Every column of the events table: the relay's rows' and the session attributes. */
+export const EVENT_TABLE_COLUMNS: readonly (readonly [string, string])[] = [
+  ...EVENT_COLUMNS,
+  ...SESSION_ATTRIBUTES.map((name) => [attributeColumn(name), 'Nullable(String)'] as const),
+];
+
 export type ClickHouseEventColumn = (typeof EVENT_COLUMNS)[number][0];
 export type ClickHouseEventRow = Record<ClickHouseEventColumn, string | number | null>;
 
@@ -68,7 +76,7 @@ export type ClickHouseEventRow = Record<ClickHouseEventColumn, string | number |
  */
 export function eventsTableDdl(name: string): RawBuilder<unknown> {
   return sql`CREATE TABLE IF NOT EXISTS ${sql.table(name)} (
-  ${sql.raw(EVENT_COLUMNS.map(([column, type]) => `${column} ${type}`).join(',\n  '))}
+  ${sql.raw(EVENT_TABLE_COLUMNS.map(([column, type]) => `${column} ${type}`).join(',\n  '))}
 ) ENGINE = MergeTree()
 PARTITION BY toYYYYMM(occurred_at)
 ORDER BY (website_id, toDate(occurred_at), ${sql.raw(SAMPLING_KEY)}, occurred_at)
@@ -83,8 +91,18 @@ SAMPLE BY ${sql.raw(SAMPLING_KEY)}`;
 export async function migrateClickHouse(ch: ClickHouse): Promise<void> {
   // An upgrade to the sampled tables cut between its two renames: its copy is the table now.
   await finishSampledSwitch(ch);
+  // A new installation has no sessions to fill: the sessions table is ready from the start, so the
+  // relay writes session rows and the events' session attributes from the first event. Recorded
+  // before the events table exists, so a crash in between cannot leave events shipped without them.
+  await ch.command(STATE_TABLE);
+  if (!(await tableExists(ch, 'events'))) await markSessionsTableReady(ch, 'new installation');
   await ch.command(eventsTableDdl('events'));
   // The sessions written at ingestion; an existing installation's are filled by the relay.
   await ch.command(sessionsTableDdl('sessions'));
   for (const statement of [...EVENT_ROLLUPS_SCHEMA, ...SESSION_ROLLUPS_SCHEMA]) await ch.command(statement);
+}
+
+async function tableExists(ch: ClickHouse, name: string): Promise<boolean> {
+  const rows = await ch.rows(sql`select 1 as found from system.tables where database = currentDatabase() and name = ${name}`);
+  return rows.length > 0;
 }

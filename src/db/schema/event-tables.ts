@@ -164,6 +164,11 @@ export interface PaymentsTable {
   /** The provider's own conversion (migration 0028): minor units of converted_currency; both null when it sent none. */
   converted_minor: ColumnType<number | null, number | null | undefined, number | null>;
   converted_currency: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * How the derived tables hold the payment (migration 0038, src/modules/analytics/payment-counts.ts):
+   * 0 not at all, 1 without its conversion, 2 with it. Only the fold and lock holders change it.
+   */
+  counted: ColumnType<number, number | undefined, number>;
 }
 
 /** Rollup: one row per visitor per local day of the website (time-series speed). */
@@ -192,6 +197,41 @@ export interface VisitorRecencyTable {
   prev_day: string;
   visitors: number;
   converted: number;
+}
+
+/** Rollup (migration 0036): one row per visitor per UTC hour, as visitor_days per day (hour-rollups.ts). Hours are 'YYYY-MM-DDTHH'. */
+export interface VisitorHoursTable {
+  website_id: string;
+  visitor_id: string;
+  hour: string;
+  pageviews: number;
+  sessions: number;
+  last_session_id: string | null;
+  goals: number;
+  /** The visitor's previous active hour, null for a first visit. */
+  prev_hour: string | null;
+  /** The visitor's previous hour with a goal, set on hours with a goal only. */
+  prev_goal_hour: string | null;
+}
+
+/** Rollup: visitor_hours rows counted per (hour, previous active hour), as visitor_recency per day. */
+export interface HourRecencyTable {
+  website_id: string;
+  hour: string;
+  /** '' for a first visit (or first conversion). */
+  prev_hour: string;
+  visitors: number;
+  converted: number;
+}
+
+/** Rollup: totals per UTC hour (the hourly series). */
+export interface HourTotalsTable {
+  website_id: string;
+  hour: string;
+  visitors: number;
+  sessions: number;
+  pageviews: number;
+  converted_visitors: number;
 }
 
 /** Rollup: totals per local day of the website. */
@@ -239,7 +279,10 @@ export interface EventRelayTable {
 export interface RollupBacklogTable {
   seq: ColumnType<number, never, never>;
   website_id: string;
-  event_id: string;
+  /** The event to fold in; null on a payment's row (migration 0038). */
+  event_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A payment whose counting may have changed (migration 0038); null on an event's row. */
+  payment_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A website whose day rollups move to another time zone (migration 0022, src/modules/analytics/day-relocation.ts). */
@@ -270,6 +313,47 @@ export interface RollupRelocationsTable {
   cursor: string | null;
   visitors_done: ColumnType<number | string, number | undefined, number>;
   /** The website's visitors when the move started; null until the first chunk counts them. */
+  visitors_total: ColumnType<number | string | null, number | null | undefined, number | null>;
+  started_at: string;
+}
+
+/** Rollup: per stored funnel, visitor and local day, the day's transition where it changes anything (analytics/funnel-crossings.ts). */
+export interface FunnelVisitorDaysTable {
+  website_id: string;
+  funnel_id: string;
+  visitor_id: string;
+  day: string;
+  /** For each depth entered with (0 .. steps - 1), the depth left with: "k0,k1,...". */
+  transition: string;
+}
+
+/** Rollup: per stored funnel, visitors first reaching `depth` on `day` for the range starts after after_day up to start_day. */
+export interface FunnelCrossingsTable {
+  website_id: string;
+  funnel_id: string;
+  start_day: string;
+  /** Exclusive; '' for every start up to start_day. */
+  after_day: string;
+  day: string;
+  depth: number;
+  visitors: number;
+}
+
+/** The funnels whose rows funnel_visitor_days and funnel_crossings hold (kept from a build's clear phase, or from creation on a website without events). */
+export interface FunnelCrossingsKeptTable {
+  website_id: string;
+  funnel_id: string;
+}
+
+/** A stored funnel whose rows are being derived in the background (migration 0040, src/modules/analytics/funnel-build.ts). */
+export interface FunnelBuildsTable {
+  website_id: string;
+  funnel_id: string;
+  /** The last visitor derived, in the database's order of text; null before the first chunk. */
+  cursor: string | null;
+  /** The website's visitors up to the cursor (visitor_totals), passed by the build. */
+  visitors_done: ColumnType<number | string, number | undefined, number>;
+  /** The website's visitors when the first chunk counted them; null before. */
   visitors_total: ColumnType<number | string | null, number | null | undefined, number | null>;
   started_at: string;
 }

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { sqlList } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from './breakdowns.ts';
 import { breakdownIn } from './breakdown-rollup-tables.ts';
@@ -21,54 +22,66 @@ import { countProfileLastDays } from './breakdown-profile-days.ts';
 // change as it grows, so the session breakdowns' last days are recomputed for the batch's
 // visitors (session-breakdown-rollups.ts).
 
+const STORED_ROW = sql`v.website_id = g.website_id and v.visitor_id = g.visitor_id and v.breakdown = g.breakdown and v.key = g.key`;
+
 /**
- * Before `keyed` (with last_day) is added to breakdown_visitors: each visitor whose last day under
- * a key moves (or who is new to it) leaves the old day's count and joins the new one's.
+ * Before `keyed` (with last_day) is added to breakdown_visitors (reading that table as it was):
+ * each visitor whose last day under a key moves (or who is new to it) leaves the old day's count
+ * and joins the new one's.
  */
-export async function moveLastDays(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
-  const stored = sql`v.website_id = g.website_id and v.visitor_id = g.visitor_id and v.breakdown = g.breakdown and v.key = g.key`;
-  await sql`${keyed}
-    insert into breakdown_last_days (website_id, breakdown, day, key, visitors)
+export const LAST_DAYS_MOVE = sql`insert into breakdown_last_days (website_id, breakdown, day, key, visitors)
     select website_id, breakdown, day, key, sum(n) from (
       select g.website_id, g.breakdown, g.last_day as day, g.key, 1 as n
-      from keyed g left join breakdown_visitors v on ${stored}
+      from keyed g left join breakdown_visitors v on ${STORED_ROW}
       where g.last_day is not null and (v.last_day is null or g.last_day > v.last_day)
       union all
       select g.website_id, g.breakdown, v.last_day as day, g.key, -1 as n
-      from keyed g join breakdown_visitors v on ${stored}
+      from keyed g join breakdown_visitors v on ${STORED_ROW}
       where g.last_day > v.last_day
     ) m where true group by website_id, breakdown, day, key
-    on conflict (website_id, breakdown, day, key) do update set visitors = breakdown_last_days.visitors + excluded.visitors`.execute(db);
+    on conflict (website_id, breakdown, day, key) do update set visitors = breakdown_last_days.visitors + excluded.visitors`;
+
+/** LAST_DAYS_MOVE after `keyed` (a `with ... keyed as (...)`). */
+export async function moveLastDays(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await sql`${keyed} ${LAST_DAYS_MOVE}`.execute(db);
 }
 
 /**
- * These rows of breakdown_visitors leave their last days' counts (sign -1: before they are
- * deleted or their last days recomputed) or join them (sign 1: after the recompute).
+ * These rows of breakdown_visitors (`rows`, a condition over the table's columns) leave their
+ * last days' counts (sign -1: before they are deleted or their last days recomputed) or join them
+ * (sign 1: after the recompute).
  */
-export async function countLastDays(db: Kysely<Database>, rows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
-  await sql`insert into breakdown_last_days (website_id, breakdown, day, key, visitors)
+export const lastDaysCount = (rows: RawBuilder<unknown>, sign: 1 | -1) => sql`insert into breakdown_last_days (website_id, breakdown, day, key, visitors)
     select website_id, breakdown, last_day, key, ${sql.lit(sign)} * count(*)
     from breakdown_visitors where ${rows} and last_day is not null
     group by website_id, breakdown, last_day, key
-    on conflict (website_id, breakdown, day, key) do update set visitors = breakdown_last_days.visitors + excluded.visitors`.execute(db);
+    on conflict (website_id, breakdown, day, key) do update set visitors = breakdown_last_days.visitors + excluded.visitors`;
+
+export async function countLastDays(db: Kysely<Database>, rows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
+  await lastDaysCount(rows, sign).execute(db);
 }
+
+/**
+ * The rows `day_rows` (a CTE of website, breakdown, day, key, pageviews and events) groups, added
+ * to (sign 1) or taken out of (sign -1) breakdown_days.
+ */
+export const dayRowsInto = (sign: 1 | -1) => sql`insert into breakdown_days (website_id, breakdown, day, key, pageviews, events)
+    select website_id, breakdown, day, key, ${sql.lit(sign)} * pageviews, ${sql.lit(sign)} * events from day_rows where true
+    on conflict (website_id, breakdown, day, key) do update set
+      pageviews = breakdown_days.pageviews + excluded.pageviews,
+      events = breakdown_days.events + excluded.events`;
+
+/** After dayRowsInto(-1): the rows of `day_rows`' keys left with no event go. */
+export const DAY_ROWS_EMPTIED = sql`delete from breakdown_days where events <= 0
+        and (website_id, breakdown, day, key) in (select website_id, breakdown, day, key from day_rows)`;
 
 /**
  * Adds (sign 1) or takes out (sign -1) the events or sessions `dayRows` groups (a `with ... day_rows as (...)`
  * of website, breakdown, day, key, pageviews and events) to breakdown_days.
  */
 export async function addDayRows(db: Kysely<Database>, dayRows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
-  await sql`${dayRows}
-    insert into breakdown_days (website_id, breakdown, day, key, pageviews, events)
-    select website_id, breakdown, day, key, ${sql.lit(sign)} * pageviews, ${sql.lit(sign)} * events from day_rows where true
-    on conflict (website_id, breakdown, day, key) do update set
-      pageviews = breakdown_days.pageviews + excluded.pageviews,
-      events = breakdown_days.events + excluded.events`.execute(db);
-  if (sign < 0) {
-    await sql`${dayRows}
-      delete from breakdown_days where events <= 0
-        and (website_id, breakdown, day, key) in (select website_id, breakdown, day, key from day_rows)`.execute(db);
-  }
+  await sql`${dayRows} ${dayRowsInto(sign)}`.execute(db);
+  if (sign < 0) await sql`${dayRows} ${DAY_ROWS_EMPTIED}`.execute(db);
 }
 
 /** Fills breakdown_last_days from a website's breakdown_visitors rows of these breakdowns (the rebuild, after deriving them). */
@@ -99,7 +112,7 @@ export async function visitorsOffsets(db: Kysely<Database>, websiteId: string, v
   // SQLite, without statistics, would walk a covering index over every event of the website.
   const events = isPostgres(db) ? sql`events` : sql`events indexed by events_website_visitor_idx`;
   const { rows } = await sql<{ first: unknown; last: unknown }>`select min(occurred_at) as first, max(occurred_at) as last
-    from ${events} where website_id = ${websiteId} and visitor_id in (${sql.join(visitorIds)})`.execute(db);
+    from ${events} where website_id = ${websiteId} and visitor_id in (${sqlList(visitorIds)})`.execute(db);
   return timezones.map((timezone) => offsetsBetween(websiteId, timezone, rows[0]));
 }
 
@@ -132,5 +145,5 @@ export async function setLastDays(db: Kysely<Database>, keyed: RawBuilder<unknow
 
 /** These visitors' rows of breakdown_visitors for these breakdowns, as a condition over the table's qualified columns. */
 export const visitorRowsOf = (websiteId: string, visitorIds: string[], kinds: readonly Breakdown[]) =>
-  sql`breakdown_visitors.website_id = ${websiteId} and breakdown_visitors.visitor_id in (${sql.join(visitorIds)})
+  sql`breakdown_visitors.website_id = ${websiteId} and breakdown_visitors.visitor_id in (${sqlList(visitorIds)})
     and breakdown_visitors.breakdown in (${sql.join(kinds.map((kind) => sql.lit(kind)))})`;

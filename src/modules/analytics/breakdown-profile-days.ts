@@ -1,5 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Engine } from '../../db/database.ts';
 import { engineOf } from '../../db/engine.ts';
+import { sqlList } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from './breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from './breakdown-keys.ts';
@@ -45,20 +47,27 @@ const ADD_TO_LAST_DAYS = sql`on conflict (website_id, breakdown, day, key, profi
   visitors = breakdown_profile_last_days.visitors + excluded.visitors`;
 
 /**
+ * The rows `profile_day_rows` (a CTE of website, breakdown, day, key, profile, pageviews, events,
+ * bounces and millis) groups, added to (sign 1) or taken out of (sign -1) breakdown_profile_days.
+ */
+export const profileDayRowsInto = (sign: 1 | -1) => {
+  const n = sql.lit(sign);
+  return sql`insert into breakdown_profile_days (website_id, breakdown, day, key, profile, pageviews, events, bounces, millis)
+    select website_id, breakdown, day, key, profile, ${n} * pageviews, ${n} * events, ${n} * bounces, ${n} * millis from profile_day_rows where true
+    ${ADD_TO_DAYS}`;
+};
+
+/** After profileDayRowsInto(-1): the rows of `profile_day_rows`' keys left with no event go. */
+export const PROFILE_DAY_ROWS_EMPTIED = sql`delete from breakdown_profile_days where events <= 0
+        and (website_id, breakdown, day, key, profile) in (select website_id, breakdown, day, key, profile from profile_day_rows)`;
+
+/**
  * Adds (sign 1) or takes out (sign -1) `rows` (a `with ... profile_day_rows as (...)` of website,
  * breakdown, day, key, profile, pageviews, events, bounces and millis) to breakdown_profile_days.
  */
 export async function addProfileDayRows(db: Kysely<Database>, rows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
-  const n = sql.lit(sign);
-  await sql`${rows}
-    insert into breakdown_profile_days (website_id, breakdown, day, key, profile, pageviews, events, bounces, millis)
-    select website_id, breakdown, day, key, profile, ${n} * pageviews, ${n} * events, ${n} * bounces, ${n} * millis from profile_day_rows where true
-    ${ADD_TO_DAYS}`.execute(db);
-  if (sign < 0) {
-    await sql`${rows}
-      delete from breakdown_profile_days where events <= 0
-        and (website_id, breakdown, day, key, profile) in (select website_id, breakdown, day, key, profile from profile_day_rows)`.execute(db);
-  }
+  await sql`${rows} ${profileDayRowsInto(sign)}`.execute(db);
+  if (sign < 0) await sql`${rows} ${PROFILE_DAY_ROWS_EMPTIED}`.execute(db);
 }
 
 /** The sessions' columns the session breakdowns' keys read. */
@@ -92,22 +101,22 @@ const steadyVisitor = (alias: string) =>
 export async function moveSessionProfileDays(db: Kysely<Database>, websiteId: string, zones: { visitorIds: string[]; offsets: WebsiteOffsets }[], sign: 1 | -1): Promise<void> {
   for (const { visitorIds, offsets } of zones) {
     if (offsets.size === 0 || visitorIds.length === 0) continue;
-    const where = sql`s.website_id = ${websiteId} and s.visitor_id in (${sql.join(visitorIds)})`;
+    const where = sql`s.website_id = ${websiteId} and s.visitor_id in (${sqlList(visitorIds)})`;
     await addProfileDayRows(db, sessionProfileDayRows(db, where, rowDaySql(engineOf(db), offsets, 's')), sign);
   }
 }
 
 /**
- * Mirrors moveLastDays (breakdown-days.ts) for the steady visitors: before `keyed` (with last_day)
- * is added to breakdown_visitors, each steady visitor whose last day under a key moves (or who is
- * new to it) leaves the old day's count of their profile and joins the new one's. Ingestion only,
- * after visitor_totals took the batch (a visitor who starts to vary has left already).
+ * Mirrors LAST_DAYS_MOVE (breakdown-days.ts) for the steady visitors: before `keyed` (with
+ * last_day) is added to breakdown_visitors (reading that table as it was), each steady visitor
+ * whose last day under a key moves (or who is new to it) leaves the old day's count of their
+ * profile and joins the new one's. Ingestion only, after visitor_totals took the batch (a visitor
+ * who starts to vary has left already).
  */
-export async function moveProfileLastDays(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
-  const profile = profileJson(engineOf(db), 'vt');
+export const profileLastDaysMove = (engine: Engine) => {
+  const profile = profileJson(engine, 'vt');
   const stored = sql`v.website_id = g.website_id and v.visitor_id = g.visitor_id and v.breakdown = g.breakdown and v.key = g.key`;
-  await sql`${keyed}
-    insert into breakdown_profile_last_days (website_id, breakdown, day, key, profile, visitors)
+  return sql`insert into breakdown_profile_last_days (website_id, breakdown, day, key, profile, visitors)
     select website_id, breakdown, day, key, profile, sum(n) from (
       select g.website_id, g.breakdown, g.last_day as day, g.key, ${profile} as profile, 1 as n
       from keyed g ${steadyVisitor('g')} left join breakdown_visitors v on ${stored}
@@ -117,22 +126,36 @@ export async function moveProfileLastDays(db: Kysely<Database>, keyed: RawBuilde
       from keyed g ${steadyVisitor('g')} join breakdown_visitors v on ${stored}
       where g.last_day > v.last_day
     ) m where true group by website_id, breakdown, day, key, profile
-    ${ADD_TO_LAST_DAYS}`.execute(db);
+    ${ADD_TO_LAST_DAYS}`;
+};
+
+/** profileLastDaysMove after `keyed` (a `with ... keyed as (...)`). */
+export async function moveProfileLastDays(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await sql`${keyed} ${profileLastDaysMove(engineOf(db))}`.execute(db);
 }
 
 /**
  * The steady visitors' rows of breakdown_visitors that `rows` keeps (a condition over the table's
- * columns) leave (sign -1) or join (sign 1) their last days' counts: beside every countLastDays,
+ * columns) leave (sign -1) or join (sign 1) their last days' counts: beside every lastDaysCount,
  * and a visitor leaving or joining their profile.
  */
-export async function countProfileLastDays(db: Kysely<Database>, rows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
-  const profile = profileJson(engineOf(db), 'vt');
-  await sql`insert into breakdown_profile_last_days (website_id, breakdown, day, key, profile, visitors)
+export const profileLastDaysCount = (engine: Engine, rows: RawBuilder<unknown>, sign: 1 | -1) => {
+  const profile = profileJson(engine, 'vt');
+  // The rows first, then their visitors: PostgreSQL, its statistics behind a website's growth,
+  // read every steady visitor of the website and looked up each one's rows (100 to 140 ms a
+  // statement at 20,000 visitors, most of a fold's time: docs/decisions.md). OFFSET 0 keeps the
+  // subquery whole.
+  const first = engine === 'postgres' ? sql` offset 0` : sql``;
+  return sql`insert into breakdown_profile_last_days (website_id, breakdown, day, key, profile, visitors)
     select b.website_id, b.breakdown, b.last_day, b.key, ${profile}, ${sql.lit(sign)} * count(*)
-    from (select website_id, visitor_id, breakdown, key, last_day from breakdown_visitors where ${rows}) b ${steadyVisitor('b')}
+    from (select website_id, visitor_id, breakdown, key, last_day from breakdown_visitors where ${rows}${first}) b ${steadyVisitor('b')}
     where b.last_day is not null
     group by b.website_id, b.breakdown, b.last_day, b.key, ${profile}
-    ${ADD_TO_LAST_DAYS}`.execute(db);
+    ${ADD_TO_LAST_DAYS}`;
+};
+
+export async function countProfileLastDays(db: Kysely<Database>, rows: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
+  await profileLastDaysCount(engineOf(db), rows, sign).execute(db);
 }
 
 /** Replaces a website's breakdown_profile_last_days rows of these breakdowns with ones derived from breakdown_visitors and visitor_totals. */

@@ -1,5 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Engine } from '../../db/database.ts';
 import { engineOf } from '../../db/engine.ts';
+import { sqlList } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { Breakdown } from './breakdowns.ts';
@@ -40,38 +42,52 @@ const KEYED_VISITORS = sql`keyed g join visitor_totals v on v.website_id = g.web
 const byKeyAndProfile = (first: string) => sql.raw([`${first}.website_id`, `${first}.breakdown`, `${first}.key`, ...VISITOR_ATTRIBUTES.map((a) => `v.${a}`)].join(', '));
 
 /**
- * Mirrors addKeyed: `keyed` of steady visitors joins their profiles, a visitor counting as new
- * to a key while breakdown_visitors has no row for them yet (so run it before that table's insert).
+ * Mirrors KEYED_INTO_TOTALS (breakdown-rollup-tables.ts): `keyed` of steady visitors into their
+ * profiles, a visitor counting as new to a key while breakdown_visitors has no row for them yet
+ * (so it reads that table as it was before `keyed` is added to it).
  */
-export async function addKeyedToProfiles(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
-  await addProfileRevenueOfNewRows(db, keyed);
-  await sql`${keyed}
-    insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
-    select g.website_id, g.breakdown, g.key, ${profileJson(engineOf(db), 'v')},
+export const keyedIntoProfiles = (engine: Engine) => sql`insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
+    select g.website_id, g.breakdown, g.key, ${profileJson(engine, 'v')},
       sum(case when exists (select 1 from breakdown_visitors b where b.website_id = g.website_id
         and b.visitor_id = g.visitor_id and b.breakdown = g.breakdown and b.key = g.key) then 0 else 1 end),
       sum(g.pageviews), sum(g.events)
     from ${KEYED_VISITORS} where v.varied = 0 group by ${byKeyAndProfile('g')}
-    ${ADD_TO_PROFILES}`.execute(db);
+    ${ADD_TO_PROFILES}`;
+
+/**
+ * Mirrors addKeyed: `keyed` of steady visitors joins their profiles, with what they paid (run it
+ * before breakdown_visitors' insert).
+ */
+export async function addKeyedToProfiles(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await addProfileRevenueOfNewRows(db, keyed);
+  await sql`${keyed} ${keyedIntoProfiles(engineOf(db))}`.execute(db);
 }
 
 /**
- * Mirrors subtractKeyed: `keyed` of steady visitors leaves their profiles, a visitor leaving a
- * key with the last of their counts under it (run it before breakdown_visitors is updated).
+ * Mirrors KEYED_OUT_OF_TOTALS: `keyed` of steady visitors out of their profiles, a visitor leaving
+ * a key with the last of their counts under it (reading breakdown_visitors as it was before
+ * `keyed` is taken out of it).
  */
-export async function subtractKeyedFromProfiles(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
-  await subtractProfileRevenueOfEmptiedRows(db, keyed);
-  await sql`${keyed}
-    insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
-    select g.website_id, g.breakdown, g.key, ${profileJson(engineOf(db), 'v')},
+export const keyedOutOfProfiles = (engine: Engine) => sql`insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
+    select g.website_id, g.breakdown, g.key, ${profileJson(engine, 'v')},
       -sum(case when b.events <= g.events then 1 else 0 end), -sum(g.pageviews), -sum(g.events)
     from ${KEYED_VISITORS} join breakdown_visitors b on b.website_id = g.website_id and b.visitor_id = g.visitor_id
       and b.breakdown = g.breakdown and b.key = g.key
     where v.varied = 0 group by ${byKeyAndProfile('g')}
-    ${ADD_TO_PROFILES}`.execute(db);
-  await sql`${keyed}
-    delete from breakdown_profiles where events <= 0
-      and (website_id, breakdown, key) in (select website_id, breakdown, key from keyed)`.execute(db);
+    ${ADD_TO_PROFILES}`;
+
+/** After keyedOutOfProfiles: the profiles of `keyed`'s keys left with no event go. */
+export const PROFILES_EMPTIED = sql`delete from breakdown_profiles where events <= 0
+      and (website_id, breakdown, key) in (select website_id, breakdown, key from keyed)`;
+
+/**
+ * Mirrors subtractKeyed: `keyed` of steady visitors leaves their profiles, with what they paid
+ * (run it before breakdown_visitors is updated).
+ */
+export async function subtractKeyedFromProfiles(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await subtractProfileRevenueOfEmptiedRows(db, keyed);
+  await sql`${keyed} ${keyedOutOfProfiles(engineOf(db))}`.execute(db);
+  await sql`${keyed} ${PROFILES_EMPTIED}`.execute(db);
 }
 
 const VISITORS_PER_STATEMENT = 500;
@@ -91,10 +107,10 @@ async function moveVisitors(db: Kysely<Database>, websiteId: string, visitorIds:
   const profile = profileJson(engineOf(db), 'v');
   for (const chunk of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
     await moveProfileRevenueOfVisitors(db, websiteId, chunk, sign);
-    await countProfileLastDays(db, sql`website_id = ${websiteId} and visitor_id in (${sql.join(chunk)})`, sign);
+    await countProfileLastDays(db, sql`website_id = ${websiteId} and visitor_id in (${sqlList(chunk)})`, sign);
     await moveSessionProfileDays(db, websiteId, await zonesOf(db, websiteId, chunk), sign);
     const rows = sql`visitor_totals v join breakdown_visitors b on b.website_id = v.website_id and b.visitor_id = v.visitor_id
-      where v.website_id = ${websiteId} and v.visitor_id in (${sql.join(chunk)}) and v.varied = 0`;
+      where v.website_id = ${websiteId} and v.visitor_id in (${sqlList(chunk)}) and v.varied = 0`;
     await sql`insert into breakdown_profiles (website_id, breakdown, key, profile, visitors, pageviews, events)
       select b.website_id, b.breakdown, b.key, ${profile}, ${sql.lit(sign)} * count(*), ${sql.lit(sign)} * sum(b.pageviews), ${sql.lit(sign)} * sum(b.events)
       from ${rows} group by ${byKeyAndProfile('b')}

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { engineOf } from '../../db/engine.ts';
+import { sqlList } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from './breakdowns.ts';
 import { jsonArray } from './breakdown-keys.ts';
@@ -12,9 +13,11 @@ import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
 // kept as a sum, so it moves with both of its sides, in the transactions that move them:
 // - a visitor's row that appears brings what the visitor paid (addKeyed), one that goes takes it
 //   away (subtractKeyed, a goal delete's repair); a rebuild derives a website's rows again;
-// - a payment recorded brings its amount to every row of its visitor; refunded or deleted, it
-//   takes it away. Payment writes take the website's row lock, as ingestion does, so on
-//   PostgreSQL a payment and its visitor's new rows cannot miss each other.
+// - a payment counted brings its amount to every row of its visitor; uncounted (refunded, deleted)
+//   it takes it away. The sums read a payment as its `counted` says (payment-counts.ts: not at
+//   all, without or with its provider's conversion), which only the fold and writers holding the
+//   website's derived-data lock change, so a payment and its visitor's new rows cannot miss each
+//   other nor count twice, although payments are written without that lock.
 // breakdown_profile_revenue holds the same sums per key and visitor profile, for the visitors
 // whose attributes never varied (the revenue of breakdown_profiles, breakdown-profiles.ts, whose
 // writers call the ones here as they move their own rows), so a breakdown filtered on visitor
@@ -27,21 +30,25 @@ const ADD_TO_REVENUE = sql`on conflict (website_id, breakdown, key, currency, co
 
 /**
  * The provider's converted currency a sum is kept under ('' for payments without one) and the
- * converted sum (migration 0028): a read converts each kept sum as it would its payments.
+ * converted sum (migration 0028): a read converts each kept sum as it would its payments. A
+ * payment counted without its conversion (`counted` 1: recorded before it, not yet folded since)
+ * is kept as one without.
  */
-const CONVERTED_CURRENCY = sql`coalesce(p.converted_currency, '')`;
-const convertedSum = (sign: 1 | -1) => sql`${sql.lit(sign)} * sum(coalesce(p.converted_minor, 0))`;
+const CONVERTED_CURRENCY = sql`coalesce(case when p.counted = 2 then p.converted_currency end, '')`;
+const convertedSum = (sign: 1 | -1) => sql`${sql.lit(sign)} * sum(case when p.counted = 2 then coalesce(p.converted_minor, 0) else 0 end)`;
+/** The payments the sums hold (payment-counts.ts). */
+const COUNTED = sql`p.counted > 0`;
 
 /**
  * Adds (sign 1) or takes away (sign -1) what the visitors of `rows` paid, per key: `rows` is a
  * table or subquery of website, visitor, breakdown and key (aliased `v`, after the CTEs of
- * `ctes`), joined to their visitors' payments that count (`p`, not refunded) and kept by `where`.
+ * `ctes`), joined to their visitors' payments that count (`p`, counted: payment-counts.ts) and kept by `where`.
  */
 async function movePaid(db: Kysely<Database>, rows: RawBuilder<unknown>, where: RawBuilder<unknown>, sign: 1 | -1, ctes: RawBuilder<unknown> = sql``): Promise<void> {
   await sql`${ctes}
     insert into breakdown_revenue (website_id, breakdown, key, currency, converted_currency, renewal, minor, converted_minor)
     select v.website_id, v.breakdown, v.key, p.currency, ${CONVERTED_CURRENCY}, p.renewal, ${sql.lit(sign)} * sum(p.amount_minor), ${convertedSum(sign)}
-    from ${rows} v join payments p on p.website_id = v.website_id and p.visitor_id = v.visitor_id and p.refunded = ${false}
+    from ${rows} v join payments p on p.website_id = v.website_id and p.visitor_id = v.visitor_id and ${COUNTED}
     where ${where} group by v.website_id, v.breakdown, v.key, p.currency, ${CONVERTED_CURRENCY}, p.renewal
     ${ADD_TO_REVENUE}`.execute(db);
 }
@@ -65,9 +72,10 @@ export async function subtractRevenueOfRows(db: Kysely<Database>, rows: RawBuild
 }
 
 /**
- * Payments that start to count (sign 1: recorded, after the insert) or stop (sign -1: before a
- * refund or a delete) move their amounts on every row of their visitors, and on their profiles'. `payments` is a
- * condition over the payments aliased `p`; refunded ones never count.
+ * Payments that start to count (sign 1: after their `counted` is set) or stop (sign -1: before it
+ * changes, or before a delete) move their amounts on every row of their visitors, and on their
+ * profiles'. `payments` is a condition over the payments aliased `p`; those held at `counted` 0
+ * move nothing.
  */
 export async function movePaymentRevenue(db: Kysely<Database>, payments: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
   await movePaid(db, sql`breakdown_visitors`, payments, sign);
@@ -86,7 +94,7 @@ async function moveProfilePaid(db: Kysely<Database>, rows: RawBuilder<unknown>, 
     insert into breakdown_profile_revenue (website_id, breakdown, key, profile, currency, converted_currency, renewal, minor, converted_minor)
     select b.website_id, b.breakdown, b.key, ${profile}, p.currency, ${CONVERTED_CURRENCY}, p.renewal, ${sql.lit(sign)} * sum(p.amount_minor), ${convertedSum(sign)}
     from ${rows} b join visitor_totals v on v.website_id = b.website_id and v.visitor_id = b.visitor_id
-      join payments p on p.website_id = b.website_id and p.visitor_id = b.visitor_id and p.refunded = ${false}
+      join payments p on p.website_id = b.website_id and p.visitor_id = b.visitor_id and ${COUNTED}
     where v.varied = 0 and ${where}
     group by b.website_id, b.breakdown, b.key, ${attributes}, p.currency, ${CONVERTED_CURRENCY}, p.renewal
     on conflict (website_id, breakdown, key, profile, currency, converted_currency, renewal)
@@ -112,7 +120,7 @@ export async function subtractProfileRevenueOfEmptiedRows(db: Kysely<Database>, 
 
 /** For the profiles' moves of whole visitors (leave, join): every row of these steady visitors moves what they paid. */
 export async function moveProfileRevenueOfVisitors(db: Kysely<Database>, websiteId: string, visitorIds: string[], sign: 1 | -1): Promise<void> {
-  await moveProfilePaid(db, sql`breakdown_visitors`, sql`b.website_id = ${websiteId} and b.visitor_id in (${sql.join(visitorIds)})`, sign);
+  await moveProfilePaid(db, sql`breakdown_visitors`, sql`b.website_id = ${websiteId} and b.visitor_id in (${sqlList(visitorIds)})`, sign);
 }
 
 /** Replaces a website's profile revenue of these breakdowns with one derived from breakdown_visitors, visitor_totals and the payments. */

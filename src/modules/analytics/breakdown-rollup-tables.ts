@@ -3,6 +3,7 @@ import { isPostgres } from '../../db/engine.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Breakdown } from './breakdowns.ts';
 import { addRevenueOfNewRows, subtractRevenueOfRows } from './breakdown-revenue.ts';
+import { runTogether } from './statement-groups.ts';
 
 // What the writers of both kinds of breakdown rollups share (breakdown-rollups.ts for the
 // breakdowns over events, session-breakdown-rollups.ts for those over sessions): the two tables
@@ -99,53 +100,72 @@ export async function deriveKeyed<DB>(db: Kysely<DB>, keyed: RawBuilder<unknown>
 }
 
 /**
- * Adds `keyed` (a `with ... keyed as (...)` of website, visitor, breakdown, key, pageviews,
- * events and last_day) to both tables (a row's last day only moves later): the totals first, counting a visitor as new to a key while
- * breakdown_visitors has no row for them yet, then those rows. (Every INSERT ... SELECT here has
- * a WHERE: SQLite's parser needs one before ON CONFLICT.)
+ * `keyed` (website, visitor, breakdown, key, pageviews, events, last_day) into breakdown_totals, a
+ * visitor counting as new to a key while breakdown_visitors has no row for them yet (so it reads
+ * that table as it was before KEYED_INTO_VISITORS). (Every INSERT ... SELECT here has a WHERE:
+ * SQLite's parser needs one before ON CONFLICT.)
  */
-export async function addKeyed(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
-  await addRevenueOfNewRows(db, keyed);
-  await sql`${keyed}
-    insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
+export const KEYED_INTO_TOTALS = sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
     select g.website_id, g.breakdown, g.key,
       sum(case when exists (select 1 from breakdown_visitors v where v.website_id = g.website_id
         and v.visitor_id = g.visitor_id and v.breakdown = g.breakdown and v.key = g.key) then 0 else 1 end),
       sum(g.pageviews), sum(g.events)
     from keyed g where true group by g.website_id, g.breakdown, g.key
-    ${ADD_TO_TOTALS}`.execute(db);
-  await sql`${keyed}
-    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events, last_day)
+    ${ADD_TO_TOTALS}`;
+
+/** `keyed` added to breakdown_visitors (a row's last day only moves later). */
+export const KEYED_INTO_VISITORS = sql`insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events, last_day)
     select website_id, visitor_id, breakdown, key, pageviews, events, last_day from keyed where true
     on conflict (website_id, visitor_id, breakdown, key) do update set
       pageviews = breakdown_visitors.pageviews + excluded.pageviews,
       events = breakdown_visitors.events + excluded.events,
-      last_day = case when excluded.last_day > coalesce(breakdown_visitors.last_day, '') then excluded.last_day else breakdown_visitors.last_day end`.execute(db);
+      last_day = case when excluded.last_day > coalesce(breakdown_visitors.last_day, '') then excluded.last_day else breakdown_visitors.last_day end`;
+
+/**
+ * Adds `keyed` (a `with ... keyed as (...)` of website, visitor, breakdown, key, pageviews,
+ * events and last_day) to both tables: what its new rows' visitors paid, the totals, then the rows.
+ */
+export async function addKeyed(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await addRevenueOfNewRows(db, keyed);
+  await runTogether(db, keyed, [KEYED_INTO_TOTALS, KEYED_INTO_VISITORS]);
 }
 
 /**
- * Takes `keyed` (as for addKeyed, and already counted in both tables) out of them: a visitor
- * leaves a key's totals with the last of their counts under it, and rows left with no event go.
+ * `keyed` (as for addKeyed, and already counted in both tables) out of breakdown_totals: a visitor
+ * leaves a key's totals with the last of their counts under it (reading breakdown_visitors as it
+ * was before KEYED_OUT_OF_VISITORS).
  */
-export async function subtractKeyed(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
-  await sql`${keyed}
-    insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
+export const KEYED_OUT_OF_TOTALS = sql`insert into breakdown_totals (website_id, breakdown, key, visitors, pageviews, events)
     select g.website_id, g.breakdown, g.key, -sum(case when v.events <= g.events then 1 else 0 end), -sum(g.pageviews), -sum(g.events)
     from keyed g join breakdown_visitors v on v.website_id = g.website_id and v.visitor_id = g.visitor_id
       and v.breakdown = g.breakdown and v.key = g.key
     where true group by g.website_id, g.breakdown, g.key
-    ${ADD_TO_TOTALS}`.execute(db);
-  await sql`${keyed}
-    insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
+    ${ADD_TO_TOTALS}`;
+
+/** `keyed` taken out of breakdown_visitors' counts (the rows it empties stay, with no event: VISITORS_EMPTIED deletes them). */
+export const KEYED_OUT_OF_VISITORS = sql`insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events)
     select website_id, visitor_id, breakdown, key, -pageviews, -events from keyed where true
     on conflict (website_id, visitor_id, breakdown, key) do update set
       pageviews = breakdown_visitors.pageviews + excluded.pageviews,
-      events = breakdown_visitors.events + excluded.events`.execute(db);
-  const emptied = sql`events <= 0 and (website_id, visitor_id, breakdown, key) in (select website_id, visitor_id, breakdown, key from keyed)`;
-  await subtractRevenueOfRows(db, emptied, keyed);
-  await sql`${keyed}
-    delete from breakdown_visitors where ${emptied}`.execute(db);
-  await sql`${keyed}
-    delete from breakdown_totals where events <= 0
-      and (website_id, breakdown, key) in (select website_id, breakdown, key from keyed)`.execute(db);
+      events = breakdown_visitors.events + excluded.events`;
+
+/** The rows of breakdown_visitors that `keyed` emptied, as a condition over the table's columns. */
+export const EMPTIED_VISITOR_ROWS = sql`events <= 0 and (website_id, visitor_id, breakdown, key) in (select website_id, visitor_id, breakdown, key from keyed)`;
+
+/** After KEYED_OUT_OF_VISITORS: the rows it emptied go. */
+export const VISITORS_EMPTIED = sql`delete from breakdown_visitors where ${EMPTIED_VISITOR_ROWS}`;
+
+/** After KEYED_OUT_OF_TOTALS: the keys left with no event go. */
+export const TOTALS_EMPTIED = sql`delete from breakdown_totals where events <= 0
+      and (website_id, breakdown, key) in (select website_id, breakdown, key from keyed)`;
+
+/**
+ * Takes `keyed` (as for addKeyed, and already counted in both tables) out of them: a visitor
+ * leaves a key's totals with the last of their counts under it, and rows left with no event go,
+ * with what their visitors paid.
+ */
+export async function subtractKeyed(db: Kysely<Database>, keyed: RawBuilder<unknown>): Promise<void> {
+  await runTogether(db, keyed, [KEYED_OUT_OF_TOTALS, KEYED_OUT_OF_VISITORS]);
+  await subtractRevenueOfRows(db, EMPTIED_VISITOR_ROWS, keyed);
+  await runTogether(db, keyed, [VISITORS_EMPTIED, TOTALS_EMPTIED]);
 }

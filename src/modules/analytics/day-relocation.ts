@@ -6,8 +6,7 @@ import { startBuild } from './derived-build.ts';
 import { relocationsOf } from './visitor-zones.ts';
 import { visitorsOffsets } from './breakdown-days.ts';
 import type { WebsiteOffsets } from './local-day-sql.ts';
-import { deriveBacklog } from './rollup-backlog.ts';
-import { moveDays } from './maintainer.ts';
+import { moveDays, settleWebsite } from './maintainer.ts';
 
 // A time-zone change moves the website's day rollups (visitor_days, daily_totals, visitor_recency,
 // breakdown_days, breakdown_last_days and the last days of breakdown_visitors) to the new zone's
@@ -73,8 +72,9 @@ export async function relocateChunk(trx: Kysely<Database>, websiteId: string, li
   await lockWebsiteRollups(trx, websiteId);
   const row = await trx.selectFrom('rollup_relocations').selectAll().where('website_id', '=', websiteId).executeTakeFirst();
   if (!row) return { finished: true };
-  // The waiting events join first, each in its visitor's zone, so the moves below see every stored event derived.
-  await deriveBacklog(trx, websiteId);
+  // The waiting events join first, each in its visitor's zone, and no other commits until this
+  // chunk does: the moves below derive the visitors again from every stored event.
+  await settleWebsite(trx, websiteId);
   if (row.visitors_total === null) {
     const counted = await trx
       .selectFrom('visitor_totals')

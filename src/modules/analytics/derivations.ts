@@ -2,10 +2,13 @@ import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { RecordedEvent } from '../../db/event-records.ts';
 import { movePaymentRevenue } from './breakdown-revenue.ts';
+import { rebuildHourRollups, repairHourRollups } from './hour-rollup-repair.ts';
+import { updateHourRollups } from './hour-rollups.ts';
 import { joinProfiles, leaveProfiles } from './breakdown-profiles.ts';
 import { moveVisitorEventDays, rebuildBreakdownRollups, repairBreakdownRollups, subtractDeletedEvents, updateBreakdownRollups } from './breakdown-rollups.ts';
 import type { DerivedTableName } from './derived-tables.ts';
 import type { WebsiteOffsets } from './local-day-sql.ts';
+import { foldFunnelCrossings, rebuildFunnelCrossings, refreshFunnelVisitors } from './funnel-crossings.ts';
 import { profileTotalsIn, profileTotalsOut, rebuildProfileTotals } from './profile-totals.ts';
 import { rebuildDailyRollups } from './rollup-rebuild.ts';
 import { updateDailyRollups } from './rollups.ts';
@@ -64,7 +67,10 @@ export interface Derivation {
   beforeDelete?: (trx: Kysely<Database>, deleted: DeletedEvents) => Promise<void>;
   /** After events were deleted: the visitors' rows derived again from the events they have left. */
   repair?: (trx: Kysely<Database>, deleted: DeletedEvents) => Promise<void>;
-  /** Payments that start (1) or stop (-1) counting: `payments` a condition over payments `p`. */
+  /**
+   * Payments that start (1) or stop (-1) counting: `payments` a condition over payments `p`, each
+   * moved as its `counted` says (payment-counts.ts: the maintainer changes it between the two).
+   */
   payments?: (trx: Kysely<Database>, payments: RawBuilder<unknown>, sign: 1 | -1) => Promise<void>;
   /** A chunk of visitors' local days moved to a new zone. */
   move?: (trx: Kysely<Database>, move: ZoneMove) => Promise<void>;
@@ -88,6 +94,14 @@ export const DERIVATIONS: readonly Derivation[] = [
       ),
     move: (trx, move) => rebuildVisitorRollups(trx, move.websiteId, move.to, move.visitorIds),
     rebuild: rebuildDailyRollups,
+  },
+  {
+    // UTC hours: a change of zone moves nothing (no `move`).
+    name: 'hours',
+    keeps: ['visitor_hours', 'hour_totals', 'hour_recency'],
+    fold: (trx, events) => updateHourRollups(trx, events),
+    repair: (trx, deleted) => repairHourRollups(trx, deleted.websiteId, deleted.visitorIds),
+    rebuild: (trx, websiteId) => rebuildHourRollups(trx, websiteId),
   },
   {
     name: 'visitor totals',
@@ -134,5 +148,14 @@ export const DERIVATIONS: readonly Derivation[] = [
     leave: profileTotalsOut,
     join: profileTotalsIn,
     rebuild: (trx, websiteId) => rebuildProfileTotals(trx, websiteId),
+  },
+  {
+    // Each change derives the visitors' days again from their stored events, per stored funnel.
+    name: 'funnels',
+    keeps: ['funnel_visitor_days', 'funnel_crossings'],
+    fold: foldFunnelCrossings,
+    repair: (trx, deleted) => eachZone(deleted, (zone, visitorIds) => refreshFunnelVisitors(trx, deleted.websiteId, zone, visitorIds)),
+    move: (trx, move) => refreshFunnelVisitors(trx, move.websiteId, move.to, move.visitorIds),
+    rebuild: rebuildFunnelCrossings,
   },
 ];

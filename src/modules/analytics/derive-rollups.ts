@@ -31,7 +31,7 @@ export async function aroundVisitors(
 /**
  * Folds stored events into every derived table, in the caller's transaction. Each event must be
  * folded in exactly once: the rollup deriver (rollup-backlog.ts) calls this for the events of the
- * backlog and deletes their rows in the same transaction. Takes the websites' row locks first. A
+ * backlog and deletes their rows in the same transaction. Takes the websites' derived-data locks first. A
  * website whose days are moving to a new zone gets each visitor's days in that visitor's zone
  * (visitor-zones.ts).
  */

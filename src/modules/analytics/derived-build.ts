@@ -6,6 +6,7 @@ import { chunks } from '../../lib/chunks.ts';
 import { eventFromRow } from '../../db/event-columns.ts';
 import { foldEvents } from './derive-rollups.ts';
 import { BUILT_TABLES, type DerivedTable } from './derived-tables.ts';
+import { keepEveryFunnel } from './funnel-crossings.ts';
 import { deriveBacklog } from './rollup-backlog.ts';
 import { inTimeOrder } from './time-order.ts';
 
@@ -54,13 +55,15 @@ const REPLACED = ['sessions', 'visitor_totals'] as const;
 
 /**
  * Starts (or starts again) a build of the website's derived tables, in the caller's transaction.
- * A move of its days to a new zone under way is dropped: the build derives every day in the
- * website's zone as it is at each chunk. A build that was clearing every table, those replaced
+ * A move of its days to a new zone under way is dropped, and so are the builds of single funnels
+ * (funnel-build.ts): the build derives every day of every funnel in the website's zone as it is at each chunk. A build that was clearing every table, those replaced
  * per visitor included, starts again doing so (session_buckets may not yet be cleared).
  */
 export async function startBuild(trx: Kysely<Database>, websiteId: string, reason: string, now = new Date()): Promise<void> {
   await lockWebsiteRollups(trx, websiteId);
   await trx.deleteFrom('rollup_relocations').where('website_id', '=', websiteId).execute();
+  // The funnels' own builds too: their rows go in the clear phase, which keeps every funnel (keepEveryFunnel).
+  await trx.deleteFrom('funnel_builds').where('website_id', '=', websiteId).execute();
   const running = await trx.selectFrom('derived_builds').select('phase').where('website_id', '=', websiteId).executeTakeFirst();
   const phase = running?.phase === 'clear-all' ? ('clear-all' as const) : ('clear' as const);
   const fresh = { reason, phase, cursor: null, cursor_at: null, cursor_event_id: null, visitors_done: 0, events_done: 0, events_total: null, started_at: now.toISOString() };
@@ -85,7 +88,7 @@ const pastCursor = (cursor: BuildCursor) =>
  * Whether a build of the website runs, and the visitors among these whose rows it has derived
  * whole (all of them when none runs): the only ones a repair may re-derive, as the others' rows
  * are not there yet. The visitor the cursor stands in is derived to its end first, in the
- * caller's transaction, if it is among them. Read under the website's row lock, so it holds
+ * caller's transaction, if it is among them. Read under the website's lock, so it holds
  * until commit.
  */
 export async function buildScope(db: Kysely<Database>, websiteId: string, visitorIds: string[]): Promise<{ building: boolean; built: string[] }> {
@@ -169,9 +172,16 @@ export async function vacuumCleared(db: Kysely<Database>): Promise<void> {
 
 const crossesPowerOfFour = (before: number, added: number) => before + added >= 1024 && Math.floor(Math.log(before + added) / Math.log(4)) > Math.floor(Math.log(Math.max(before, 1)) / Math.log(4));
 
-/** The next `limit` events past the cursor, in its order. */
+/**
+ * The next `limit` events past the cursor, in its order, but those whose backlog rows wait: on
+ * PostgreSQL an event may commit after the chunk folded the backlog in, and each statement sees
+ * what committed before it. Such an event is left to the fold (if the chunk's cursor passes it) or
+ * to a later chunk (the fold then drops its row), so it is counted once; the chunk goes on
+ * without holding ingestion back (a time-zone move's chunk holds it instead: day-relocation.ts).
+ */
 async function nextEvents(trx: Kysely<Database>, websiteId: string, cursor: BuildCursor, limit: number): Promise<EventsTable[]> {
   const { rows } = await sql<EventsTable>`select * from events where website_id = ${websiteId} ${pastCursor(cursor)}
+    and id not in (select event_id from rollup_backlog where website_id = ${websiteId} and event_id is not null)
     order by visitor_id, occurred_at, id limit ${limit}`.execute(trx);
   return rows;
 }
@@ -203,6 +213,8 @@ export async function buildChunk(trx: Kysely<Database>, websiteId: string, limit
       const deleted = await clearRowsOf(trx, table, websiteId, typeof clearRows === 'number' ? clearRows : clearRows(table.name));
       if (deleted > 0) return { finished: false, phase: 'clear', table: table.name };
     }
+    // Every funnel of the website is kept from here on: the chunks derive its rows with the others'.
+    await keepEveryFunnel(trx, websiteId);
     // The waiting events of the website go with the old rows: every one of them is read by its visitor's chunk.
     await deriveBacklog(trx, websiteId);
     const counted = await trx

@@ -13,9 +13,18 @@ import { deriveBacklog } from './rollup-backlog.ts';
 // commits do not wait for the disk (`synchronous = NORMAL`, nothing flushed after): they are lazy
 // commits (lazy-commits.ts), made durable by the next durable commit of the main connection. A
 // fold lost with them leaves its events in the backlog, as atomic as before: derived again.
+//
+// Nor do its commits checkpoint the log (`wal_autocheckpoint = 0`): a commit that did held the
+// write gate while it copied the log into the database file and waited for the disk. After a
+// job, at most once a second, with the gate given back, derived-data-thread.ts sends a checkpoint
+// job: a PASSIVE checkpoint, which waits for no writer, so the main connection commits meanwhile.
+// The main connection keeps SQLite's automatic checkpoint, which these leave little to do.
 
-/** A job for the thread: a chunk of a build or move, or up to `limit` of a website's waiting events folded in. */
-export type ThreadJob = { kind: 'chunk'; request: ChunkRequest } | { kind: 'backlog'; websiteId: string; limit: number | null };
+/**
+ * A job for the thread: a chunk of a build or move, up to `limit` of a website's waiting events
+ * folded in, or a checkpoint of the log (sent without the write gate).
+ */
+export type ThreadJob = { kind: 'chunk'; request: ChunkRequest } | { kind: 'backlog'; websiteId: string; limit: number | null } | { kind: 'checkpoint' };
 
 export interface ThreadRequest {
   id: number;
@@ -24,7 +33,7 @@ export interface ThreadRequest {
 
 export interface ThreadAnswer {
   id: number;
-  /** A chunk's outcome, or how many waiting events a backlog job took. */
+  /** A chunk's outcome, how many waiting events a backlog job took, or how many pages of the log a checkpoint copied. */
   outcome?: ChunkOutcome | number;
   error?: { message: string; code?: string };
 }
@@ -35,17 +44,30 @@ export interface ThreadReady {
 }
 
 const { path } = workerData as { path: string };
-const { database } = openSqlite(path, { flushedByCaller: true });
+const { database, raw } = openSqlite(path, { flushedByCaller: true });
+raw.pragma('wal_autocheckpoint = 0');
 const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
 const port = parentPort!;
 
+/** Copies what it can of the log into the database file, waiting for no one; how many pages it copied. */
+function checkpoint(): number {
+  const [result] = raw.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+  return result?.checkpointed ?? 0;
+}
+
 function run(job: ThreadJob): Promise<ChunkOutcome | number> {
   if (job.kind === 'chunk') return runChunk(db, job.request);
+  if (job.kind === 'checkpoint') return Promise.resolve().then(checkpoint);
   return lazyTransaction(db, (trx) => deriveBacklog(trx, job.websiteId, job.limit ?? Number.POSITIVE_INFINITY));
 }
 
+// One job at a time, in the order sent: a checkpoint must not run inside a job's transaction.
+let tail: Promise<unknown> = Promise.resolve();
+
 port.on('message', ({ id, job }: ThreadRequest) => {
-  run(job).then(
+  const running = tail.then(() => run(job));
+  tail = running.catch(() => {});
+  running.then(
     (outcome) => port.postMessage({ id, outcome } satisfies ThreadAnswer),
     (error: unknown) => {
       const { message, code } = error as { message?: unknown; code?: unknown };

@@ -9,16 +9,17 @@ import { type ChunkRunner, runChunk } from './derived-chunk.ts';
 // Runs the background work on websites' derived data, a chunk per transaction (of events for a
 // build, of visitors for a move), sized so each takes about `chunkMs`, until none is left: the
 // builds of derived tables from the raw events (derived-build.ts) and the moves of day rollups
-// to a new time zone (day-relocation.ts); a website has at most one of the two. Where a chunk runs
+// to a new time zone (day-relocation.ts), a website has at most one of the two; then the builds of
+// single funnels' rows (funnel-build.ts), a chunk of visitors each. Where a chunk runs
 // is its runner's (derived-chunk.ts): on a SQLite file the derived-data thread
 // (derived-data-thread.ts), whose chunks hold the write gate and nothing else (50 ms by default:
 // the main connection's writers wait for them, its reads and the event loop do not); in memory the
 // main connection, whose statements hold the event loop (8 ms, and a pause of `pauseMs` between
 // chunks so that requests get the connection); on PostgreSQL a connection of the pool, where a chunk
-// holds only the website's rollup row lock and every statement is planned anew (200 ms). The work
-// is rows of derived_builds and rollup_relocations, so a crash or a stop loses nothing: the next
+// holds only the website's derived-data lock and every statement is planned anew (200 ms). The work
+// is rows of derived_builds, rollup_relocations and funnel_builds, so a crash or a stop loses nothing: the next
 // start (of any instance) goes on from the cursor. Several instances may run at once; each chunk
-// takes the website's row lock and reads the cursor under it, so they take turns.
+// takes the website's derived-data lock and reads the cursor under it, so they take turns.
 
 /** How often the table is looked at besides the wake-ups (moves another instance started or left). */
 const POLL_INTERVAL_MS = 5_000;
@@ -26,14 +27,14 @@ const POLL_INTERVAL_MS = 5_000;
 const FIRST_CHUNK = 2;
 /** Rows in a website's first chunk of a clear phase. */
 const FIRST_CLEAR = 100;
-/** Fewest per chunk, however slow (one visitor's days move in one transaction). */
+/** Fewest per chunk, however slow (one visitor's days move, or are derived for a funnel, in one transaction). */
 const MIN_CHUNK = 1;
 /** Most events per chunk of a build, rows per chunk of its clear phase. */
 const MAX_BUILD_EVENTS = 20_000;
 const MAX_CLEAR_ROWS = 20_000;
 
 /**
- * How many per chunk, per website: events (a build) or visitors (a move), and rows of each table
+ * How many per chunk, per website: events (a build) or visitors (a move, a funnel's build), and rows of each table
  * (a clear phase: a row of one table costs several times one of another, by their indexes).
  */
 interface ChunkSizes {
@@ -46,7 +47,7 @@ export interface DerivedDataWorkerOptions {
   chunkMs: number;
   /** The pause between two chunks, for the requests under way. */
   pauseMs?: number;
-  /** Most visitors per chunk of a move. */
+  /** Most visitors per chunk of a move or of a funnel's build. */
   maxVisitors: number;
   /** Where each chunk runs (on a SQLite file, the derived-data thread); default: a transaction on `db`. */
   runner?: ChunkRunner;
@@ -101,6 +102,7 @@ export class DerivedDataWorker {
         .selectFrom('derived_builds')
         .select('website_id')
         .union(this.db.selectFrom('rollup_relocations').select('website_id'))
+        .union(this.db.selectFrom('funnel_builds').select('website_id'))
         .execute();
       if (rows.length === 0) return;
       for (const { website_id: websiteId } of rows) {

@@ -9,6 +9,15 @@ import { Nullable, Timestamp } from '../../http/schemas.ts';
 export const DERIVED_DATA_STATES = ['ready', 'rebuilding'] as const;
 export type DerivedDataState = (typeof DERIVED_DATA_STATES)[number];
 
+/** A stored funnel's own build (funnel-build.ts): only that funnel's reports read the raw events meanwhile. */
+export const FunnelBuild = Type.Object({
+  funnelId: Type.String({ description: 'the stored funnel being built' }),
+  visitorsDone: Type.Integer({ minimum: 0, description: "the website's visitors the build has passed (in the order of their ids; those with step events derived)" }),
+  visitorsTotal: Nullable(Type.Integer({ minimum: 0, description: "the website's visitors; null until the build's first step counts them" })),
+  progress: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'visitorsDone / visitorsTotal, from 0 to 1; null while the total is unknown' })),
+  startedAt: Timestamp,
+});
+
 const Zone = (description: string) => Nullable(Type.String({ description, examples: ['Asia/Tokyo'] }));
 
 export const DerivedData = Type.Object({
@@ -32,5 +41,10 @@ export const DerivedData = Type.Object({
     Type.Number({ minimum: 0, maximum: 1, description: 'visitorsDone / visitorsTotal for a move, eventsDone / eventsTotal for a build, from 0 to 1; null while the total is unknown and when ready' }),
   ),
   startedAt: Type.Union([Timestamp, Type.Null()], { description: 'when the change of zone was saved or the build asked for; null when ready' }),
+  funnelBuilds: Type.Array(FunnelBuild, {
+    description:
+      "stored funnels created or given other steps on a website with events, whose own tables are being built in the background, oldest first " +
+      "(after any build or move above): each funnel's report reads the raw events until its build ends, the website's other reads are unaffected; empty when none",
+  }),
 });
 export type DerivedDataView = Static<typeof DerivedData>;

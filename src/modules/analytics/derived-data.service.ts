@@ -3,10 +3,12 @@ import type { Database } from '../../db/schema.ts';
 import { type RelocationProgress, relocationProgress } from './day-relocation.ts';
 import { type BuildProgress, buildProgress } from './derived-build.ts';
 import type { DerivedDataView } from './derived-data.schemas.ts';
+import { type FunnelBuildProgress, funnelBuildProgress } from './funnel-build.ts';
 
 // The state of a website's derived data, for GET /websites/{websiteId}/derived-data: the build of
 // its derived tables (derived-build.ts) or the move of its day rollups to a new time zone
-// (day-relocation.ts) while one runs, else ready.
+// (day-relocation.ts) while one runs, else ready; and the builds of single funnels
+// (funnel-build.ts), which leave the state as it is (only those funnels' reports read raw).
 
 const READY: DerivedDataView = {
   state: 'ready',
@@ -21,6 +23,7 @@ const READY: DerivedDataView = {
   eventsTotal: null,
   progress: null,
   startedAt: null,
+  funnelBuilds: [],
 };
 
 /**
@@ -33,7 +36,18 @@ function share(done: number, total: number | null): number | null {
   return Math.min(1, done / total);
 }
 
-export function presentDerivedData(move: RelocationProgress | undefined, build?: BuildProgress): DerivedDataView {
+export function presentDerivedData(move: RelocationProgress | undefined, build?: BuildProgress, funnels: FunnelBuildProgress[] = []): DerivedDataView {
+  const funnelBuilds = funnels.map((funnel) => ({
+    funnelId: funnel.funnelId,
+    visitorsDone: funnel.visitorsDone,
+    visitorsTotal: funnel.visitorsTotal,
+    progress: share(funnel.visitorsDone, funnel.visitorsTotal),
+    startedAt: funnel.startedAt,
+  }));
+  return { ...presentWebsiteBuild(move, build), funnelBuilds };
+}
+
+function presentWebsiteBuild(move: RelocationProgress | undefined, build?: BuildProgress): DerivedDataView {
   if (build) {
     return {
       ...READY,
@@ -63,6 +77,6 @@ export function presentDerivedData(move: RelocationProgress | undefined, build?:
 }
 
 export async function getDerivedData(db: Kysely<Database>, websiteId: string): Promise<DerivedDataView> {
-  const [[move], [build]] = await Promise.all([relocationProgress(db, websiteId), buildProgress(db, websiteId)]);
-  return presentDerivedData(move, build);
+  const [[move], [build], funnels] = await Promise.all([relocationProgress(db, websiteId), buildProgress(db, websiteId), funnelBuildProgress(db, websiteId)]);
+  return presentDerivedData(move, build, funnels);
 }

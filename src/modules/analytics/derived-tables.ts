@@ -18,6 +18,9 @@ export type DerivedTableName = keyof Database &
     | 'visitor_days'
     | 'daily_totals'
     | 'visitor_recency'
+    | 'visitor_hours'
+    | 'hour_totals'
+    | 'hour_recency'
     | 'sessions'
     | 'session_buckets'
     | 'visitor_totals'
@@ -31,27 +34,31 @@ export type DerivedTableName = keyof Database &
     | 'breakdown_profile_last_days'
     | 'breakdown_revenue'
     | 'breakdown_profile_revenue'
+    | 'funnel_visitor_days'
+    | 'funnel_crossings'
     | 'goal_stats'
     | 'goal_visitors'
   );
 
 /** The website API's reads the planner routes (src/modules/stats/read-planner.ts). */
-export const PLANNED_READS = ['overview', 'breakdown', 'series', 'visitor-list'] as const;
+export const PLANNED_READS = ['overview', 'breakdown', 'series', 'visitor-list', 'funnel'] as const;
 export type PlannedRead = (typeof PLANNED_READS)[number];
 
 /**
  * A read's range as the derived data sees it: all time, whole local days of the website's own
- * zone (all time included), or anything else (instants, hours, another zone).
+ * zone (all time included), hours that begin and end on whole UTC hours but for the range's own
+ * first and last (an hourly series in any zone whose offset is whole hours), or anything else
+ * (instants, an hourly series in a zone with a half-hour or 45-minute offset, days of another zone).
  */
-export type RangeShape = 'all-time' | 'whole-days' | 'instants';
+export type RangeShape = 'all-time' | 'whole-days' | 'whole-hours' | 'instants';
 /** A read's filters as the derived data sees them: none, only visitor attributes (visitor-attributes.ts), or any. */
 export type FilterShape = 'none' | 'visitor-attributes' | 'any';
 
 /** A shape of read a derived table answers. */
 export interface Answer {
   read: PlannedRead;
-  /** 'whole-days' answers all time as well (every day). */
-  range: 'all-time' | 'whole-days';
+  /** 'whole-days' answers all time as well (every day); 'whole-hours' answers only ranges of that shape. */
+  range: 'all-time' | 'whole-days' | 'whole-hours';
   filters: 'none' | 'visitor-attributes';
   /** Other derived tables its reader reads besides: all must be available. */
   with?: readonly DerivedTableName[];
@@ -96,10 +103,30 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   { name: 'visitor_days', from: ['events'], groupBy: ['website_id', 'day', 'visitor_id'], localDays: true, holds: 'per visitor and local day: the links daily_totals and visitor_recency sum' },
   { name: 'daily_totals', from: ['visitor_days'], groupBy: ['website_id', 'day'], localDays: true, holds: 'day, week and month series; overview counts over whole days', answers: [{ read: 'overview', range: 'whole-days', filters: 'none', with: ['visitor_recency', 'session_buckets'] }, { read: 'series', range: 'whole-days', filters: 'none', with: ['visitor_recency'] }] },
   { name: 'visitor_recency', from: ['visitor_days'], groupBy: ['website_id', 'day', 'prev_day'], localDays: true, holds: 'distinct visitors and converted visitors over several whole days' },
+  {
+    name: 'visitor_hours',
+    from: ['events'],
+    groupBy: ['website_id', 'visitor_id', 'hour'],
+    localDays: false,
+    holds: 'per visitor and UTC hour: the links hour_totals and hour_recency sum',
+  },
+  { name: 'hour_totals', from: ['visitor_hours'], groupBy: ['website_id', 'hour'], localDays: false, holds: 'hourly series', nonZero: ['visitors'], answers: [{ read: 'series', range: 'whole-hours', filters: 'none', with: ['hour_recency', 'visitor_hours'] }] },
+  { name: 'hour_recency', from: ['visitor_hours'], groupBy: ['website_id', 'hour', 'prev_hour'], localDays: false, holds: 'distinct visitors and converted visitors over several UTC hours', nonZero: ['visitors', 'converted'] },
   { name: 'sessions', from: ['events'], groupBy: ['website_id', 'session_id'], localDays: false, holds: 'bounce rate, durations, entry and exit pages, sources; filtered reads join it', replacedPerVisitor: true },
   { name: 'session_buckets', from: ['sessions'], groupBy: ['website_id', 'bucket'], localDays: false, holds: 'unfiltered session counts, bounces and durations over whole 15-minute slots', nonZero: ['sessions', 'bounces', 'millis'], replacedPerVisitor: true },
+  // Before visitor_totals: the planner asks it first for the filtered visitor list (its total from the sums per profile), and visitor_totals alone while a build has cleared it.
+  {
+    name: 'profile_totals',
+    from: ['visitor_totals'],
+    groupBy: ['website_id', 'profile'],
+    localDays: false,
+    holds: 'all-time overview counts per visitor profile; the filtered visitor list\'s total',
+    answers: [
+      { read: 'overview', range: 'all-time', filters: 'visitor-attributes', with: ['visitor_totals'] },
+      { read: 'visitor-list', range: 'all-time', filters: 'visitor-attributes', with: ['visitor_totals'] },
+    ],
+  },
   { name: 'visitor_totals', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id'], localDays: false, holds: 'the visitor list and page, first and last visits, attributes', answers: [{ read: 'visitor-list', range: 'all-time', filters: 'none' }, { read: 'visitor-list', range: 'all-time', filters: 'visitor-attributes' }], replacedPerVisitor: true },
-  { name: 'profile_totals', from: ['visitor_totals'], groupBy: ['website_id', 'profile'], localDays: false, holds: 'all-time overview counts per visitor profile', answers: [{ read: 'overview', range: 'all-time', filters: 'visitor-attributes', with: ['visitor_totals'] }] },
   { name: 'breakdown_visitors', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id', 'breakdown', 'key'], localDays: true, holds: "per visitor and key: what breakdown_totals sums, and each visitor's last day under the key" },
   { name: 'breakdown_totals', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'key'], localDays: false, holds: 'all-time breakdowns', answers: [{ read: 'breakdown', range: 'all-time', filters: 'none', with: ['breakdown_revenue'] }] },
   { name: 'breakdown_profiles', from: ['breakdown_visitors', 'visitor_totals'], groupBy: ['website_id', 'breakdown', 'key', 'profile'], localDays: false, holds: 'all-time breakdowns filtered by visitor attributes', answers: [{ read: 'breakdown', range: 'all-time', filters: 'visitor-attributes', with: ['breakdown_profile_revenue', 'visitor_totals'] }] },
@@ -124,6 +151,22 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   },
   { name: 'breakdown_revenue', from: ['breakdown_visitors', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'currency', 'converted_currency', 'renewal'], localDays: false, holds: 'revenue of all-time breakdowns', nonZero: ['minor', 'converted_minor'] },
   { name: 'breakdown_profile_revenue', from: ['breakdown_profiles', 'payments'], groupBy: ['website_id', 'breakdown', 'key', 'profile', 'currency', 'converted_currency', 'renewal'], localDays: false, holds: 'revenue of all-time breakdowns by visitor attributes', nonZero: ['minor', 'converted_minor'] },
+  {
+    name: 'funnel_visitor_days',
+    from: ['events'],
+    groupBy: ['website_id', 'funnel_id', 'visitor_id', 'day'],
+    localDays: true,
+    holds: "per stored funnel, visitor and local day: the day's transition, where it changes anything (funnel-crossings.ts)",
+  },
+  {
+    name: 'funnel_crossings',
+    from: ['funnel_visitor_days'],
+    groupBy: ['website_id', 'funnel_id', 'start_day', 'after_day', 'day', 'depth'],
+    localDays: true,
+    holds: "per stored funnel: visitors by the interval of range starts, the day and the depth they first reach; a stored funnel's report over local days, its cut first and last days per visitor",
+    nonZero: ['visitors'],
+    answers: [{ read: 'funnel', range: 'whole-days', filters: 'none', with: ['funnel_visitor_days'] }],
+  },
   { name: 'goal_stats', from: ['events'], groupBy: ['website_id', 'goal_name'], localDays: false, holds: 'the goals list: completions, visitors, last completion', keptAtIngestion: true },
   { name: 'goal_visitors', from: ['events'], groupBy: ['website_id', 'goal_name', 'visitor_id'], localDays: false, holds: "goal_stats' distinct visitors", keptAtIngestion: true },
 ];

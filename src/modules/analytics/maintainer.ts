@@ -1,17 +1,20 @@
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
+import { freezeEventInserts, lockWebsiteRollups } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { dependencyOrder } from '../../lib/dependency-order.ts';
 import { aroundVisitors, foldEvents } from './derive-rollups.ts';
 import { DERIVATIONS, type DeletedEvents, type Derivation, type ZoneMove } from './derivations.ts';
 import { buildScope } from './derived-build.ts';
+import { funnelsChanged } from './funnel-crossings.ts';
 import { DERIVED_TABLES } from './derived-tables.ts';
-import { deriveBacklog, queueForRollups } from './rollup-backlog.ts';
+import { countAllAsRecorded, countPayments, uncountPayments } from './payment-counts.ts';
+import { deriveBacklog, queueForRollups, queuePaymentsForRollups } from './rollup-backlog.ts';
 import { visitorsByZone } from './visitor-zones.ts';
 
 // The one way in to the derived data for whatever changes what it is derived from: new events
-// (the rollup deriver, a build's chunks), deleted events (a server-goal delete), payments that
-// start or stop counting, a chunk of a time-zone move, and the whole website derived again (the
-// tests' oracle). Each runs the hooks the derivations declare (derivations.ts) in their order;
+// (the rollup deriver, a build's chunks), deleted events (a server-goal delete), payments written
+// (queued like events, counted by the fold: payment-counts.ts) or deleted, a chunk of a
+// time-zone move, and the whole website derived again (the tests' oracle). Each runs the hooks the derivations declare (derivations.ts) in their order;
 // writers outside this module call these and nothing else of it, in their own transaction.
 
 /** In the transaction that stores events: they are to be folded in after the answer (rollup-backlog.ts). */
@@ -30,7 +33,7 @@ export interface DoomedEvent {
 /**
  * Deletes events of a website with `remove` (which answers the visitors of the rows it deleted)
  * and repairs every derived table, in the caller's transaction; `timezone` is the website's, read
- * under its row lock. Waiting events are folded in first (the repairs re-derive the visitors from
+ * under its lock. Waiting events are folded in first (the repairs re-derive the visitors from
  * their stored events, which would otherwise count them twice). While a build runs, only the
  * visitors it has derived whole have rows to repair; the others' chunks will read what is left of
  * their events (derived-build.ts). While the website's days move, each visitor's are repaired in
@@ -57,16 +60,31 @@ export async function deleteEvents(trx: Kysely<Database>, websiteId: string, tim
   });
 }
 
-/** Settles the website's waiting events, under its row lock, before a writer reads or rewrites what they derive. */
-export const settleWebsite = (trx: Kysely<Database>, websiteId: string) => deriveBacklog(trx, websiteId);
+/**
+ * Settles the website's waiting events, under its lock, before a writer reads or rewrites what they
+ * derive, and holds the website's event inserts to the end of the transaction (locks.ts), so that
+ * every stored event the writer reads is derived.
+ */
+export async function settleWebsite(trx: Kysely<Database>, websiteId: string): Promise<number> {
+  await lockWebsiteRollups(trx, websiteId);
+  await freezeEventInserts(trx, websiteId);
+  return deriveBacklog(trx, websiteId);
+}
 
 /**
- * Payments that start to count (sign 1: after their insert) or stop (sign -1: before a refund or
- * a delete), `payments` a condition over payments `p`; in a transaction holding the website's row lock.
+ * In the short transaction that writes payments (inserted, refunded, given their conversion):
+ * the fold is to bring them into the derived tables (rollup-backlog.ts). No derived-data lock.
  */
-export async function paymentsChanged(trx: Kysely<Database>, payments: RawBuilder<unknown>, sign: 1 | -1): Promise<void> {
-  for (const derivation of DERIVATIONS) await derivation.payments?.(trx, payments, sign);
-}
+export const paymentsRecorded = queuePaymentsForRollups;
+
+/**
+ * The derived tables brought to these payments as they are now, in a transaction holding the
+ * website's lock (an import's payments; the fold does the same for the backlog's).
+ */
+export { countPayments };
+
+/** Before payments are deleted, in a transaction holding the website's lock: the derived tables let go of them. */
+export { uncountPayments };
 
 /** A chunk of a time-zone move: these visitors' local days go to the new zone (day-relocation.ts). */
 export async function moveDays(trx: Kysely<Database>, move: ZoneMove): Promise<void> {
@@ -86,5 +104,21 @@ export const REBUILD_ORDER: readonly Derivation[] = (() => {
 
 /** Every derived table the derivations keep, derived again for the whole website from its raw data, in the caller's transaction. */
 export async function rebuildWebsite(trx: Kysely<Database>, websiteId: string, timezone: string): Promise<void> {
+  await countAllAsRecorded(trx, websiteId);
   for (const derivation of REBUILD_ORDER) await derivation.rebuild(trx, websiteId, timezone);
 }
+
+/**
+ * Stored funnels whose steps are new to the website (created, imported, or given other steps), in
+ * the caller's transaction holding the website's lock: their crossings (funnel-crossings.ts) need
+ * every step event the website already has, so each is built alone in the background
+ * (funnel-build.ts), its reports read from the raw events until then; on a website without
+ * events, kept at once. The caller wakes the derived-data worker after its commit (or its poll finds them).
+ */
+export const funnelStepsChanged = funnelsChanged;
+
+/**
+ * A stored funnel deleted (its build, if one runs, dropped) or revived (built again unless still
+ * kept), in the caller's transaction holding the website's lock.
+ */
+export { funnelDeleted, funnelRevived } from './funnel-crossings.ts';

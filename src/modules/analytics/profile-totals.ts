@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { engineOf } from '../../db/engine.ts';
+import { sqlList } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { VISITOR_ATTRIBUTES } from './visitor-attributes.ts';
@@ -25,7 +26,7 @@ async function moveVisitors(db: Kysely<Database>, websiteId: string, visitorIds:
   const profile = profileJson(engineOf(db), 'v');
   const n = sql.lit(sign);
   for (const chunk of chunks([...new Set(visitorIds)], VISITORS_PER_STATEMENT)) {
-    const steady = sql`visitor_totals v where v.website_id = ${websiteId} and v.visitor_id in (${sql.join(chunk)}) and v.varied = 0`;
+    const steady = sql`visitor_totals v where v.website_id = ${websiteId} and v.visitor_id in (${sqlList(chunk)}) and v.varied = 0`;
     await sql`insert into profile_totals (website_id, profile, visitors, pageviews, converted, sessions, bounces, millis)
       select v.website_id, ${profile}, ${n} * count(*), ${n} * sum(v.pageviews), ${n} * sum(case when v.goals > 0 then 1 else 0 end),
         ${n} * sum(v.sessions), ${n} * sum(v.bounces), ${n} * sum(v.millis)

@@ -1,13 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import { describeFault } from '../../db/faults.ts';
+import { isPostgres } from '../../db/engine.ts';
 import { lockWebsiteRollups } from '../../db/locks.ts';
-import { prepareListQuery } from '../../db/prepared.ts';
+import { prepareListQuery, sqlList } from '../../db/prepared.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { eventFromRow } from '../../db/event-columns.ts';
 import type { RecordedEvent } from '../../db/event-records.ts';
+import { BacklogSettles } from './backlog-settles.ts';
 import { foldEvents } from './derive-rollups.ts';
+import { countPayments } from './payment-counts.ts';
 
 // The rollups are derived from the raw events after the answer, many events at a time.
 //
@@ -58,13 +61,25 @@ export async function queueForRollups(trx: Kysely<Database>, events: RecordedEve
   for (const part of chunks(rows, ROWS_PER_INSERT)) await insertBacklog.all(trx, part);
 }
 
-/** A backlog row with its event's columns (null when the event is gone). */
-type BacklogRow = EventsTable & { backlog_seq: number | string; unbuilt: number | string };
+/**
+ * In the transaction that writes payments (inserted, refunded, given their conversion; migration
+ * 0038): the fold is to count them as they are then (payment-counts.ts), in order with the events.
+ */
+export async function queuePaymentsForRollups(trx: Kysely<Database>, websiteId: string, paymentIds: string[]): Promise<void> {
+  if (paymentIds.length === 0) return;
+  await trx
+    .insertInto('rollup_backlog')
+    .values(paymentIds.map((paymentId) => ({ website_id: websiteId, payment_id: paymentId })))
+    .execute();
+}
+
+/** A backlog row with its event's columns (null when the event is gone, or on a payment's row). */
+type BacklogRow = EventsTable & { backlog_seq: number | string; unbuilt: number | string; backlog_payment_id: string | null };
 
 /**
  * Derives up to `limit` (default: all) of the website's waiting events into the rollups and
  * deletes their backlog rows, in the caller's transaction; returns how many rows it took. On
- * PostgreSQL the website's row lock (the one the day rollups take) makes derivers of one website
+ * PostgreSQL the website's derived-data lock (src/db/locks.ts) makes derivers of one website
  * take turns, and the rows are read after it is held, so none is derived twice.
  */
 export async function deriveBacklog(trx: Kysely<Database>, websiteId: string, limit = Number.POSITIVE_INFINITY): Promise<number> {
@@ -76,18 +91,37 @@ export async function deriveBacklog(trx: Kysely<Database>, websiteId: string, li
     // so each row names a stored event; one that does not is skipped, and its row goes too.
     // While a build of the website runs (derived-build.ts), the events past its cursor (in the
     // order visitor, instant, id) are left out: a later chunk of it reads them from the events table.
-    const { rows } = await sql<BacklogRow>`select b.seq as backlog_seq, e.*,
+    // A payment's row (payment_id) is counted after the batch's events: counting reads the
+    // payment through `counted` and the events' fold the payments through it too, so the tables
+    // end the same in either order, and a payment whose visitor's events wait counts on their rows.
+    const { rows } = await sql<BacklogRow>`select b.seq as backlog_seq, b.payment_id as backlog_payment_id, e.*,
         case when d.website_id is null then 0 when d.phase = 'derive' and (e.visitor_id, e.occurred_at, e.id) <= (d.cursor, d.cursor_at, d.cursor_event_id) then 0 else 1 end as unbuilt
       from rollup_backlog b left join events e on e.id = b.event_id left join derived_builds d on d.website_id = b.website_id
       where b.website_id = ${websiteId} order by b.seq limit ${take}`.execute(trx);
     if (rows.length === 0) break;
     await foldEvents(trx, rows.filter((row) => row.id !== null && Number(row.unbuilt) === 0).map(eventFromRow));
-    const last = rows[rows.length - 1]!.backlog_seq;
-    await sql`delete from rollup_backlog where website_id = ${websiteId} and seq <= ${last}`.execute(trx);
+    const payments = [...new Set(rows.flatMap((row) => (row.backlog_payment_id === null ? [] : [row.backlog_payment_id])))];
+    if (payments.length > 0) await countPayments(trx, websiteId, sql`p.id in (${sqlList(payments)})`);
+    await deleteTaken(trx, websiteId, rows.map((row) => row.backlog_seq));
     taken += rows.length;
     if (rows.length < take) break;
   }
   return taken;
+}
+
+/**
+ * Deletes the backlog rows a fold took. On PostgreSQL exactly those: sequence values are taken at
+ * insert and committed in any order (the event writer's batch and a payment's request), so a row
+ * below the last one taken may commit after the fold read the backlog, and `seq <= last` would
+ * delete it unfolded. SQLite commits one transaction at a time, so no such row can appear.
+ */
+async function deleteTaken(trx: Kysely<Database>, websiteId: string, seqs: (number | string)[]): Promise<void> {
+  const last = seqs[seqs.length - 1]!;
+  if (isPostgres(trx)) {
+    await sql`delete from rollup_backlog where website_id = ${websiteId} and seq = any(${seqs.map(String)}::bigint[])`.execute(trx);
+  } else {
+    await sql`delete from rollup_backlog where website_id = ${websiteId} and seq <= ${last}`.execute(trx);
+  }
 }
 
 /** Whether any of the website's events waits for its rollups. */
@@ -121,6 +155,11 @@ export class RollupDeriver {
   private pending = 0;
   private failing = false;
   private stopped = false;
+  /** The settles of reads, shared among the reads that need the same one. */
+  private readonly settles = new BacklogSettles(async (websiteId) => {
+    if (!(await hasBacklog(this.db, websiteId))) return;
+    this.derived(await this.fold(websiteId));
+  });
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -158,8 +197,9 @@ export class RollupDeriver {
   }
 
   /**
-   * Resolves once the website's events committed before the call are in its rollups (every
-   * website's without an argument). Rejects when the database cannot derive them now.
+   * Resolves once the website's events committed before the call (before the analytics read under
+   * way began: backlog-settles.ts) are in its rollups (every website's without an argument).
+   * Rejects when the database cannot derive them now.
    */
   async settle(websiteId?: string): Promise<void> {
     if (websiteId === undefined) {
@@ -173,8 +213,7 @@ export class RollupDeriver {
       } while (this.running);
       return;
     }
-    if (!(await hasBacklog(this.db, websiteId))) return;
-    this.derived(await this.fold(websiteId));
+    return this.settles.settle(websiteId);
   }
 
   /** Stops the timers and derives what is left (the graceful stop of the server). */
@@ -220,8 +259,12 @@ export class RollupDeriver {
       }
       let full = false;
       for (const websiteId of websites) {
+        const began = performance.now();
         const taken = await this.fold(websiteId, EVENTS_PER_TRANSACTION);
         this.derived(taken);
+        // Short of the limit, the fold took every event committed before it began: reads that
+        // need no more than those are served by it (backlog-settles.ts).
+        if (taken < EVENTS_PER_TRANSACTION) this.settles.derivedFrom(websiteId, began);
         full ||= taken === EVENTS_PER_TRANSACTION;
       }
       // What came in meanwhile waits for the next turn unless enough of it gathered.

@@ -19,8 +19,18 @@ export async function rebuildDailyRollups(db: Kysely<Database>, websiteId: strin
   await db.deleteFrom('daily_totals').where('website_id', '=', websiteId).execute();
   await db.deleteFrom('visitor_recency').where('website_id', '=', websiteId).execute();
 
-  const book = new VisitorDayBook(websiteId);
   const days = new LocalDays();
+  const book = await bookOfEvents(db, websiteId, (occurredAt) => days.dayOf(occurredAt, timezone));
+  book.relinkAll();
+  await writeBook(db, websiteId, book, 'replace');
+}
+
+/**
+ * The book (visitor-day-book.ts) of every event of the website, replayed in time order a page at a
+ * time, each in the bucket `bucketOf` gives its instant (a local day, a UTC hour), links not yet made.
+ */
+export async function bookOfEvents(db: Kysely<Database>, websiteId: string, bucketOf: (occurredAt: string) => string): Promise<VisitorDayBook> {
+  const book = new VisitorDayBook(websiteId);
   let after: { occurredAt: string; id: string } | null = null;
   for (;;) {
     let query = db
@@ -37,12 +47,11 @@ export async function rebuildDailyRollups(db: Kysely<Database>, websiteId: strin
     const page = await query.execute();
     for (const event of page) {
       const fields: RecordedFields = { type: event.type as RecordedFields['type'], name: event.name, sessionId: event.session_id };
-      book.apply(event.visitor_id, days.dayOf(event.occurred_at, timezone), fields);
+      book.apply(event.visitor_id, bucketOf(event.occurred_at), fields);
     }
     if (page.length < PAGE) break;
     const last = page[page.length - 1]!;
     after = { occurredAt: last.occurred_at, id: last.id };
   }
-  book.relinkAll();
-  await writeBook(db, websiteId, book, 'replace');
+  return book;
 }

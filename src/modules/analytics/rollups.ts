@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { isPostgres } from '../../db/engine.ts';
+import { lockWebsiteRollups } from '../../db/locks.ts';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import type { RecordedEvent } from '../../db/event-records.ts';
@@ -19,23 +19,23 @@ const VISITORS_PER_QUERY = 500;
 const ROWS_PER_INSERT = 500;
 
 /**
- * The websites' time zones, read under a row lock on PostgreSQL: rollup updates of one website
- * then run one at a time across processes, and wait for a time-zone change (which rebuilds the
- * rollups in the transaction that holds the same lock). SQLite runs one transaction at a time.
+ * The websites' time zones, read under their derived-data locks on PostgreSQL (src/db/locks.ts,
+ * taken in id order, so two batches never wait on each other in a circle): rollup updates of one
+ * website then run one at a time across processes, and wait for a time-zone change (which takes
+ * the same lock). SQLite runs one transaction at a time.
  */
-const lockTimezonesQuery = prepareListQuery(1, (db, ids: [string][]) => {
-  const query = db
+const timezonesQuery = prepareListQuery(1, (db, ids: [string][]) =>
+  db
     .selectFrom('websites')
     .select(['id', 'timezone'])
-    .where('id', 'in', ids.map(([id]) => id))
-    .orderBy('id');
-  return isPostgres(db) ? query.forNoKeyUpdate() : query;
-});
+    .where('id', 'in', ids.map(([id]) => id)),
+);
 
 async function lockTimezones(db: Kysely<Database>, websiteIds: string[]): Promise<Map<string, string>> {
+  for (const websiteId of websiteIds) await lockWebsiteRollups(db, websiteId);
   const timezones = new Map<string, string>();
   await inChunks(websiteIds, VISITORS_PER_QUERY, async (chunk) => {
-    const rows = await lockTimezonesQuery.all(db, chunk.map((id): [string] => [id]));
+    const rows = await timezonesQuery.all(db, chunk.map((id): [string] => [id]));
     for (const row of rows) timezones.set(row.id, row.timezone);
   });
   return timezones;
@@ -49,6 +49,7 @@ const visitorDaysFrom = prepareListQuery(1, (db, visitors: [string][], websiteId
     .where('website_id', '=', websiteId)
     .where('visitor_id', 'in', visitors.map(([visitorId]) => visitorId))
     .where('day', '>=', firstDay),
+  { pieces: true },
 );
 
 /** Each visitor's latest active day and latest converting day before the batch's first day. */
@@ -64,6 +65,7 @@ const lastDaysBefore = prepareListQuery(1, (db, visitors: [string][], websiteId:
     .where('visitor_id', 'in', visitors.map(([visitorId]) => visitorId))
     .where('day', '<', firstDay)
     .groupBy('visitor_id'),
+  { pieces: true },
 );
 
 type VisitorDayTuple = [
@@ -104,6 +106,7 @@ const upsertVisitorDays = prepareListQuery(9, (db, rows: VisitorDayTuple[]) =>
         prev_goal_day: eb.ref('excluded.prev_goal_day'),
       })),
     ),
+  { pieces: true },
 );
 
 type TotalsTuple = [websiteId: string, day: string, visitors: number, sessions: number, pageviews: number, convertedVisitors: number];
@@ -114,15 +117,18 @@ const totalsValues = (db: Kysely<Database>, rows: TotalsTuple[]) =>
   );
 
 const insertTotals = prepareListQuery(6, totalsValues);
-const addTotals = prepareListQuery(6, (db, rows: TotalsTuple[]) =>
-  totalsValues(db, rows).onConflict((oc) =>
-    oc.columns(['website_id', 'day']).doUpdateSet((eb) => ({
-      visitors: eb('daily_totals.visitors', '+', eb.ref('excluded.visitors')),
-      sessions: eb('daily_totals.sessions', '+', eb.ref('excluded.sessions')),
-      pageviews: eb('daily_totals.pageviews', '+', eb.ref('excluded.pageviews')),
-      converted_visitors: eb('daily_totals.converted_visitors', '+', eb.ref('excluded.converted_visitors')),
-    })),
-  ),
+const addTotals = prepareListQuery(
+  6,
+  (db, rows: TotalsTuple[]) =>
+    totalsValues(db, rows).onConflict((oc) =>
+      oc.columns(['website_id', 'day']).doUpdateSet((eb) => ({
+        visitors: eb('daily_totals.visitors', '+', eb.ref('excluded.visitors')),
+        sessions: eb('daily_totals.sessions', '+', eb.ref('excluded.sessions')),
+        pageviews: eb('daily_totals.pageviews', '+', eb.ref('excluded.pageviews')),
+        converted_visitors: eb('daily_totals.converted_visitors', '+', eb.ref('excluded.converted_visitors')),
+      })),
+    ),
+  { pieces: true },
 );
 
 type RecencyTuple = [websiteId: string, day: string, prevDay: string, visitors: number, converted: number];
@@ -133,13 +139,16 @@ const recencyValues = (db: Kysely<Database>, rows: RecencyTuple[]) =>
     .values(rows.map((r) => ({ website_id: r[0], day: r[1], prev_day: r[2], visitors: r[3], converted: r[4] })));
 
 const insertRecency = prepareListQuery(5, recencyValues);
-const addRecency = prepareListQuery(5, (db, rows: RecencyTuple[]) =>
-  recencyValues(db, rows).onConflict((oc) =>
-    oc.columns(['website_id', 'day', 'prev_day']).doUpdateSet((eb) => ({
-      visitors: eb('visitor_recency.visitors', '+', eb.ref('excluded.visitors')),
-      converted: eb('visitor_recency.converted', '+', eb.ref('excluded.converted')),
-    })),
-  ),
+const addRecency = prepareListQuery(
+  5,
+  (db, rows: RecencyTuple[]) =>
+    recencyValues(db, rows).onConflict((oc) =>
+      oc.columns(['website_id', 'day', 'prev_day']).doUpdateSet((eb) => ({
+        visitors: eb('visitor_recency.visitors', '+', eb.ref('excluded.visitors')),
+        converted: eb('visitor_recency.converted', '+', eb.ref('excluded.converted')),
+      })),
+    ),
+  { pieces: true },
 );
 
 /** The events grouped by website, in first-seen order. */
@@ -153,7 +162,7 @@ function eventsByWebsite(events: RecordedEvent[]): Map<string, RecordedEvent[]> 
   return byWebsite;
 }
 
-/** The websites' zones under their row locks (in id order, so two batches never wait on each other in a circle). */
+/** The websites' zones under their derived-data locks (in id order, so two batches never wait on each other in a circle). */
 export function lockWebsiteZones(db: Kysely<Database>, websiteIds: Iterable<string>): Promise<Map<string, string>> {
   return lockTimezones(db, [...new Set(websiteIds)].sort());
 }

@@ -1,15 +1,33 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../db/database.ts';
-import { engineOf } from '../../db/engine.ts';
+import { engineOf, isPostgres } from '../../db/engine.ts';
+import { sqlList } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from './breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from './breakdown-keys.ts';
-import { addKeyedToProfiles, rebuildBreakdownProfiles, subtractKeyedFromProfiles } from './breakdown-profiles.ts';
-import { addKeyed, breakdownIn, dayRows, deleteRows, deriveKeyed, keyedRows, snapshotKeyed, subtractKeyed } from './breakdown-rollup-tables.ts';
-import { rebuildBreakdownRevenue } from './breakdown-revenue.ts';
-import { addDayRows, countLastDays, deleteDayRows, deriveLastDays, setLastDays, timezoneOf, visitorRowsOf, websiteOffsets } from './breakdown-days.ts';
+import { PROFILES_EMPTIED, keyedIntoProfiles, keyedOutOfProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
+import {
+  EMPTIED_VISITOR_ROWS,
+  KEYED_INTO_TOTALS,
+  KEYED_INTO_VISITORS,
+  KEYED_OUT_OF_TOTALS,
+  KEYED_OUT_OF_VISITORS,
+  TOTALS_EMPTIED,
+  VISITORS_EMPTIED,
+  breakdownIn,
+  dayRows,
+  deleteRows,
+  deriveKeyed,
+  keyedRows,
+  snapshotKeyed,
+} from './breakdown-rollup-tables.ts';
+import { addProfileRevenueOfNewRows, addRevenueOfNewRows, rebuildBreakdownRevenue, subtractProfileRevenueOfEmptiedRows, subtractRevenueOfRows } from './breakdown-revenue.ts';
+import { DAY_ROWS_EMPTIED, addDayRows, dayRowsInto, deleteDayRows, deriveLastDays, lastDaysCount, setLastDays, timezoneOf, visitorRowsOf, websiteOffsets } from './breakdown-days.ts';
 import { type WebsiteOffsets, offsetsOver, rowDaySql } from './local-day-sql.ts';
-import { addProfileDayRows, countProfileLastDays, deleteProfileDayRows, sessionProfileDayRows } from './breakdown-profile-days.ts';
+import { PROFILE_DAY_ROWS_EMPTIED, addProfileDayRows, deleteProfileDayRows, profileDayRowsInto, profileLastDaysCount, sessionProfileDayRows } from './breakdown-profile-days.ts';
+import { profileJson } from './profile-json.ts';
+import { BOUNCE, millisBetween } from './session-terms.ts';
+import { runTogether } from './statement-groups.ts';
 
 // Keeps the all-time session breakdowns (entry pages, exit pages, referrers, campaigns) in
 // breakdown_visitors and breakdown_totals, beside the event breakdowns: per visitor and key, that
@@ -67,7 +85,7 @@ export type SessionIds = { websiteId: string; sessionId: string }[];
 export function sessionsWhere(sessions: SessionIds, alias = 's'): RawBuilder<unknown> {
   return perWebsite(
     sessions.map(({ websiteId, sessionId }) => [websiteId, sessionId]),
-    (websiteId, ids) => sql`(${sql.ref(`${alias}.website_id`)} = ${websiteId} and ${sql.ref(`${alias}.session_id`)} in (${sql.join(ids)}))`,
+    (websiteId, ids) => sql`(${sql.ref(`${alias}.website_id`)} = ${websiteId} and ${sql.ref(`${alias}.session_id`)} in (${sqlList(ids)}))`,
   );
 }
 
@@ -84,7 +102,7 @@ function perWebsite(pairs: [string, string][], condition: (websiteId: string, va
 
 /** `<alias>.website_id = ? and <alias>.visitor_id in (...)` per website of these visitors. */
 const visitorsWhere = (visitors: [string, string][], alias?: string) =>
-  perWebsite(visitors, (websiteId, ids) => sql`(${sql.ref(alias ? `${alias}.website_id` : 'website_id')} = ${websiteId} and ${sql.ref(alias ? `${alias}.visitor_id` : 'visitor_id')} in (${sql.join(ids)}))`);
+  perWebsite(visitors, (websiteId, ids) => sql`(${sql.ref(alias ? `${alias}.website_id` : 'website_id')} = ${websiteId} and ${sql.ref(alias ? `${alias}.visitor_id` : 'visitor_id')} in (${sqlList(ids)}))`);
 
 /**
  * The batch's visitors (its events' and, should a session's stored visitor differ, the stored
@@ -122,13 +140,62 @@ async function batchVisitors(trx: Kysely<Database>, sessions: BatchSession[], ti
 }
 
 /**
+ * `with keyed as (...), day_rows as (...), profile_day_rows as (...)`: the rows of every session
+ * breakdown of the sessions `where` keeps (over sessions `s`), with their start `day`, grouped
+ * three ways: by visitor and key (`keyed`, no last day), by day and key, and, for steady visitors
+ * (visitor_totals.varied = 0), by day, key and visitor profile. Computed once from the sessions:
+ * on SQLite into temporary tables of the connection (the branch rows, then `keyed`), on
+ * PostgreSQL as materialized CTEs of each statement (a few per batch, statement-groups.ts). Each
+ * grouping was computed from the sessions again, by every statement that read it.
+ */
+async function batchSessionRows(db: Kysely<Database>, where: RawBuilder<unknown>, day: RawBuilder<string>): Promise<RawBuilder<unknown>> {
+  const engine = engineOf(db);
+  const columns = ['website_id', 'visitor_id', 'pageviews', ...KEY_COLUMNS].map((column) => sql.ref(`s.${column}`));
+  const scoped = sql`select ${sql.join(columns)}, ${day} as day, case when vt.visitor_id is null then 0 else 1 end as steady,
+      ${profileJson(engine, 'vt')} as profile, case when ${BOUNCE} then 1 else 0 end as bounces, ${millisBetween(db, 's.started_at', 's.ended_at')} as millis
+    from sessions s left join visitor_totals vt on vt.website_id = s.website_id and vt.visitor_id = s.visitor_id and vt.varied = 0
+    where ${where}`;
+  const branches = sql.join(
+    SESSION_BREAKDOWNS.map(
+      (kind) => sql`select s.website_id, s.visitor_id, ${sql.lit(kind)} as breakdown, ${keyJson(engine, kind, 's')} as key, s.pageviews, s.day, s.steady, s.profile, s.bounces, s.millis from scoped s`,
+    ),
+    sql` union all `,
+  );
+  const groupings = (rows: RawBuilder<unknown>) => sql`
+    day_rows as (
+      select website_id, breakdown, day, key, sum(pageviews) as pageviews, count(*) as events
+      from ${rows} group by website_id, breakdown, day, key),
+    profile_day_rows as (
+      select website_id, breakdown, day, key, profile, sum(pageviews) as pageviews, count(*) as events, sum(bounces) as bounces, sum(millis) as millis
+      from ${rows} where steady = 1 group by website_id, breakdown, day, key, profile)`;
+  const keyedOf = (rows: RawBuilder<unknown>) =>
+    sql`select website_id, visitor_id, breakdown, key, sum(pageviews) as pageviews, count(*) as events, null as last_day
+      from ${rows} group by website_id, visitor_id, breakdown, key`;
+  if (isPostgres(db)) {
+    return sql`with scoped as materialized (${scoped}),
+      branch_rows as materialized (${branches}),
+      keyed as materialized (${keyedOf(sql`branch_rows`)}), ${groupings(sql`branch_rows`)}`;
+  }
+  await sql`create temp table if not exists session_branch_rows
+    (website_id text, visitor_id text, breakdown text, key text, pageviews integer, day text, steady integer, profile text, bounces integer, millis)`.execute(db);
+  await sql`delete from temp.session_branch_rows`.execute(db);
+  await sql`with scoped as materialized (${scoped})
+    insert into temp.session_branch_rows select website_id, visitor_id, breakdown, key, pageviews, day, steady, profile, bounces, millis from (${branches}) k`.execute(db);
+  const rows = sql`temp.session_branch_rows`;
+  await snapshotKeyed(db, sql`with keyed as (${keyedOf(rows)})`);
+  return sql`with keyed as (select * from temp.keyed_batch), ${groupings(rows)}`;
+}
+
+/**
  * Runs the upsert of these sessions with their rollup rows moved around it: the rows of the
  * sessions as stored go out before it, the rows of the sessions as upserted come in after it.
  * A new session has no rows to take out. breakdown_profiles follows both moves for the visitors
  * steady after the batch (visitor_totals is updated first). breakdown_days follows the same two
  * moves; a session's key can change as it grows, so the last days of the batch's visitors leave
  * breakdown_last_days before, are recomputed from all their sessions after, and join it again.
- * In the events' transaction; `timezones` holds each website's zone.
+ * In the events' transaction; `timezones` holds each website's zone. The statements run in
+ * groups that read nothing another of the group writes (statement-groups.ts): on PostgreSQL each
+ * group is one statement.
  */
 export async function followSessionUpsert(trx: Kysely<Database>, sessions: BatchSession[], timezones: Map<string, string>, upsert: () => Promise<unknown>): Promise<void> {
   if (sessions.length === 0) return;
@@ -138,30 +205,30 @@ export async function followSessionUpsert(trx: Kysely<Database>, sessions: Batch
   const { visitors } = batch;
   const day = rowDaySql(engine, batch.offsets, 's');
   const visitorRows = sql`${visitorsWhere(visitors)} and ${breakdownIn(SESSION_BREAKDOWNS)}`;
-  if (batch.known) {
-    await countLastDays(trx, visitorRows, -1);
-    await countProfileLastDays(trx, visitorRows, -1);
-  }
-  const keyed = keyedSessions(engine, where);
+  const lastDays = (sign: 1 | -1) => [lastDaysCount(visitorRows, sign), profileLastDaysCount(engine, visitorRows, sign)];
   if (batch.stored) {
-    await addDayRows(trx, sessionDayRows(engine, where, day), -1);
-    await addProfileDayRows(trx, sessionProfileDayRows(trx, where, day), -1);
-    const stored = await snapshotKeyed(trx, keyed);
-    await subtractKeyedFromProfiles(trx, stored);
-    await subtractKeyed(trx, stored);
+    // The stored sessions' rows out: what their emptied rows' steady visitors paid first, then
+    // every table from breakdown_visitors as it is, then the rows left with no event.
+    const stored = await batchSessionRows(trx, where, day);
+    await subtractProfileRevenueOfEmptiedRows(trx, stored);
+    await runTogether(trx, stored, [...lastDays(-1), dayRowsInto(-1), profileDayRowsInto(-1), keyedOutOfProfiles(engine), KEYED_OUT_OF_TOTALS, KEYED_OUT_OF_VISITORS]);
+    await subtractRevenueOfRows(trx, EMPTIED_VISITOR_ROWS, stored);
+    await runTogether(trx, stored, [DAY_ROWS_EMPTIED, PROFILE_DAY_ROWS_EMPTIED, PROFILES_EMPTIED, VISITORS_EMPTIED, TOTALS_EMPTIED]);
+  } else if (batch.known) {
+    await runTogether(trx, null, lastDays(-1));
   }
   await upsert();
-  const upserted = await snapshotKeyed(trx, keyed);
-  await addKeyedToProfiles(trx, upserted);
-  await addKeyed(trx, upserted);
-  await addDayRows(trx, sessionDayRows(engine, where, day), 1);
-  await addProfileDayRows(trx, sessionProfileDayRows(trx, where, day), 1);
+  // The upserted sessions' rows in: what the new rows' visitors paid, then every table from
+  // breakdown_visitors as it was, then the visitors' last days from all their sessions.
+  const upserted = await batchSessionRows(trx, where, day);
+  await addProfileRevenueOfNewRows(trx, upserted);
+  await addRevenueOfNewRows(trx, upserted);
+  await runTogether(trx, upserted, [keyedIntoProfiles(engine), KEYED_INTO_TOTALS, KEYED_INTO_VISITORS, dayRowsInto(1), profileDayRowsInto(1)]);
   await sql`${keyedSessions(engine, visitorsWhere(visitors, 's'), day)}
     insert into breakdown_visitors (website_id, visitor_id, breakdown, key, pageviews, events, last_day)
     select website_id, visitor_id, breakdown, key, 0, 0, last_day from keyed where true
     on conflict (website_id, visitor_id, breakdown, key) do update set last_day = excluded.last_day`.execute(trx);
-  await countLastDays(trx, visitorRows, 1);
-  await countProfileLastDays(trx, visitorRows, 1);
+  await runTogether(trx, null, lastDays(1));
 }
 
 /**
@@ -203,7 +270,7 @@ export async function rebuildSessionBreakdownRollups(db: Kysely<Database>, websi
 export async function moveVisitorSessionDays(db: Kysely<Database>, websiteId: string, visitorIds: string[], from: WebsiteOffsets, to: WebsiteOffsets): Promise<void> {
   if (to.size === 0) return;
   const engine = engineOf(db);
-  const where = sql`s.website_id = ${websiteId} and s.visitor_id in (${sql.join(visitorIds)})`;
+  const where = sql`s.website_id = ${websiteId} and s.visitor_id in (${sqlList(visitorIds)})`;
   await addDayRows(db, sessionDayRows(engine, where, rowDaySql(engine, from, 's')), -1);
   await addDayRows(db, sessionDayRows(engine, where, rowDaySql(engine, to, 's')), 1);
   await addProfileDayRows(db, sessionProfileDayRows(db, where, rowDaySql(engine, from, 's')), -1);

@@ -79,6 +79,7 @@ const upsertSessions = prepareListQuery(FIXED + SOURCE_COLUMNS.length, (db, rows
         exit_path: sql`case when excluded.exit_path is not null and excluded.ended_at >= sessions.ended_at then excluded.exit_path else coalesce(sessions.exit_path, excluded.exit_path) end`,
       }),
     ),
+  { pieces: true },
 );
 
 /** The batch's events folded into one tuple per session (events arrive in time order). */

@@ -13,7 +13,7 @@ import { LocalDays } from './zoned-time.ts';
 // those rows, so it is enough to take the visitors' stored rows out of the sums, replay their
 // remaining events as the full rebuild does (time order, then links), and add the new rows back.
 // The cost follows the visitors' own events, not the website's. Run it in the transaction that
-// deleted the events, holding the website's row lock (the one ingestion's rollup update takes).
+// deleted the events, holding the website's lock (the one ingestion's rollup update takes).
 
 const VISITORS_PER_CHUNK = 500;
 const ROWS_PER_INSERT = 500;

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
-import { prepareListQuery } from '../../db/prepared.ts';
+import { prepareListQuery, sqlList } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import type { RecordedEvent } from '../../db/event-records.ts';
@@ -82,6 +82,7 @@ const upsertTotals = prepareListQuery(COLUMNS, (db, rows: TotalsTuple[]) =>
         ...Object.fromEntries(VISITOR_ATTRIBUTES.map((a) => [a, keptValue(db, a)])),
       }),
     ),
+  { pieces: true },
 );
 
 /** The batch's events folded into one tuple per website and visitor. */
@@ -132,7 +133,7 @@ async function startingToVary(trx: Kysely<Database>, tuples: TotalsTuple[]): Pro
         .selectFrom('visitor_totals')
         .select(['visitor_id', ...VISITOR_ATTRIBUTES])
         .where('website_id', '=', websiteId)
-        .where('visitor_id', 'in', ids)
+        .where(sql<boolean>`visitor_id in (${sqlList(ids)})`)
         .where('varied', '=', 0)
         .execute();
       for (const row of stored) {

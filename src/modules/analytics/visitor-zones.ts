@@ -21,7 +21,7 @@ export function zoneOfVisitor(relocation: Relocation, visitorId: string): string
   return relocation.cursor !== null && byteOrder(visitorId, relocation.cursor) <= 0 ? relocation.to : relocation.from;
 }
 
-/** The moves under way among these websites. Read under their row locks, so the cursors hold until commit. */
+/** The moves under way among these websites. Read under their derived-data locks, so the cursors hold until commit. */
 export async function relocationsOf(db: Kysely<Database>, websiteIds: string[]): Promise<Map<string, Relocation>> {
   if (websiteIds.length === 0) return new Map();
   const rows = await db

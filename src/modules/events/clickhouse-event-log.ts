@@ -132,6 +132,10 @@ export function clickhouseEventLog(ch: ClickHouse, db: Kysely<Database>, relay: 
         if (found.length === 0) return found;
         await deleteWithCopy(ch, 'events', condition);
         await rebuildEventRollups(ch, daysOf(found));
+        // The sessions those goals were part of, grouped again from the events left (a session of
+        // server goals alone is gone; the others count fewer goals).
+        await refillSessionDays(ch, found);
+        relay.forgetSessions?.();
         await rebuildSessionRollups(ch, sessionDaysOf(found));
         return found;
       });

@@ -129,7 +129,7 @@ function rollupView(span: Span): RawBuilder<unknown> {
 }
 
 /** Marks what has been built once; one row per name. */
-const STATE_TABLE = sql`CREATE TABLE IF NOT EXISTS sightline_state (name String, value String) ENGINE = MergeTree() ORDER BY name`;
+export const STATE_TABLE = sql`CREATE TABLE IF NOT EXISTS sightline_state (name String, value String) ENGINE = MergeTree() ORDER BY name`;
 
 /** The rollups' tables and views, after the events table. */
 export const EVENT_ROLLUPS_SCHEMA = [STATE_TABLE, rollupTable('hour'), rollupTable('day'), rollupView('hour'), rollupView('day')];

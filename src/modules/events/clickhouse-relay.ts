@@ -8,10 +8,12 @@ import { isPostgres } from '../../db/engine.ts';
 import { describeFault } from '../../db/faults.ts';
 import type { Database } from '../../db/schema.ts';
 import { buildEventRollupsOnce, daysOf, rebuildEventRollups } from './clickhouse-event-rollups.ts';
-import { recopyTouchedDays, sampledTablesReady, sampledTablesStep } from './clickhouse-sampling-upgrade.ts';
+import { recopyTouchedDays, sampledTablesStep, tablesUpgraded } from './clickhouse-sampling-upgrade.ts';
+import { eventsHaveSessionAttributes, updateChangedAttributes } from './clickhouse-session-attributes.ts';
 import { fillSessionsStep, refillTouchedDays, sessionsTableReady } from './clickhouse-session-fill.ts';
 import { closeSessions, rebuildTouchedSessions } from './clickhouse-session-rollups.ts';
 import { SessionStates } from './clickhouse-session-state.ts';
+import { currentReadStart } from '../../lib/read-start.ts';
 
 // Ships accepted events from the relational event_relay table to ClickHouse, exactly once.
 //
@@ -40,13 +42,16 @@ import { SessionStates } from './clickhouse-session-state.ts';
 // rollups' first build, a delete's rebuild) runs under `exclusive`: after this process's
 // shipment, and on PostgreSQL under the shippers' lock, so no instance ships during it.
 //
-// Sessions are written at ingestion too (clickhouse-sessions.ts): after a batch's events, the
-// rows of the sessions they change, as collapsing pairs from the state the relay keeps
+// Sessions are written at ingestion too (clickhouse-sessions.ts): a batch's sessions are folded
+// first, its events stored with their sessions' attributes (entry page, source), then the rows of
+// the sessions they change, as collapsing pairs from the state the relay keeps
 // (clickhouse-session-state.ts), with the same protocol (the batch's name on every row, its
 // query id, only the rows ClickHouse lacks when a batch is shipped again). An installation that
 // had events before the sessions table is filled a day per turn first (clickhouse-session-fill.ts),
-// then both tables are copied into their declarations with the sampling key, a day per turn
-// (clickhouse-sampling-upgrade.ts).
+// then both tables are copied into their declarations with the sampling key (the events with their
+// sessions' attributes), a day per turn (clickhouse-sampling-upgrade.ts). A batch that moves a
+// session's entry or source updates the attributes of the session's events shipped before
+// (clickhouse-session-attributes.ts).
 
 /** Rows per shipment: one INSERT, and an id lookup that fits ClickHouse's 256 KiB query limit. */
 const BATCH_SIZE = 2000;
@@ -63,6 +68,8 @@ const CLOSE_CHECK_INTERVAL_MS = 60_000;
 export class ClickHouseRelay {
   private running: Promise<void> | null = null;
   private dirty = true;
+  /** When the last shipment that ended well began: every event this process committed before it is in ClickHouse. */
+  private shippedFrom = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | null = null;
   private failing = false;
   private failedAt = 0;
@@ -72,8 +79,10 @@ export class ClickHouseRelay {
   private nextCloseCheck = 0;
   /** Whether the sessions table holds every session (null: not asked yet in this process). */
   private sessionsReady: boolean | null = null;
-  /** Whether the events and sessions tables have their sampling key (null: not asked yet in this process). */
-  private sampledReady: boolean | null = null;
+  /** Whether the events and sessions tables have their sampling key and the events their session attributes (null: not asked yet in this process). */
+  private upgraded: boolean | null = null;
+  /** Whether the events table has the session attribute columns (null: not asked yet in this process). */
+  private attributesReady: boolean | null = null;
   private readonly sessions: SessionStates;
 
   constructor(
@@ -101,6 +110,9 @@ export class ClickHouseRelay {
    * so a client reads its own events). Rejects when ClickHouse cannot take them now.
    */
   async settle(): Promise<void> {
+    // A read that needs no event newer than the start of the last full shipment waits for none
+    // (its allowed lag: src/plugins/analytics-reads.ts).
+    if (this.shippedFrom >= currentReadStart()) return;
     if (this.running) await this.running.catch(() => {});
     if (this.dirty) await this.run();
   }
@@ -128,9 +140,15 @@ export class ClickHouseRelay {
   }
 
   private run(): Promise<void> {
-    this.running ??= this.shipAll().finally(() => {
-      this.running = null;
-    });
+    if (this.running) return this.running;
+    const began = performance.now();
+    this.running = this.shipAll()
+      .then(() => {
+        this.shippedFrom = Math.max(this.shippedFrom, began);
+      })
+      .finally(() => {
+        this.running = null;
+      });
     return this.running;
   }
 
@@ -143,7 +161,9 @@ export class ClickHouseRelay {
           this.rollupsBuilt = true;
         }
         this.sessionsReady ??= await sessionsTableReady(this.ch);
-        this.sampledReady ??= await sampledTablesReady(this.ch);
+        this.upgraded ??= await tablesUpgraded(this.ch);
+        // Asked every turn until true: another instance may finish the upgrade.
+        if (!this.attributesReady) this.attributesReady = await eventsHaveSessionAttributes(this.ch);
         let leftover = await this.leftoverBatch(db);
         while (leftover !== null) {
           await this.ship(db, leftover, true);
@@ -161,8 +181,11 @@ export class ClickHouseRelay {
         }
         // Every event accepted so far is shipped: the upgrade's fill can take its next day.
         if (!this.sessionsReady) this.sessionsReady = await fillSessionsStep(this.ch, Date.now());
-        // Then the upgrade to the tables declared with the sampling key, a day per turn.
-        else if (!this.sampledReady) this.sampledReady = await sampledTablesStep(this.ch, Date.now());
+        // Then the upgrade to the tables declared with the sampling key and the session attributes, a day per turn.
+        else if (!this.upgraded) {
+          this.upgraded = await sampledTablesStep(this.ch, Date.now());
+          this.attributesReady = await eventsHaveSessionAttributes(this.ch);
+        }
         // Every event accepted so far is shipped: hours old enough can be closed.
         if (Date.now() >= this.nextCloseCheck) {
           await closeSessions(this.ch, Date.now());
@@ -212,19 +235,25 @@ export class ClickHouseRelay {
 
   private async ship(db: Kysely<Database>, batch: string, mayBeShipped: boolean): Promise<void> {
     const rows = await db.selectFrom('event_relay').select('row').where('batch', '=', batch).orderBy('seq').execute();
-    let events = rows.map((r) => JSON.parse(r.row) as ClickHouseEventRow);
+    const all = rows.map((r) => JSON.parse(r.row) as ClickHouseEventRow);
+    // The batch's sessions are folded first, so each event is stored with its session's attributes.
+    const plan = this.sessionsReady ? await this.sessions.plan(all, batch, mayBeShipped) : null;
+    let events = all;
     if (mayBeShipped) {
       await this.untilNoInsertRuns(batch);
       const present = await this.idsInClickHouse(events);
       events = events.filter((event) => !present.has(event.id as string));
     }
+    if (plan && this.attributesReady) events = events.map((event) => ({ ...event, ...this.sessions.attributesFor(plan, event) }));
     await this.ch.insert('events', events, batch);
-    const all = mayBeShipped ? rows.map((r) => JSON.parse(r.row) as ClickHouseEventRow) : events;
     if (mayBeShipped) await rebuildEventRollups(this.ch, daysOf(all));
-    if (this.sessionsReady) await this.sessions.ship(all, batch, mayBeShipped);
-    else await refillTouchedDays(this.ch, all);
+    if (plan) {
+      await this.sessions.write(plan);
+      // Events shipped before, of sessions whose entry or source this batch moved.
+      await updateChangedAttributes(this.ch, plan.changed);
+    } else await refillTouchedDays(this.ch, all);
     await rebuildTouchedSessions(this.ch, all, Date.now());
-    if (this.sampledReady === false) await recopyTouchedDays(this.ch, all);
+    if (this.upgraded === false) await recopyTouchedDays(this.ch, all);
     await db.deleteFrom('event_relay').where('batch', '=', batch).execute();
   }
 

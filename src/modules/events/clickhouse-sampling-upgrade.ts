@@ -1,8 +1,11 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
-import { EVENT_COLUMNS, eventsTableDdl } from '../../db/clickhouse/clickhouse-schema.ts';
+import { EVENT_COLUMNS, EVENT_TABLE_COLUMNS, eventsTableDdl } from '../../db/clickhouse/clickhouse-schema.ts';
 import { deleteAndWait } from '../../db/clickhouse/mutations.ts';
+import { SESSION_ATTRIBUTES } from '../../db/clickhouse/session-attributes.ts';
+import { tablesWithAttributes } from './clickhouse-session-attributes.ts';
 import { SESSION_REACH_MS } from '../stats/clickhouse/scope-ch.ts';
+import { latestOf } from '../stats/clickhouse/stored-sessions-ch.ts';
 import { EVENT_ROLLUPS_SCHEMA, SPANS, type DaysByWebsite, daysOf } from './clickhouse-event-rollups.ts';
 import { sessionDaysOf } from './clickhouse-session-rollups.ts';
 import { SESSION_ROW_COLUMNS, sessionsTableDdl } from './clickhouse-sessions.ts';
@@ -20,6 +23,9 @@ import { SESSION_ROW_COLUMNS, sessionsTableDdl } from './clickhouse-sessions.ts'
 // - Events shipped during the copy whose rows fall on a copied day (an event with a past instant,
 //   or a session row it changes) have those days of their website copied again (`recopyTouchedDays`).
 // - Deletes reach the copy too (`deleteWithCopy`).
+// - An `events` table without the session attribute columns (clickhouse-session-attributes.ts),
+//   sampled or not, is copied the same way: the copy has them, each event joined to its session's
+//   live row, and `events` having them after the switch is what tells reads and the relay.
 // - A crash mid-copy: the rows of the day being copied are deleted from the copy at the next
 //   step, which copies the day again. A crash between the two renames leaves no `<table>`: the
 //   next start renames the copy before it creates anything (`finishSampledSwitch`).
@@ -34,6 +40,8 @@ interface UpgradedTable {
   ddl: (name: string) => RawBuilder<unknown>;
   /** Its columns, copied by name. */
   columns: readonly string[];
+  /** The copy's rows of [from, to) that pass `where` (default: the table's own, column for column). */
+  select?: (from: number, to: number, where: RawBuilder<unknown>) => RawBuilder<unknown>;
   /** The DateTime column that partitions the table: a row's day. */
   at: string;
   /** The UTC days (per website) whose rows a batch of events may have written or changed. */
@@ -45,7 +53,7 @@ interface UpgradedTable {
  * module imports this one (`finishSampledSwitch`), so its columns are not there yet while this loads.
  */
 const tables = (): UpgradedTable[] => [
-  { name: 'events', ddl: eventsTableDdl, columns: EVENT_COLUMNS.map(([name]) => name), at: 'occurred_at', touched: daysOf },
+  { name: 'events', ddl: eventsTableDdl, columns: EVENT_TABLE_COLUMNS.map(([name]) => name), at: 'occurred_at', touched: daysOf, select: eventsWithAttributes },
   { name: 'sessions', ddl: sessionsTableDdl, columns: SESSION_ROW_COLUMNS.map(([name]) => name), at: 'started_at', touched: sessionDaysOf },
 ];
 
@@ -59,6 +67,22 @@ async function samplingKeys(ch: ClickHouse, names: string[]): Promise<Map<string
     sql`select name, sampling_key from system.tables where database = currentDatabase() and name in (${sql.join(names)})`,
   );
   return new Map(rows.map((row) => [row.name, row.sampling_key]));
+}
+
+/**
+ * The tables still to copy, in order: without their sampling key, or (the events) without the
+ * session attribute columns.
+ */
+async function tablesToCopy(ch: ClickHouse): Promise<UpgradedTable[]> {
+  const names = tables().map((table) => table.name);
+  const keys = await samplingKeys(ch, names);
+  const withAttributes = await tablesWithAttributes(ch, ['events']);
+  return tables().filter((t) => (keys.get(t.name) ?? '') === '' || (t.name === 'events' && !withAttributes.has('events')));
+}
+
+/** Whether no table is left to copy (the relay's upgrade is done). */
+export async function tablesUpgraded(ch: ClickHouse): Promise<boolean> {
+  return (await tablesToCopy(ch)).length === 0;
 }
 
 /** Whether both tables are declared with the sampling key (reads may sample). */
@@ -98,10 +122,30 @@ function span(table: UpgradedTable, from: number, to: number): RawBuilder<unknow
   return sql`${at} >= toDateTime(${Math.floor(from / 1000)}) and ${at} < toDateTime(${Math.floor(to / 1000)})`;
 }
 
+/**
+ * The events of [from, to) with their sessions' attributes (the `s_` columns, in
+ * EVENT_TABLE_COLUMNS's order), from the live row of their session in the sessions table (filled
+ * before this upgrade starts): the sessions that started within a session's reach before the span
+ * or in it. An event without a session, or whose session is not there, gets none (NULL).
+ */
+function eventsWithAttributes(from: number, to: number, where: RawBuilder<unknown>): RawBuilder<unknown> {
+  const own = sql.join(EVENT_COLUMNS.map(([name]) => sql.ref(name)));
+  const joined = SESSION_ATTRIBUTES.map((name) => sql.ref(`j_${name}`));
+  const latest = SESSION_ATTRIBUTES.map((name) => sql`${latestOf(name)} as ${sql.ref(`j_${name}`)}`);
+  const started = sql`started_at >= toDateTime(${Math.max(0, Math.floor((from - SESSION_REACH_MS) / 1000))}) and started_at < toDateTime(${Math.ceil(to / 1000)})`;
+  return sql`select ${own}, ${sql.join(joined)}
+    from (select ${own}, ifNull(session_id, '') as join_session from events where ${span(eventsTable(), from, to)} and ${where})
+    any left join (select website_id, session_id as join_session, ${sql.join(latest)} from sessions where ${started}
+      group by website_id, session_id having sum(sign) > 0) using (website_id, join_session)`;
+}
+
+const eventsTable = () => tables()[0]!;
+
 /** Copies the table's rows of [from, to) (and that pass `where`) into its copy. */
 async function copySpan(ch: ClickHouse, table: UpgradedTable, from: number, to: number, where: RawBuilder<unknown> = sql`1 = 1`): Promise<void> {
   const columns = sql.join(table.columns.map((name) => sql.ref(name)));
-  await ch.command(sql`insert into ${sql.table(copyOf(table.name))} (${columns}) select ${columns} from ${sql.table(table.name)} where ${span(table, from, to)} and ${where}`);
+  const rows = table.select ? table.select(from, to, where) : sql`select ${columns} from ${sql.table(table.name)} where ${span(table, from, to)} and ${where}`;
+  await ch.command(sql`insert into ${sql.table(copyOf(table.name))} (${columns}) ${rows}`);
 }
 
 /** Deletes the copy's rows of [from, ...) (a copy cut by a crash), when it holds any. */
@@ -128,10 +172,16 @@ async function switchTo(ch: ClickHouse, table: UpgradedTable): Promise<void> {
  * event first and lets nothing be inserted meanwhile.
  */
 export async function sampledTablesStep(ch: ClickHouse, now: number): Promise<boolean> {
-  const keys = await samplingKeys(ch, tables().map((table) => table.name));
-  const table = tables().find((t) => (keys.get(t.name) ?? '') === '');
+  const toCopy = await tablesToCopy(ch);
+  const table = toCopy[0];
   if (!table) return true;
   let until = await copiedUntil(ch, table.name);
+  // A copy begun by the release before the session attributes lacks their columns: begun again.
+  if (until !== null && table.name === 'events' && (await samplingKeys(ch, [copyOf('events')])).has(copyOf('events'))
+    && !(await tablesWithAttributes(ch, [copyOf('events')])).has(copyOf('events'))) {
+    await deleteAndWait(ch, 'sightline_state', sql`name = ${progressName(table.name)}`);
+    until = null;
+  }
   if (until === null) {
     // A copy without a record of its progress holds nothing that counts.
     await ch.command(sql`drop table if exists ${sql.table(copyOf(table.name))}`);
@@ -152,7 +202,7 @@ export async function sampledTablesStep(ch: ClickHouse, now: number): Promise<bo
   }
   await copySpan(ch, table, until, FAR_FUTURE_MS);
   await switchTo(ch, table);
-  return tables().every((t) => t.name === table.name || (keys.get(t.name) ?? '') !== '');
+  return toCopy.length === 1;
 }
 
 /**

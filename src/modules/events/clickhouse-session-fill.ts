@@ -37,6 +37,12 @@ async function filledUntil(ch: ClickHouse): Promise<number | null> {
 
 const record = (ch: ClickHouse, name: string, value: string) => ch.command(sql`insert into sightline_state (name, value) values (${name}, ${value})`);
 
+/** Records that the sessions table holds every session (`how`: why, for whoever reads the record). */
+export async function markSessionsTableReady(ch: ClickHouse, how: string): Promise<void> {
+  await record(ch, READY, how);
+}
+
+
 const COLUMNS = SESSION_ROW_COLUMNS.map(([name]) => name);
 const FROM_EVENTS = ['visitor_id', 'pageviews', 'events', 'goals', 'entry_ms', 'entry_hostname', 'entry_path', 'exit_ms', 'exit_path',
   'referrer_host', 'referrer_source', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref_param', 'source_param', 'via_param'] as const satisfies readonly SessionColumn[];

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { ClickHouse } from '../../db/clickhouse/clickhouse.ts';
 import type { ClickHouseEventRow } from '../../db/clickhouse/clickhouse-schema.ts';
 import { SESSION_REACH_MS } from '../stats/clickhouse/scope-ch.ts';
-import { SESSION_ROW_COLUMNS, type SessionRow, collapsingPair, foldSession, sessionRowOf } from './clickhouse-sessions.ts';
+import { latestOf } from '../stats/clickhouse/stored-sessions-ch.ts';
+import { SESSION_ROW_COLUMNS, type SessionRow, attributesChanged, attributesOf, collapsingPair, foldSession, sessionRowOf } from './clickhouse-sessions.ts';
 
 // The relay's session state: the current row of each session it has written lately, so that the
 // next events of a session are shipped as a collapsing pair (clickhouse-sessions.ts) without a
@@ -22,6 +23,27 @@ const keyOf = (websiteId: unknown, sessionId: unknown) => `${String(websiteId)}\
  */
 const continues = (startedMs: number, first: number, last: number) => startedMs >= first - SESSION_REACH_MS && startedMs <= last + SESSION_REACH_MS;
 
+/**
+ * Whether a batch's events (`list`) of a session shipped before may have moved its start (and so
+ * its source) or its entry: one of them is the state's start or entry. Without the state before the
+ * batch, the events shipped earlier are given the state's attributes again (the same values when
+ * nothing moved).
+ */
+const entryOrStartMoved = (state: SessionRow, list: ClickHouseEventRow[]) =>
+  state.events > list.length && list.some((event) => Number(event.occurred_ms) === state.started_ms || Number(event.occurred_ms) === state.entry_ms);
+
+/** What a batch writes of its sessions: their states after it, their rows, and the sessions whose attributes it changed. */
+export interface SessionPlan {
+  batch: string;
+  again: boolean;
+  /** Each session's state after the batch, by website and session. */
+  next: Map<string, SessionRow>;
+  /** The collapsing pairs (and new sessions' rows). */
+  rows: SessionRow[];
+  /** Sessions shipped before whose entry or source this batch moved: their stored events carry `before`'s. */
+  changed: { before: SessionRow; after: SessionRow }[];
+}
+
 export class SessionStates {
   private readonly kept = new Map<string, SessionRow>();
 
@@ -37,11 +59,12 @@ export class SessionStates {
   }
 
   /**
-   * Writes the session rows of a batch's events (all of them, in arrival order). `again`: the
-   * batch may have been shipped before, so its previous states are read from ClickHouse without
-   * its own rows (the states the first attempt saw) and only the rows ClickHouse lacks are written.
+   * The session rows of a batch's events (all of them, in arrival order), folded before anything
+   * is written, so the events can carry their sessions' attributes. `again`: the batch may have
+   * been shipped before, so the previous states are read from ClickHouse without its own rows
+   * (the states the first attempt saw): the plan is the same on every attempt.
    */
-  async ship(events: ClickHouseEventRow[], batch: string, again: boolean): Promise<void> {
+  async plan(events: ClickHouseEventRow[], batch: string, again: boolean): Promise<SessionPlan> {
     const bySession = new Map<string, ClickHouseEventRow[]>();
     for (const event of events) {
       if (event.session_id === null || event.session_id === undefined) continue;
@@ -50,23 +73,44 @@ export class SessionStates {
       if (list) list.push(event);
       else bySession.set(key, [event]);
     }
-    if (bySession.size === 0) return;
-    const previous = await this.previousStates(bySession, batch, again);
-    const next = new Map<string, SessionRow>();
-    let rows: SessionRow[] = [];
-    for (const [key, list] of bySession) {
-      const state = foldSession(previous.get(key) ?? null, list, batch);
-      next.set(key, state);
-      rows.push(...collapsingPair(previous.get(key) ?? null, state));
+    const plan: SessionPlan = { batch, again, next: new Map(), rows: [], changed: [] };
+    if (bySession.size === 0) return plan;
+    if (again) for (const [key, state] of await this.writtenStates(bySession, batch)) {
+      // The first attempt wrote this session's pair: its new state is the truth, and nothing is written again.
+      plan.next.set(key, state);
+      const list = bySession.get(key)!;
+      bySession.delete(key);
+      if (entryOrStartMoved(state, list)) plan.changed.push({ before: state, after: state });
     }
-    const queryId = `${batch}-s`;
-    if (again) {
+    const previous = await this.previousStates(bySession, batch, again);
+    for (const [key, list] of bySession) {
+      const before = previous.get(key) ?? null;
+      const state = foldSession(before, list, batch);
+      plan.next.set(key, state);
+      plan.rows.push(...collapsingPair(before, state));
+      if (before && attributesChanged(before, state)) plan.changed.push({ before, after: state });
+    }
+    return plan;
+  }
+
+  /** The session attributes `event` is stored with: its session's after the batch (none without a session). */
+  attributesFor(plan: SessionPlan, event: ClickHouseEventRow): Record<string, string | null> {
+    const state = event.session_id === null || event.session_id === undefined ? undefined : plan.next.get(keyOf(event.website_id, event.session_id));
+    return state ? attributesOf(state) : {};
+  }
+
+  /** Writes a plan's session rows (only those ClickHouse lacks when the batch may have been shipped) and keeps the new states. */
+  async write(plan: SessionPlan): Promise<void> {
+    if (plan.rows.length === 0) return;
+    let rows = plan.rows;
+    const queryId = `${plan.batch}-s`;
+    if (plan.again) {
       await this.untilNoInsertRuns(queryId);
-      const written = await this.writtenBy(batch, rows);
+      const written = await this.writtenBy(plan.batch, rows);
       rows = rows.filter((row) => !written.has(`${keyOf(row.website_id, row.session_id)}\u0000${row.sign}\u0000${row.events}`));
     }
     await this.ch.insert('sessions', rows, queryId);
-    for (const [key, state] of next) {
+    for (const [key, state] of plan.next) {
       this.kept.delete(key);
       this.kept.set(key, state);
     }
@@ -74,6 +118,26 @@ export class SessionStates {
       if (this.kept.size <= MAX_KEPT) break;
       this.kept.delete(key);
     }
+  }
+
+  /**
+   * The sessions of a batch shipped before whose new state (the batch's +1 row) ClickHouse holds,
+   * with that state. Their pairs were written (a pair shares its start, so its partition, and an
+   * INSERT writes a part whole), but their previous states may be gone: a background merge
+   * collapses the pair's cancel row with the previous batch's row, so neither is there to read
+   * (the relay's kill -9 test saw sessions whose pairs did not add up, twice in 14 runs on a busy
+   * ClickHouse). A +1 row collapses only with a later batch's cancel row, which cannot exist yet.
+   */
+  private async writtenStates(bySession: Map<string, ClickHouseEventRow[]>, batch: string): Promise<Map<string, SessionRow>> {
+    await this.untilNoInsertRuns(`${batch}-s`);
+    const websites = [...new Set([...bySession.values()].map((list) => String(list[0]!.website_id)))];
+    const rows = await this.ch.rows<Record<string, unknown>>(sql`select * from sessions where website_id in (${sql.join(websites)}) and batch = ${batch} and sign = 1`);
+    const written = new Map<string, SessionRow>();
+    for (const row of rows) {
+      const key = keyOf(row.website_id, row.session_id);
+      if (bySession.has(key)) written.set(key, sessionRowOf(row));
+    }
+    return written;
   }
 
   /** Each session's state before this batch: kept, or read from ClickHouse; absent for a new one. */
@@ -103,7 +167,7 @@ export class SessionStates {
     const ids = [...new Set(sessions.map((list) => String(list[0]!.session_id)))];
     // The live row is the one of the highest version (a cancel row copies an older one).
     const latest = SESSION_ROW_COLUMNS.filter(([name]) => !['website_id', 'session_id', 'sign', 'events', 'batch'].includes(name)).map(
-      ([name]) => sql`argMax(${sql.ref(name)}, events) as ${sql.ref(`v_${name}`)}`,
+      ([name]) => sql`${latestOf(name)} as ${sql.ref(`v_${name}`)}`,
     );
     const rows = await this.ch.rows<Record<string, unknown>>(sql`select website_id, session_id, max(events) as v_events, ${sql.join(latest)}
       from sessions

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouseEventRow } from '../../db/clickhouse/clickhouse-schema.ts';
 import { SAMPLING_KEY } from '../../db/clickhouse/sampling-key.ts';
+import { SESSION_ATTRIBUTES, attributeColumn } from '../../db/clickhouse/session-attributes.ts';
 
 // The sessions table on ClickHouse: one row per state of a session, written at ingestion by the
 // relay as collapsing pairs (the previous state again with sign -1, the new one with sign +1), so
@@ -154,4 +155,14 @@ export function sessionRowOf(raw: Record<string, unknown>): SessionRow {
   // DateTime comes back as text in the server's zone: the start's seconds are those of started_ms.
   row.started_at = Math.floor(Number(row.started_ms) / 1000);
   return row as SessionRow;
+}
+
+/** The session attributes its events carry (`s_entry_path` ...), as of this state. */
+export function attributesOf(state: SessionRow): Record<string, string | null> {
+  return Object.fromEntries(SESSION_ATTRIBUTES.map((name) => [attributeColumn(name), state[name]]));
+}
+
+/** Whether events carrying `before`'s attributes must be given `after`'s (an earlier event moved the entry or the source). */
+export function attributesChanged(before: SessionRow, after: SessionRow): boolean {
+  return SESSION_ATTRIBUTES.some((name) => before[name] !== after[name]);
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { shareEventInserts } from '../../db/locks.ts';
 import { prepareListQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
@@ -60,6 +61,8 @@ export async function storeEvents(trx: Kysely<Database>, recorded: RecordedEvent
     const rows = recorded.map((e): [string, string] => [e.websiteId, clickHouseRow(e)]);
     for (let i = 0; i < rows.length; i += RELAY_ROWS_PER_INSERT) await queueForClickHouse.all(trx, rows.slice(i, i + RELAY_ROWS_PER_INSERT));
   } else {
+    // A transaction that re-derives visitors from their raw events holds the websites' inserts (locks.ts).
+    await shareEventInserts(trx, recorded.map((e) => e.websiteId));
     const rows = recorded.map(eventRow);
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents.all(trx, rows.slice(i, i + ROWS_PER_INSERT));
     await eventsRecorded(trx, recorded);

@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../../db/engine.ts';
+import { lockWebsite } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import { paymentsChanged } from '../analytics/maintainer.ts';
+import { uncountPayments } from '../analytics/maintainer.ts';
 import type { InstantRange } from '../goals/tracked-goals.range.ts';
 
 const IDS_PER_STATEMENT = 500;
@@ -20,14 +20,13 @@ export interface PaymentFilters {
 }
 
 /**
- * The website's time zone, read under the website row lock on PostgreSQL: ingestion's rollup
- * update takes the same row (FOR NO KEY UPDATE), so no batch changes the rollups in between.
- * SQLite runs one transaction at a time.
+ * The website's time zone, read under the website's lock on PostgreSQL (src/db/locks.ts: its
+ * derived data's, which every fold and time-zone move takes, then its row), so no batch changes
+ * the rollups and no zone change lands in between. SQLite runs one transaction at a time.
  */
 export async function lockWebsiteTimezone(db: Kysely<Database>, websiteId: string): Promise<string | undefined> {
-  let query = db.selectFrom('websites').select('timezone').where('id', '=', websiteId);
-  if (isPostgres(db)) query = query.forUpdate();
-  return (await query.executeTakeFirst())?.timezone;
+  await lockWebsite(db, websiteId);
+  return (await db.selectFrom('websites').select('timezone').where('id', '=', websiteId).executeTakeFirst())?.timezone;
 }
 
 /** The server-recorded goal completions (source api) that match: their ids, instants and visitors. */
@@ -67,11 +66,11 @@ function matchingPayments(db: Kysely<Database>, websiteId: string, filters: Paym
 
 /**
  * Deletes the website's payments that match, their amounts taken out of the breakdowns' revenue
- * first; in a transaction holding the website's row lock. Answers how many went.
+ * first; in a transaction holding the website's lock. Answers how many went.
  */
 export async function deletePayments(db: Kysely<Database>, websiteId: string, filters: PaymentFilters): Promise<number> {
   const matching = matchingPayments(db, websiteId, filters);
-  await paymentsChanged(db, sql`p.website_id = ${websiteId} and p.id in (${matching})`, -1);
+  await uncountPayments(db, sql`p.website_id = ${websiteId} and p.id in (${matching})`);
   const result = await db.deleteFrom('payments').where('website_id', '=', websiteId).where('id', 'in', matching).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

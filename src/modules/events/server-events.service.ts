@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { EventLog } from './event-log.ts';
 import type { Database } from '../../db/schema.ts';
 import { badRequest, invalidField, notFound } from '../../errors.ts';
@@ -7,6 +7,7 @@ import { toMinorUnits } from '../../lib/money.ts';
 import { normaliseCurrency, normaliseEmail } from '../../lib/formats.ts';
 import { newId } from '../../lib/ids.ts';
 import { lockWebsite } from '../../db/locks.ts';
+import * as derivedData from '../analytics/maintainer.ts';
 import type { EventWriter } from './event-writer.ts';
 import type { NewEvent } from './event.types.ts';
 import * as repo from './server-events.repository.ts';
@@ -145,14 +146,33 @@ function conversionOf(converted: ProviderConversion | null | undefined, currency
 }
 
 /**
+ * Where recorded payments are counted into the derived tables (breakdown revenue): the rollup
+ * deriver's backlog, woken after the commit (SQLite, PostgreSQL); with none (events on ClickHouse,
+ * no relational fold runs), at once under the website's lock.
+ */
+export interface PaymentFold {
+  wake(count: number): void;
+}
+
+/**
  * Records a payment once per transaction id and website. Sending the same transaction id again
  * changes nothing, except that `refunded: true` marks the recorded payment refunded (a refund
  * cannot be undone this way) and that a provider's `converted` amount is added to a payment
  * recorded without one (a Stripe webhook's, which the history import then converts; a conversion
  * once kept stays). The payments table is the only record of payments: no event is
  * written, and the time series reads revenue from it.
+ *
+ * With `fold`, the transaction takes no derived-data lock (issue 38): it writes the payment's
+ * columns and a backlog row naming the payment, and the fold counts it (payment-counts.ts), so a
+ * payment never waits for a fold under way; a read settles the backlog first, so it sees the payment.
  */
-export async function recordPayment(db: Kysely<Database>, websiteId: string, input: PaymentInput, converted?: ProviderConversion | null): Promise<PaymentRecordedView> {
+export async function recordPayment(
+  db: Kysely<Database>,
+  websiteId: string,
+  input: PaymentInput,
+  converted?: ProviderConversion | null,
+  fold: PaymentFold | null = null,
+): Promise<PaymentRecordedView> {
   const currency = normaliseCurrency(input.currency);
   if (currency === null) throw invalidField('body.currency', 'must be an ISO-4217 currency code such as USD');
   const amountMinor = amountOf(input.amount, currency);
@@ -184,17 +204,36 @@ export async function recordPayment(db: Kysely<Database>, websiteId: string, inp
     converted_minor: conversion?.amountMinor ?? null,
     converted_currency: conversion?.currency ?? null,
   } satisfies repo.NewPaymentRow;
-  const message = await db.transaction().execute(async (trx) => {
-    await lockWebsite(trx, websiteId);
-    if (await repo.insertPaymentOnce(trx, row)) return row.refunded ? 'Payment recorded as refunded' : 'Payment recorded';
-    // A payment recorded before its conversion was known (a Stripe webhook, then the history import) gains it.
-    if (conversion !== null) await repo.addConversion(trx, websiteId, input.transaction_id, conversion);
-    if (input.refunded === true) {
-      return (await repo.markRefunded(trx, websiteId, input.transaction_id))
-        ? 'Payment already recorded; now marked as refunded'
-        : 'Payment already recorded and refunded; nothing changed';
+  const { message, changed } = await db.transaction().execute(async (trx) => {
+    if (fold === null) await lockWebsite(trx, websiteId);
+    const written = await writePayment(trx, websiteId, row, input.refunded === true, conversion);
+    if (written.changed !== undefined) {
+      if (fold === null) await derivedData.countPayments(trx, websiteId, sql`p.id = ${written.changed}`);
+      else await derivedData.paymentsRecorded(trx, websiteId, [written.changed]);
     }
-    return 'Payment already recorded; nothing changed';
+    return written;
   });
+  if (changed !== undefined) fold?.wake(1);
   return { message, transaction_id: input.transaction_id };
+}
+
+/** The payment written, or what of it changed: the answer's message, and the payment whose counting may have changed. */
+async function writePayment(
+  trx: Kysely<Database>,
+  websiteId: string,
+  row: repo.NewPaymentRow,
+  refund: boolean,
+  conversion: ProviderConversion | null,
+): Promise<{ message: string; changed: string | undefined }> {
+  if (await repo.insertPaymentOnce(trx, row)) {
+    // A payment recorded refunded never counts: nothing for the fold.
+    return row.refunded ? { message: 'Payment recorded as refunded', changed: undefined } : { message: 'Payment recorded', changed: row.id };
+  }
+  // A payment recorded before its conversion was known (a Stripe webhook, then the history import) gains it.
+  const converted = conversion === null ? undefined : await repo.addConversion(trx, websiteId, row.transaction_id, conversion);
+  if (!refund) return { message: 'Payment already recorded; nothing changed', changed: converted };
+  const refunded = await repo.markRefunded(trx, websiteId, row.transaction_id);
+  return refunded !== undefined
+    ? { message: 'Payment already recorded; now marked as refunded', changed: refunded }
+    : { message: 'Payment already recorded and refunded; nothing changed', changed: converted };
 }

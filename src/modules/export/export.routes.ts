@@ -23,7 +23,7 @@ function sendStream(reply: { send(payload: never): unknown }, stream: NodeJS.Rea
 const safe = (value: string) => value.replace(/[^A-Za-z0-9.-]+/g, '_').slice(0, 80);
 
 export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const reports = { db: app.db.reads, store: app.eventStore, publicUrl: app.config.publicUrl, run: app.analyticsRead.bind(app) };
+  const reports = { db: app.db.reads, store: app.eventStore, publicUrl: app.config.publicUrl, run: <T>(read: () => Promise<T>) => app.analyticsRead(null, read) };
 
   app.get('/api/v1/analytics/export', {
     config: { access: { scope: 'website', permission: 'analytics:read', action: 'read', apiKey: true, websiteIdIn: 'query' } },

@@ -34,5 +34,7 @@ export async function paymentPage(db: Kysely<Database>, websiteId: string, after
       eb.or([eb('occurred_at', '>', after.occurredAt), eb.and([eb('occurred_at', '=', after.occurredAt), eb('id', '>', after.id)])]),
     );
   }
-  return query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
+  const rows = await query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
+  // How the derived tables hold a payment (payment-counts.ts) is this instance's bookkeeping, not the payment's.
+  return rows.map(({ counted: _counted, ...payment }) => payment);
 }

@@ -24,7 +24,12 @@ export const funnelsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateFunnelBody,
       response: withErrors({ 200: Envelope(Funnel), 409: ErrorEnvelope }),
     },
-    handler: async (request) => ok([await service.createFunnel(db, websiteOf(request).websiteId, request.body)]),
+    handler: async (request) => {
+      const created = await service.createFunnel(db, websiteOf(request).websiteId, request.body);
+      // The funnel's build, if it needs one (funnels.service.ts), runs now rather than at the worker's next look.
+      app.derivedDataWorker.wake();
+      return ok([created]);
+    },
   });
 
   app.put('/websites/:websiteId/funnels/:funnelId', {
@@ -36,8 +41,11 @@ export const funnelsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateFunnelBody,
       response: withErrors({ 200: Envelope(Funnel), 409: ErrorEnvelope }),
     },
-    handler: async (request) =>
-      ok([await service.updateFunnel(db, websiteOf(request).websiteId, request.params.funnelId, request.body)]),
+    handler: async (request) => {
+      const updated = await service.updateFunnel(db, websiteOf(request).websiteId, request.params.funnelId, request.body);
+      app.derivedDataWorker.wake();
+      return ok([updated]);
+    },
   });
 
   app.delete('/websites/:websiteId/funnels/:funnelId', {

@@ -3,10 +3,28 @@ import { lockWebsite } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { matchedSteps, sameSteps } from '../analytics/funnel-steps-match.ts';
+import { funnelDeleted, funnelRevived, funnelStepsChanged } from '../analytics/maintainer.ts';
 import { buildSteps, uniqueSlug } from './funnel-steps.ts';
 import { presentFunnel } from './funnels.presenter.ts';
 import * as repo from './funnels.repository.ts';
 import type { CreateFunnelInput, UpdateFunnelInput } from './funnels.schemas.ts';
+
+/**
+ * The website's derived tables keep stored funnels' crossings (analytics/funnel-crossings.ts): a
+ * new funnel, or new steps, has none yet, so it is built alone in the background and its reports
+ * read the raw events until its build ends (kept at once on a website without events:
+ * maintainer.ts funnelStepsChanged; the route wakes the derived-data worker). Steps that match
+ * the same events as before (ids kept, a URL spelt otherwise) change nothing; a funnel with a
+ * wildcard step is never kept.
+ */
+async function keepForSteps(trx: Kysely<Database>, websiteId: string, funnelId: string, before: repo.Funnel['steps'] | null, after: repo.Funnel['steps']): Promise<void> {
+  const next = matchedSteps(after);
+  const previous = before && matchedSteps(before);
+  if (next === null && previous === null) return;
+  if (next !== null && previous != null && sameSteps(next, previous)) return;
+  await funnelStepsChanged(trx, websiteId, [funnelId]);
+}
 
 const nameTaken = (name: string) =>
   conflict(`An active funnel of this website is already named "${name}" (names are compared case-insensitively)`);
@@ -49,6 +67,7 @@ export async function createFunnel(db: Kysely<Database>, websiteId: string, inpu
         updated_at: now,
       };
       await repo.insertFunnel(trx, funnel);
+      await keepForSteps(trx, websiteId, funnel.id, null, funnel.steps);
       return presentFunnel(funnel);
     }),
   );
@@ -75,12 +94,19 @@ export async function updateFunnel(db: Kysely<Database>, websiteId: string, funn
         next.slug = uniqueSlug(next.name, await repo.activeSlugs(trx, websiteId, funnelId), current.slug);
       }
       await repo.updateFunnel(trx, next);
+      await keepForSteps(trx, websiteId, next.id, current.steps, next.steps);
+      if (next.is_active && !current.is_active) await funnelRevived(trx, websiteId, next.id);
       return presentFunnel(next);
     }),
   );
 }
 
 export async function deleteFunnel(db: Kysely<Database>, websiteId: string, funnelId: string) {
-  if (!(await repo.deactivateFunnel(db, websiteId, funnelId, new Date().toISOString()))) throw notFound('Funnel not found');
+  await db.transaction().execute(async (trx) => {
+    // The website's lock, as a change of steps takes: a build's chunk of this funnel does not interleave.
+    await lockWebsite(trx, websiteId);
+    if (!(await repo.deactivateFunnel(trx, websiteId, funnelId, new Date().toISOString()))) throw notFound('Funnel not found');
+    await funnelDeleted(trx, websiteId, funnelId);
+  });
   return { message: 'Funnel deleted' };
 }

@@ -61,7 +61,7 @@ async function deleteRows(trx: Kysely<Database>, websiteId: string, kind: Kind, 
       return deleteEventRows(trx, websiteId, ids);
     case 'payment':
       await lockWebsite(trx, websiteId);
-      await derivedData.paymentsChanged(trx, sql`p.website_id = ${websiteId} and p.id in (${sql.join(ids)})`, -1);
+      await derivedData.uncountPayments(trx, sql`p.website_id = ${websiteId} and p.id in (${sql.join(ids)})`);
       await trx.deleteFrom('payments').where('website_id', '=', websiteId).where('id', 'in', ids).execute();
       return;
     case 'funnel':

@@ -4,7 +4,7 @@ import { lockWebsite } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
 import { isId } from '../../lib/ids.ts';
-import { paymentsChanged } from '../analytics/maintainer.ts';
+import { countPayments, funnelStepsChanged } from '../analytics/maintainer.ts';
 import { storeEvents } from '../events/record-events.ts';
 import type { ParsedRecord } from './sightline-records.ts';
 
@@ -128,7 +128,11 @@ export async function storeChunk(trx: Kysely<Database>, target: ChunkTarget, rec
       if (funnel.is_active && (await sql`select 1 from funnels where website_id = ${target.websiteId} and is_active = ${true} and lower(name) = lower(${funnel.name})`.execute(trx)).rows.length > 0) continue;
       rows.push({ ...funnel, id: ids[i]! });
     }
-    if (rows.length > 0) await trx.insertInto('funnels').values(rows).execute();
+    if (rows.length > 0) {
+      await trx.insertInto('funnels').values(rows).execute();
+      // Kept at once on a website without events (the imported events then fold in as ingested), else built in the background (funnel-build.ts).
+      await funnelStepsChanged(trx, target.websiteId, rows.map((row) => row.id));
+    }
     await remember(trx, target.importId, 'funnel', rows.map((r) => r.id));
     count('funnel', rows.length, funnels.length);
   }
@@ -184,6 +188,10 @@ export async function storeChunk(trx: Kysely<Database>, target: ChunkTarget, rec
 
   const events = of('event');
   if (events.length > 0) {
+    // The payments below take the website's lock: taken first, before the events' inserts take
+    // theirs (src/db/locks.ts), in the order a time-zone move's chunk takes both, so neither waits
+    // for the other in a circle.
+    if (of('payment').length > 0) await lockWebsite(trx, target.websiteId);
     const ids = target.eventsInClickHouse
       ? await storedIds(trx, null, target, 'event', events.map((e) => e.id), target.presentInClickHouse)
       : await storedIds(trx, 'events', target, 'event', events.map((e) => e.id));
@@ -196,7 +204,7 @@ export async function storeChunk(trx: Kysely<Database>, target: ChunkTarget, rec
 
   const payments = of('payment');
   if (payments.length > 0) {
-    // As every payment writer: under the website's row lock, the breakdowns' revenue moved after the insert.
+    // Under the website's lock (an import's page of payments is counted in its own transaction), the breakdowns' revenue moved after the insert.
     await lockWebsite(trx, target.websiteId);
     const ids = await storedIds(trx, 'payments', target, 'payment', payments.map((p) => p.id));
     const rows = payments.flatMap((payment, i) => (ids[i] === null ? [] : [{ ...payment, id: ids[i]! }]));
@@ -211,7 +219,7 @@ export async function storeChunk(trx: Kysely<Database>, target: ChunkTarget, rec
       stored.push(...inserted.map((r) => r.id));
     }
     for (const part of chunks(stored, IDS_PER_STATEMENT)) {
-      await paymentsChanged(trx, sql`p.website_id = ${target.websiteId} and p.id in (${sql.join(part)})`, 1);
+      await countPayments(trx, target.websiteId, sql`p.id in (${sql.join(part)})`);
     }
     await remember(trx, target.importId, 'payment', stored);
     count('payment', stored.length, payments.length);

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Keyring } from '../../crypto/keyring.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import { recordPayment } from '../events/server-events.service.ts';
+import { type PaymentFold, recordPayment } from '../events/server-events.service.ts';
 import { type ApiAdapter, ProviderError, toPaymentInput } from './adapters/index.ts';
 import { scrub } from './adapters/scrub.ts';
 import { openCredentials } from './credentials.ts';
@@ -25,6 +25,8 @@ export interface HistoryRunContext {
   /** Checked between pages: a stopping worker hands the job back rather than finishing it. */
   stopping(): boolean;
   onPage?(provider: string, payments: number): void;
+  /** Where the payments are counted (the rollup deriver; null: at once, under the website's lock). */
+  paymentFold?: PaymentFold | null;
 }
 
 /** Why a run ended without an error: done, the job is no longer this worker's, or the worker stops. */
@@ -83,7 +85,7 @@ export async function runHistoryJob(ctx: HistoryRunContext, job: repo.JobRow): P
     }
     for (const payment of page.payments) {
       try {
-        await recordPayment(ctx.db, job.website_id, toPaymentInput(payment), payment.converted);
+        await recordPayment(ctx.db, job.website_id, toPaymentInput(payment), payment.converted, ctx.paymentFold ?? null);
       } catch (error) {
         // A payment the writer refuses (an unknown currency) is left out; the rest of the history still counts.
         if (!(error instanceof AppError && error.statusCode === 400)) throw fail(error, true);

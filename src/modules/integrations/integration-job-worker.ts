@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { PaymentFold } from '../events/server-events.service.ts';
 import type { Keyring } from '../../crypto/keyring.ts';
 import type { Database } from '../../db/schema.ts';
 import { retryDelay } from '../../mail/outbox-worker.ts';
@@ -45,6 +46,8 @@ export interface IntegrationJobDeps {
   log: FastifyBaseLogger;
   /** Counts the payments each page handed to the payment writer (GET /metrics). */
   onPage?(provider: string, payments: number): void;
+  /** Where imported payments are counted (the rollup deriver; null: at once, under the website's lock). */
+  paymentFold?: PaymentFold | null;
 }
 
 export class IntegrationJobWorker extends LeasedJobWorker {

@@ -14,7 +14,7 @@ const BY_NAME = new Map<string, Provider>(PROVIDERS.flatMap((provider) => [[prov
 
 export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const adapters = createAdapters(app.config.providerApiUrls);
-  const deps = { db: app.db.kysely, keyring: app.keyring, adapterOf: (provider: Provider) => adapters[provider] };
+  const deps = { db: app.db.kysely, keyring: app.keyring, adapterOf: (provider: Provider) => adapters[provider], paymentFold: app.rollups };
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));

@@ -3,7 +3,7 @@ import type { Keyring } from '../../crypto/keyring.ts';
 import { lockWebsite } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError, badRequest } from '../../errors.ts';
-import { recordPayment } from '../events/server-events.service.ts';
+import { type PaymentFold, recordPayment } from '../events/server-events.service.ts';
 import { type ProviderAdapter, type WebhookHeaders, WebhookSignatureError, toPaymentInput } from './adapters/index.ts';
 import { openWebhookSecret, sealWebhookSecret } from './credentials.ts';
 import { newConnection } from './integrations.service.ts';
@@ -50,6 +50,8 @@ export interface WebhookDeps {
   db: Kysely<Database>;
   keyring: Keyring;
   adapterOf(provider: Provider): ProviderAdapter;
+  /** Where the payments are counted (the rollup deriver; null: at once, under the website's lock). */
+  paymentFold?: PaymentFold | null;
 }
 
 export type WebhookOutcome = 'recorded' | 'duplicate' | 'ping';
@@ -90,7 +92,7 @@ export async function receiveWebhook(deps: WebhookDeps, provider: Provider, webs
   let skipped = 0;
   for (const payment of parsed.payments) {
     try {
-      await recordPayment(deps.db, websiteId, toPaymentInput(payment), payment.converted);
+      await recordPayment(deps.db, websiteId, toPaymentInput(payment), payment.converted, deps.paymentFold ?? null);
       payments += 1;
     } catch (error) {
       if (!(error instanceof AppError && error.statusCode === 400)) throw error;

@@ -77,13 +77,13 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
     data.get(`${S}/analytics/metadata`, {
       config: open,
       schema: { hide: true, tags, summary: "The shared website's name, time zone, currency and KPI", params: SlugParams, querystring: stats.MetadataQuery, response: withErrors({ 200: stats.Metadata }) },
-      handler: async (request, reply) => answer(reply, await app.analyticsRead(() => statsService.metadata(deps, site(request), request.query))),
+      handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => statsService.metadata(deps, site(request), request.query))),
     });
 
     data.get(`${S}/analytics/overview`, {
       config: open,
       schema: { hide: true, tags, summary: 'The overview numbers of the shared website', params: SlugParams, querystring: stats.OverviewQuery, response: withErrors({ 200: stats.Overview }) },
-      handler: async (request, reply) => answer(reply, await app.analyticsRead(() => statsService.overview(deps, site(request), request.query))),
+      handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => statsService.overview(deps, site(request), request.query))),
     });
 
     data.get(`${S}/analytics/timeseries`, {
@@ -93,7 +93,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const ignored = series.ignoredSeriesParams(request.query);
         if (ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, ignored.join(', '));
         const notes: series.SeriesNotes = { rebuilding: false };
-        const view = await app.analyticsRead(() => series.timeseries(deps, site(request), request.query, new Date(), notes));
+        const view = await app.analyticsRead(reply, () => series.timeseries(deps, site(request), request.query, new Date(), notes));
         if (notes.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
         if (notes.sampleRate !== undefined) reply.header(SAMPLE_RATE_HEADER, String(notes.sampleRate));
         return view;
@@ -104,27 +104,27 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
       data.get(`${S}/analytics/${kind}`, {
         config: open,
         schema: { hide: true, tags, summary: `The shared website's ${kind.replace(/-/g, ' ')}`, params: SlugParams, querystring: stats.BreakdownQuery, response: withErrors({ 200: stats.BreakdownAnswers[kind] }) },
-        handler: async (request, reply) => answer(reply, await app.analyticsRead(() => statsService.breakdown(deps, kind, site(request), request.query))),
+        handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => statsService.breakdown(deps, kind, site(request), request.query))),
       });
     }
 
     data.get(`${S}/analytics/goals/properties`, {
       config: open,
       schema: { hide: true, tags, summary: "A custom goal's property values on the shared website", params: SlugParams, querystring: stats.PropertiesQuery, response: withErrors({ 200: stats.Properties }) },
-      handler: async (request, reply) => answer(reply, await app.analyticsRead(() => statsService.goalProperties(deps, site(request), request.query))),
+      handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => statsService.goalProperties(deps, site(request), request.query))),
     });
 
     data.get(`${S}/analytics/realtime`, {
       config: open,
       schema: { hide: true, tags, summary: 'How many visitors the shared website has now', params: SlugParams, querystring: stats.PlainQuery, response: withErrors({ 200: stats.Realtime }) },
-      handler: async (request, reply) => answer(reply, await app.analyticsRead(() => statsService.realtime(deps, site(request), request.query))),
+      handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => statsService.realtime(deps, site(request), request.query))),
     });
 
     data.get(`${S}/analytics/funnels/:funnelId`, {
       config: open,
       schema: { hide: true, tags, summary: 'A funnel report of the shared website', params: SlugFunnelParams, querystring: stats.FunnelQuery, response: withErrors({ 200: stats.FunnelReport }) },
       handler: async (request, reply) =>
-        answer(reply, await app.analyticsRead(() => statsService.funnelReport(deps, site(request), request.params.funnelId, request.query))),
+        answer(reply, await app.analyticsRead(reply, () => statsService.funnelReport(deps, site(request), request.params.funnelId, request.query))),
     });
 
     data.get(`${S}/funnels`, {

@@ -1,4 +1,5 @@
 import type { DayTotals, MoneyCounts, Span, TrafficCounts } from './sql/series-sql.ts';
+import type { HourTraffic } from './sql/series-hour-reads.ts';
 import type { InstantRange } from '../goals/tracked-goals.range.ts';
 import type { PageRequest, StatsScope } from './stats.params.ts';
 import type { Breakdown } from '../analytics/breakdowns.ts';
@@ -52,6 +53,8 @@ export interface RowsPage<T> {
   total: number;
   /** The counts come from a sample of this rate, scaled back up (ClickHouse, sampling-ch.ts); absent when exact. */
   sampleRate?: number;
+  /** Whether rows lie past this page, where the store knows it apart from `total` (a sampled total is approximate). */
+  hasMore?: boolean;
 }
 
 export interface PropertyRow {
@@ -71,6 +74,9 @@ export interface FunnelStepCounts {
   visitors: number;
   revenueMinor: number;
 }
+
+/** A funnel's steps; `sampleRate` when the visitors were counted from a sample and scaled up (ClickHouse, large ranges). */
+export type FunnelCounts = FunnelStepCounts[] & { sampleRate?: number };
 
 /** Who a visitor is, as far as the website knows: what they paid under, and their identify profile. */
 export interface VisitorPerson {
@@ -188,6 +194,12 @@ export interface EventStore {
   dailyTotals(websiteId: string, firstDay: string, lastDay: string): Promise<DayTotals[]>;
   /** Distinct (and converted) visitors per span of local days [from, to], from the rollups. */
   spanDistinctVisitors(websiteId: string, spans: Span[]): Promise<Map<number, { visitors: number; converted: number }>>;
+  /**
+   * An unfiltered hourly series from the hour rollups (sql/series-hour-reads.ts), each span a
+   * bucket within one UTC hour; undefined when they cannot answer it (the raw events do). `asOf`:
+   * events at or after this instant (ms) were recorded after the read began.
+   */
+  hourTraffic(websiteId: string, buckets: Span[], distinct: boolean, asOf: number): Promise<HourTraffic | undefined>;
   /** Payments per span [from, to); with filters, those of the visitors the scope keeps. */
   spanPayments(scope: StatsScope, spans: Span[], money: MoneyRules): Promise<Map<number, MoneyCounts>>;
 
@@ -195,7 +207,7 @@ export interface EventStore {
   overview(scope: StatsScope, money: MoneyRules): Promise<OverviewCounts>;
   breakdown(kind: Breakdown, scope: StatsScope, page: PageRequest, money: MoneyRules): Promise<RowsPage<BreakdownRow>>;
   goalProperties(scope: StatsScope, eventName: string, propertyName: string | null, page: PageRequest): Promise<RowsPage<PropertyRow>>;
-  funnel(scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelStepCounts[]>;
+  funnel(scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelCounts>;
   /** Distinct visitors with any event since `since`. */
   liveVisitors(websiteId: string, since: string): Promise<number>;
   liveMap(websiteId: string, since: string): Promise<LiveMap>;

@@ -43,7 +43,9 @@ const byName = new Map(DERIVED_TABLES.map((table) => [table.name, table]));
 
 function fits(answer: Answer, read: PlannedRead, shape: ReadShape): boolean {
   if (answer.read !== read || answer.filters !== shape.filters) return false;
-  return answer.range === 'all-time' ? shape.range === 'all-time' : shape.range !== 'instants';
+  if (answer.range === 'all-time') return shape.range === 'all-time';
+  if (answer.range === 'whole-hours') return shape.range === 'whole-hours';
+  return shape.range === 'all-time' || shape.range === 'whole-days';
 }
 
 /**

@@ -1,6 +1,7 @@
 import { invalidField } from '../../errors.ts';
 import { countryCodeOf } from './countries.ts';
 import { isLabelled, storedNamesShownContaining, storedValuesOf } from './labels.ts';
+import { pathOf } from '../../lib/page-path.ts';
 
 // The website API's filters (website-api.md section 2): `filter_<dim>=<op>:<v1>,<v2>`, values
 // OR-ed, filters AND-ed, `is` when the operator is left out; the bare dimension name is an alias
@@ -104,15 +105,8 @@ function normaliseValue(field: string, dimension: Dimension, value: string): str
   return value;
 }
 
-/** A page as a path pattern: a full URL names its path (its query dropped); `pricing` is `/pricing`. */
-export function pathOf(value: string): string {
-  if (value.startsWith('/') || value.startsWith('*')) return value.split('?')[0]!;
-  try {
-    return new URL(value).pathname;
-  } catch {
-    return `/${value.split('?')[0]!}`;
-  }
-}
+/** A page as a path pattern (src/lib/page-path.ts: the derived funnels match steps by it too). */
+export { pathOf };
 
 /**
  * The filters of a query: `filter_<dim>` and its alias `<dim>`. An unknown `filter_*` name is a

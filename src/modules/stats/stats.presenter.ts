@@ -104,8 +104,9 @@ export function presentVisitorListItem(v: VisitorListItem) {
 }
 
 /** The list's pagination; `hasMore` says whether a page lies past this one. */
-export function presentVisitorPagination(page: { limit: number; offset: number }, total: number, returned: number) {
-  return { ...presentPagination(page, total), hasMore: page.offset + returned < total };
+/** `hasMore` from the store when it knows it (its total may be a sample's estimate), else from the total. */
+export function presentVisitorPagination(page: { limit: number; offset: number }, total: number, returned: number, hasMore?: boolean) {
+  return { ...presentPagination(page, total), hasMore: hasMore ?? page.offset + returned < total };
 }
 
 export function presentVisitor(v: VisitorSummary & VisitorActivity, profile: VisitorProfile | null, now: Date) {

@@ -58,7 +58,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: OverviewQuery,
       response: withErrors({ 200: Overview }),
     },
-    handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.overview(deps, site(request), request.query))),
+    handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => service.overview(deps, site(request), request.query))),
   });
 
   for (const kind of BREAKDOWNS) {
@@ -70,7 +70,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: BreakdownQuery,
         response: withErrors({ 200: BreakdownAnswers[kind] }),
       },
-      handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.breakdown(deps, kind, site(request), request.query))),
+      handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => service.breakdown(deps, kind, site(request), request.query))),
     });
   }
 
@@ -82,13 +82,13 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PropertiesQuery,
       response: withErrors({ 200: Properties }),
     },
-    handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.goalProperties(deps, site(request), request.query))),
+    handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => service.goalProperties(deps, site(request), request.query))),
   });
 
   app.get('/api/v1/analytics/realtime', {
     config: read,
     schema: { tags, summary: 'Visitors with an event in the last 5 minutes', querystring: PlainQuery, response: withErrors({ 200: Realtime }) },
-    handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.realtime(deps, site(request), request.query))),
+    handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => service.realtime(deps, site(request), request.query))),
   });
 
   app.get('/api/v1/analytics/realtime/map', {
@@ -99,13 +99,13 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PlainQuery,
       response: withErrors({ 200: RealtimeMap }),
     },
-    handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.realtimeMap(deps, site(request), request.query))),
+    handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => service.realtimeMap(deps, site(request), request.query))),
   });
 
   app.get('/api/v1/analytics/metadata', {
     config: read,
     schema: { tags, summary: "The website's domain, name, time zone, currency and KPI", querystring: MetadataQuery, response: withErrors({ 200: Metadata }) },
-    handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.metadata(deps, site(request), request.query))),
+    handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => service.metadata(deps, site(request), request.query))),
   });
 
   app.get('/api/v1/analytics/funnels/:funnelId', {
@@ -117,7 +117,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: FunnelQuery,
       response: withErrors({ 200: FunnelReport }),
     },
-    handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.funnelReport(deps, site(request), request.params.funnelId, request.query))),
+    handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => service.funnelReport(deps, site(request), request.params.funnelId, request.query))),
   });
 
   app.get('/api/v1/visitors', {
@@ -128,7 +128,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: VisitorsQuery,
       response: withErrors({ 200: VisitorList }),
     },
-    handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.visitors(deps, site(request), request.query))),
+    handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => service.visitors(deps, site(request), request.query))),
   });
 
   app.get('/api/v1/visitors/:visitorId', {
@@ -140,7 +140,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PlainQuery,
       response: withErrors({ 200: VisitorPage }),
     },
-    handler: async (request, reply) => answer(reply, await app.analyticsRead(() => service.visitor(deps, site(request), request.params.visitorId, request.query))),
+    handler: async (request, reply) => answer(reply, await app.analyticsRead(reply, () => service.visitor(deps, site(request), request.params.visitorId, request.query))),
   });
 
 };

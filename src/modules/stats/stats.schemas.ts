@@ -38,7 +38,7 @@ const page = {
   offset: Type.Optional(Type.Integer({ minimum: 0, description: 'rows to skip, default 0' })),
 };
 const open = { additionalProperties: true };
-/** `exact`: no sampling (the overview, breakdowns and time series). */
+/** `exact`: no sampling (the overview, breakdowns, time series, funnels and the visitor list's total). */
 export const EXACT_QUERY = {
   exact: Type.Optional(
     Type.Boolean({
@@ -60,7 +60,7 @@ export const PlainQuery = Type.Object(websiteId, open);
 export const MetadataQuery = Type.Object({ ...websiteId, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, open);
 export const OverviewQuery = Type.Object({ ...websiteId, ...range, fields: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })), ...EXACT_QUERY, ...FILTER_QUERY_PARAMS }, open);
 export const BreakdownQuery = Type.Object({ ...websiteId, ...range, ...page, ...EXACT_QUERY, ...FILTER_QUERY_PARAMS }, open);
-export const FunnelQuery = Type.Object({ ...websiteId, ...range, ...FILTER_QUERY_PARAMS }, open);
+export const FunnelQuery = Type.Object({ ...websiteId, ...range, ...EXACT_QUERY, ...FILTER_QUERY_PARAMS }, open);
 export const PropertiesQuery = Type.Object(
   {
     ...websiteId,
@@ -83,6 +83,7 @@ export const VisitorsQuery = Type.Object(
     ...range,
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, description: 'visitors per page, default 100, at most 250' })),
     offset: page.offset,
+    ...EXACT_QUERY,
     ...FILTER_QUERY_PARAMS,
     completedGoal: goalOption,
     goal: goalOption,
@@ -259,6 +260,7 @@ export const FunnelReport = success(
       conversionRate: Type.Number(),
     }),
   ),
+  SAMPLING_SIBLING,
 );
 
 const Identity = Type.Object({
@@ -300,7 +302,13 @@ export const VisitorList = success(
       ),
     }),
   ),
-  { pagination: Type.Object({ ...Pagination().properties, hasMore: Type.Boolean({ description: 'whether visitors lie past this page' }) }) },
+  {
+    pagination: Type.Object({
+      ...Pagination('visitors in the list; an estimate when `sampling` is present (hasMore stays exact)').properties,
+      hasMore: Type.Boolean({ description: 'whether visitors lie past this page' }),
+    }),
+    ...SAMPLING_SIBLING,
+  },
 );
 
 export const VisitorPage = success(

@@ -156,12 +156,17 @@ export async function metadata(deps: StatsDeps, websiteId: string, query: Query)
 export async function funnelReport(deps: StatsDeps, websiteId: string, funnelId: string, query: Query) {
   const funnel = await findFunnel(deps.db, websiteId, funnelId);
   if (!funnel || !funnel.is_active) throw notFound('Funnel not found');
-  const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters']);
-  const scope = params.scope.range
-    ? params.scope
-    : { ...params.scope, range: { from: minutesAgo(deps, FUNNEL_DEFAULT_DAYS * 24 * 60), to: minutesAgo(deps, -1) } };
+  const { website, params } = await prepare(deps, websiteId, query, ['range', 'timezone', 'filters'], ['exact']);
+  const scope = {
+    ...(params.scope.range ? params.scope : { ...params.scope, range: { from: minutesAgo(deps, FUNNEL_DEFAULT_DAYS * 24 * 60), to: minutesAgo(deps, -1) } }),
+    exact: exactOf(query),
+  };
   const counts = await deps.store.funnel(scope, funnel.steps, await moneyOf(deps, website));
-  return { body: { status: 'success' as const, data: [presentFunnelReport(funnel, counts, website.currency)] }, ignored: params.ignored };
+  return {
+    body: { status: 'success' as const, data: [presentFunnelReport(funnel, counts, website.currency)], ...samplingOf(counts.sampleRate) },
+    ignored: params.ignored,
+    sampleRate: counts.sampleRate,
+  };
 }
 
 export async function visitor(deps: StatsDeps, websiteId: string, visitorId: string, query: Query) {
@@ -174,14 +179,16 @@ export async function visitor(deps: StatsDeps, websiteId: string, visitorId: str
 
 export async function visitors(deps: StatsDeps, websiteId: string, query: Query) {
   const { options, common } = parseVisitorListQuery(query);
-  const { params } = await prepare(deps, websiteId, common, ['range', 'timezone', 'filters', 'page'], VISITOR_LIST_PARAMS);
-  const found = await deps.store.visitors(params.scope, options, params.page);
+  const { params } = await prepare(deps, websiteId, common, ['range', 'timezone', 'filters', 'page'], [...VISITOR_LIST_PARAMS, 'exact']);
+  const found = await deps.store.visitors({ ...params.scope, exact: exactOf(query) }, options, params.page);
   return {
     body: {
       status: 'success' as const,
       data: found.rows.map(presentVisitorListItem),
-      pagination: presentVisitorPagination(params.page, found.total, found.rows.length),
+      pagination: presentVisitorPagination(params.page, found.total, found.rows.length, found.hasMore),
+      ...samplingOf(found.sampleRate),
     },
     ignored: params.ignored,
+    sampleRate: found.sampleRate,
   };
 }

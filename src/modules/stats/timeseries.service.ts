@@ -10,6 +10,7 @@ import * as repo from './timeseries.repository.ts';
 import type { TrafficCounts } from './sql/series-sql.ts';
 import { METRICS, type Metric, type TimeseriesQueryInput, type TimeseriesView } from './timeseries.schemas.ts';
 import { type ReadShape, answerRead } from './read-planner.ts';
+import type { RangeShape } from '../analytics/derived-tables.ts';
 import { type Bucket, type Interval, type ZonedRange, bucketCountBound, buckets, startOfLocalDay } from '../analytics/zoned-time.ts';
 import { moneyRulesOf } from './money-rules.ts';
 import { type ImportedUse, mergeImportedSeries } from './imported-reads.ts';
@@ -23,6 +24,8 @@ export const MAX_BUCKETS = 1500;
 /** Buckets per answer when the client pages (website-api.md: lists take at most 1000). */
 const MAX_PAGE = 1000;
 const TOTAL = -1;
+/** How far from the clock a read's `now` may be and still be a read of now (routes pass their request's instant). */
+const LIVE_READ_MS = 10_000;
 
 /** The series' metrics; every bucket carries its name, so asking for `name` changes nothing. */
 export function parseFields(raw: string): Metric[] {
@@ -140,10 +143,17 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
   if (wants(TRAFFIC)) {
     // While the day rollups move to a new zone (day-relocation.ts) the raw events answer.
     if (website.relocating && notes) notes.rebuilding = true;
-    // Days, weeks and months of the website's own zone are whole local days: the planner may send them to the day rollups.
-    const shape: ReadShape = { range: interval !== 'hour' && timezone === website.timezone ? 'whole-days' : 'instants', filters: filters.length === 0 ? 'none' : 'any' };
-    counts.traffic = await answerRead('series', shape, website.relocating ? 'moving' : 'ready', {
+    // Days, weeks and months of the website's own zone are whole local days, hours on whole UTC
+    // hours are whole hours: the planner may send them to the day or hour rollups.
+    const shape: ReadShape = { range: rangeShape(list, interval, timezone === website.timezone), filters: filters.length === 0 ? 'none' : 'any' };
+    const state = website.building ? 'building' : website.relocating ? 'moving' : 'ready';
+    const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));
+    // A read of now (its `now` the clock's, give or take a queue) takes its current hour up to the
+    // read: the events recorded since it began belong to it. A read of another moment does not.
+    const asOf = Math.abs(Date.now() - now.getTime()) < LIVE_READ_MS ? now.getTime() + 1 : Date.now();
+    counts.traffic = await answerRead('series', shape, state, {
       daily_totals: () => rollupTraffic(store, websiteId, list, whole, interval, wants(DISTINCT)),
+      hour_totals: () => store.hourTraffic(websiteId, spans, wants(DISTINCT), asOf),
       events: () => eventTraffic(store, scope, list, whole, wants(DISTINCT)),
     });
     const use = { interval, ownZone: timezone === website.timezone, filtered: filters.length > 0 };
@@ -161,6 +171,18 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
   if (sampleRate === undefined) return view;
   if (notes) notes.sampleRate = sampleRate;
   return { ...view, sampling: { rate: sampleRate } };
+}
+
+/**
+ * The series' range as the planner sees it: whole local days (days, weeks, months in the
+ * website's zone); whole hours (hour buckets that start and end on UTC hours, but for the range's
+ * first start and last end: any zone whose offset is whole hours); else instants (a zone with a
+ * half-hour or 45-minute offset, days of another zone).
+ */
+function rangeShape(list: Bucket[], interval: Interval, ownZone: boolean): RangeShape {
+  if (interval !== 'hour') return ownZone ? 'whole-days' : 'instants';
+  const onHour = (iso: string) => Date.parse(iso) % 3_600_000 === 0;
+  return list.every((bucket, i) => (i === 0 || onHour(bucket.start)) && (i === list.length - 1 || onHour(bucket.end))) ? 'whole-hours' : 'instants';
 }
 
 async function eventTraffic(store: EventStore, scope: StatsScope, list: Bucket[], whole: Bucket, distinct: boolean) {

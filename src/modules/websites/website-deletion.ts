@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { lockWebsite } from '../../db/locks.ts';
+import { lockWebsiteForDeletion } from '../../db/locks.ts';
 import type { Database } from '../../db/schema.ts';
 
 // Deleting a website with everything it owns, in one transaction: the operator's
@@ -46,6 +46,13 @@ const DELETION_ORDER: Record<TableWithWebsiteId, number> = {
   goal_visitors: 16,
   goal_stats: 17,
   visitor_recency: 18,
+  visitor_hours: 18,
+  hour_totals: 18,
+  hour_recency: 18,
+  funnel_builds: 18,
+  funnel_crossings_kept: 18,
+  funnel_crossings: 18,
+  funnel_visitor_days: 18,
   visitor_days: 19,
   daily_totals: 20,
   profile_totals: 21,
@@ -97,7 +104,7 @@ export async function deleteWebsite(db: Kysely<Database>, websiteId: string): Pr
   return db.transaction().execute(async (trx) => {
     // On PostgreSQL the row lock makes concurrent writes for this website wait, then fail their
     // foreign-key check, so none can slip in between the deletes below.
-    await lockWebsite(trx, websiteId);
+    await lockWebsiteForDeletion(trx, websiteId);
     const website = await trx.selectFrom('websites').select(['id', 'domain']).where('id', '=', websiteId).executeTakeFirst();
     if (!website) return null;
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import type { Database } from '../../../db/schema.ts';
+import { eventsHaveSessionAttributes } from '../../events/clickhouse-session-attributes.ts';
 import { sessionsTableReady } from '../../events/clickhouse-session-fill.ts';
 import type { EventStore } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
@@ -35,15 +36,18 @@ export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settl
   const threshold = options.sampleThreshold === undefined ? DEFAULT_SAMPLE_THRESHOLD : options.sampleThreshold;
   // Once the sessions table is filled it stays so: asked until then, remembered after.
   let source: SessionSource = 'events';
+  // Likewise once the events carry their sessions' attributes (the upgrade's copy is switched in).
+  let attributes = false;
   const settled =
     <A extends unknown[], R>(read: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       await settle();
       if (source === 'events' && (await sessionsTableReady(ch))) source = 'table';
+      if (!attributes && source === 'table') attributes = await eventsHaveSessionAttributes(ch);
       return read(...args);
     };
   /** The scope with where its sessions come from. */
-  const on = (scope: StatsScope): ClickHouseScope => ({ ...scope, sessions: source });
+  const on = (scope: StatsScope): ClickHouseScope => ({ ...scope, sessions: source, attributes });
   /** The scope with its sessions' source and the rate its raw reads may sample at. */
   const sampledOn = async (scope: StatsScope): Promise<ClickHouseScope> => ({ ...on(scope), sample: await sampleRateFor(ch, scope, threshold) });
   return {
@@ -51,15 +55,18 @@ export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settl
     spanTraffic: settled(async (scope, spans) => series.eventTraffic(ch, scope.filters.length > 0 ? await sampledOn(scope) : on(scope), spans)),
     dailyTotals: settled((websiteId, firstDay, lastDay) => series.dailyTotals(ch, db, websiteId, firstDay, lastDay)),
     spanDistinctVisitors: settled((websiteId, spans) => series.distinctVisitors(ch, db, websiteId, spans)),
+    // The hour rollups are the relational store's: an hourly series here counts the raw events (spanTraffic).
+    hourTraffic: async () => undefined,
     spanPayments: settled((scope, spans, money) => series.paymentTotals(ch, db, on(scope), spans, money)),
     // Only a filtered overview reads raw rows (the rollups answer the rest): only it may sample.
     overview: settled(async (scope, money) => overview(ch, db, scope.filters.length > 0 ? await sampledOn(scope) : on(scope), money)),
     breakdown: settled(async (kind, scope, page, money) => breakdown(ch, db, kind, await sampledOn(scope), page, money)),
     goalProperties: settled((scope, eventName, propertyName, page) => goalProperties(ch, on(scope), eventName, propertyName, page)),
-    funnel: settled((scope, steps, money) => funnel(ch, db, on(scope), steps, money)),
+    // The funnel and the visitor list's total scan raw events filtered or not: both may sample.
+    funnel: settled(async (scope, steps, money) => funnel(ch, db, await sampledOn(scope), steps, money)),
     liveVisitors: settled((websiteId, since) => liveVisitors(ch, websiteId, since)),
-    liveMap: settled((websiteId, since) => liveMap(ch, db, websiteId, since)),
-    visitor: settled((websiteId, visitorId) => visitor(ch, db, websiteId, visitorId)),
-    visitors: settled((scope, options, page) => visitors(ch, db, on(scope), options, page)),
+    liveMap: settled((websiteId, since) => liveMap(ch, db, websiteId, since, source)),
+    visitor: settled((websiteId, visitorId) => visitor(ch, db, websiteId, visitorId, source)),
+    visitors: settled(async (scope, options, page) => visitors(ch, db, await sampledOn(scope), options, page)),
   };
 }

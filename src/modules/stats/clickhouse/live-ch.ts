@@ -5,7 +5,7 @@ import type { LiveMap } from '../event-store.ts';
 import { MAP_VISITORS, RECENT_EVENTS, peopleOf } from '../sql/live-sql.ts';
 import { recentPayments, visitorPeople } from '../sql/visitor-people.ts';
 import { liveEvent, liveVisitor } from '../visitor-shapes.ts';
-import { isoOf, msOf, num } from './scope-ch.ts';
+import { type SessionSource, isoOf, msOf, num } from './scope-ch.ts';
 import { type ChEventRow, latestEvents, sessionStarts, visitStats } from './visitor-rows-ch.ts';
 
 // Realtime over ClickHouse (the meaning of ../sql/live-sql.ts): who has had an event since a
@@ -23,7 +23,7 @@ export async function liveVisitors(ch: ClickHouse, websiteId: string, since: str
   return num(rows[0]?.n);
 }
 
-export async function liveMap(ch: ClickHouse, db: Kysely<Database>, websiteId: string, since: string): Promise<LiveMap> {
+export async function liveMap(ch: ClickHouse, db: Kysely<Database>, websiteId: string, since: string, sessions: SessionSource): Promise<LiveMap> {
   const recentOnes = sinceCondition(websiteId, since);
   type Recent = Pick<ChEventRow, 'id' | 'type' | 'name' | 'visitor_id' | 'occurred_ms' | 'path' | 'country' | 'referrer_source' | 'metadata'>;
   const [active, recent, payments] = await Promise.all([
@@ -38,8 +38,9 @@ export async function liveMap(ch: ClickHouse, db: Kysely<Database>, websiteId: s
   ]);
   const ids = active.map((row) => row.visitor_id);
   const [latest, visits, people] = await Promise.all([
-    latestEvents(ch, websiteId, ids),
-    visitStats(ch, websiteId, ids),
+    // Each of them had an event since `since`: most have their latest page there too.
+    latestEvents(ch, websiteId, ids, msOf(since)),
+    visitStats(ch, websiteId, ids, sessions),
     visitorPeople(db, websiteId, peopleOf(ids, recent, payments)),
   ]);
   const starts = await sessionStarts(ch, websiteId, latest.values());

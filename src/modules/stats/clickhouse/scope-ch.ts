@@ -3,6 +3,7 @@ import type { InstantRange } from '../../goals/tracked-goals.range.ts';
 import { type Filter, PATH_DIMENSIONS, isSubstringFilter } from '../stats.filters.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { EVENT_COLUMN, SESSION_COLUMN, isNegated, likePattern } from '../stats.dimensions.ts';
+import { type SessionAttribute, attributeColumn } from '../../../db/clickhouse/session-attributes.ts';
 import { storedSessionsTable } from './stored-sessions-ch.ts';
 
 // The WHERE clause of a scope over ClickHouse's events table: website, range and filters, with
@@ -144,16 +145,41 @@ function sessionCondition(test: RawBuilder<unknown>, columns: SessionColumn[], f
   return sql`(${inSessions} or (isNull(session_id) and ${visitorPasses}))`;
 }
 
+/**
+ * As `sessionCondition`, once the events carry their sessions' attributes: `test` is on the
+ * event's own `s_` columns, and `sessionTest` (the same test on the sessions table's columns) is
+ * only needed for the events without a session, so it reads only the sessions of their visitors.
+ */
+function attributeCondition(test: RawBuilder<unknown>, sessionTest: RawBuilder<unknown>, columns: SessionColumn[], filter: Filter, scope: ClickHouseScope): RawBuilder<unknown> {
+  const events = sampledTable('events', scope.sample);
+  const sessionless = sql`visitor_id in (select visitor_id from ${events} where website_id = ${scope.websiteId} and ${rangeCondition(scope.range)} and isNull(session_id))`;
+  const wanted: SessionColumn[] = columns.includes('visitor_id') ? columns : [...columns, 'visitor_id'];
+  const sessions = sessionsTable(scope.websiteId, scope.range, 'overlapping', wanted, sessionless, scope.sessions, scope.sample);
+  const visitorPasses = sql`visitor_id in (select visitor_id from ${sessions} where ${sessionTest})`;
+  const passes = sql`ifNull(${test}, 0) = 1`;
+  if (isNegated(filter)) return sql`if(isNull(session_id), not ${visitorPasses}, not ${passes})`;
+  return sql`((isNotNull(session_id) and ${passes}) or (isNull(session_id) and ${visitorPasses}))`;
+}
+
+/** A filter on a session's attribute (its columns, their test on those columns): on the events' copies of them, or looking the sessions up. */
+function onSession(scope: ClickHouseScope, filter: Filter, columns: SessionAttribute[], test: (column: (name: SessionAttribute) => RawBuilder<unknown>) => RawBuilder<unknown>) {
+  const sessionTest = test((name) => sql.ref(name));
+  if (scope.attributes && scope.sessions === 'table') {
+    return attributeCondition(test((name) => sql.ref(attributeColumn(name))), sessionTest, columns, filter, scope);
+  }
+  return sessionCondition(sessionTest, columns, filter, scope);
+}
+
 function filterCondition(filter: Filter, scope: ClickHouseScope): RawBuilder<unknown> {
   if (filter.dimension === 'referrer') {
-    return sessionCondition(sql`(${matches(sql.ref('referrer_source'), filter)} or ${matches(sql.ref('referrer_host'), filter)})`, ['referrer_source', 'referrer_host'], filter, scope);
+    return onSession(scope, filter, ['referrer_source', 'referrer_host'], (column) => sql`(${matches(column('referrer_source'), filter)} or ${matches(column('referrer_host'), filter)})`);
   }
   if (filter.dimension === 'goal') {
     const completed = sql`visitor_id in (select visitor_id from ${sampledTable('events', scope.sample)} where website_id = ${scope.websiteId} and type = 'custom' and ${matches(sql.ref('name'), filter)} and ${rangeCondition(scope.range)})`;
     return isNegated(filter) ? sql`not ${completed}` : completed;
   }
-  const sessionColumn = SESSION_COLUMN[filter.dimension];
-  if (sessionColumn) return sessionCondition(matches(sql.ref(sessionColumn), filter), [sessionColumn as SessionColumn], filter, scope);
+  const sessionColumn = SESSION_COLUMN[filter.dimension] as SessionAttribute | undefined;
+  if (sessionColumn) return onSession(scope, filter, [sessionColumn], (column) => matches(column(sessionColumn), filter));
   const column = sql.ref(EVENT_COLUMN[filter.dimension]!);
   const test = matches(column, filter);
   return isNegated(filter) ? sql`(isNull(${column}) or not ${test})` : test;
@@ -166,10 +192,12 @@ function filterCondition(filter: Filter, scope: ClickHouseScope): RawBuilder<unk
 export type SessionSource = 'events' | 'table';
 
 /**
- * A scope on ClickHouse, with where its sessions come from (the events when unsaid) and the rate
- * its raw reads sample at (sampling-ch.ts; every row when unsaid).
+ * A scope on ClickHouse, with where its sessions come from (the events when unsaid), the rate
+ * its raw reads sample at (sampling-ch.ts; every row when unsaid), and whether the events carry
+ * their sessions' attributes (`s_` columns, clickhouse-session-attributes.ts; with the sessions
+ * table only), so filters on them test the event's row.
  */
-export type ClickHouseScope = StatsScope & { sessions?: SessionSource; sample?: number | null };
+export type ClickHouseScope = StatsScope & { sessions?: SessionSource; sample?: number | null; attributes?: boolean };
 
 /**
  * The events or sessions table as a read takes it: `events sample 0.1` when it samples. Both are

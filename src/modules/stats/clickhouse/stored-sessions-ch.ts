@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { SESSION_ROW_COLUMNS } from '../../events/clickhouse-sessions.ts';
 import type { InstantRange } from '../../goals/tracked-goals.range.ts';
 
 // Reads of the sessions table written at ingestion (src/modules/events/clickhouse-sessions.ts).
@@ -10,6 +11,16 @@ import type { InstantRange } from '../../goals/tracked-goals.range.ts';
 
 /** As scope-ch.ts's SESSION_REACH_MS (a session is cut after a day): how far before a range an overlapping session may start. */
 const REACH_MS = 24 * 60 * 60 * 1000;
+
+const NULLABLE = new Set<string>(SESSION_ROW_COLUMNS.filter(([, type]) => type.startsWith('Nullable')).map(([name]) => name));
+
+/**
+ * A column of the session's live row (its highest version). A null is kept: argMax skips nulls,
+ * so an entry or source that an earlier event made null would otherwise read as an older state's.
+ */
+export function latestOf(name: string): RawBuilder<unknown> {
+  return NULLABLE.has(name) ? sql`nullIf(argMax(ifNull(${sql.ref(name)}, '\\0'), events), '\\0')` : sql`argMax(${sql.ref(name)}, events)`;
+}
 
 /** The sessions table's rows whose start (and, `overlapping`, end) put them in the range. */
 export function storedSessionRows(websiteId: string, range: InstantRange | null, which: 'started' | 'overlapping'): RawBuilder<unknown> {
@@ -36,7 +47,7 @@ export function storedSessionsTable(
 ): RawBuilder<unknown> {
   const names = ['started_ms', 'ended_ms', ...columns.filter((name) => name !== 'events')];
   // Aliases of their own: an alias named as a column would stand for it inside the other aggregates.
-  const latest = names.map((name) => sql`argMax(${sql.ref(name)}, events) as ${sql.ref(`v_${name}`)}`);
+  const latest = names.map((name) => sql`${latestOf(name)} as ${sql.ref(`v_${name}`)}`);
   const renamed = names.map((name) => sql`${sql.ref(`v_${name}`)} as ${sql.ref(name)}`);
   if (columns.includes('events')) {
     latest.push(sql`max(events) as v_events`);

@@ -3,6 +3,8 @@ import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { FunnelStepCounts, FunnelStepSpec, MoneyRules } from '../event-store.ts';
 import { pathOf } from '../stats.filters.ts';
+import { type ReadShape, answerRead, shapeOf } from '../read-planner.ts';
+import { funnelFromCrossings } from './funnel-crossing-reads.ts';
 import type { StatsScope } from '../stats.params.ts';
 import { attributeMask } from '../../analytics/visitor-attributes.ts';
 import { paymentScope } from './overview-sql.ts';
@@ -19,7 +21,8 @@ import { paidMinor } from './money-sql.ts';
 // visitor's events all pass or all fail), and the varied visitors' events that pass (the split of
 // steady-split-sql.ts), so the filters are not tested on every step event.
 
-function stepCondition(step: FunnelStepSpec) {
+/** The condition on an event `e` of matching a step (also what the transitions of a funnel kept per day match, analytics/funnel-transitions.ts). */
+export function stepCondition(step: FunnelStepSpec) {
   if (step.type === 'goal') return sql`e.type = 'custom' and e.name = ${step.goalName ?? ''}`;
   return sql`e.type = 'pageview' and ${matches(sql.ref('e.path'), { dimension: 'page', operator: 'is', values: [pathOf(step.url ?? '/')] })}`;
 }
@@ -53,7 +56,20 @@ async function funnelOf(db: Kysely<Database>, scope: StatsScope, steps: FunnelSt
 /** The report with the filters tested on every step event (what the split must equal). */
 export const rawFunnel = (db: Kysely<Database>, scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules) => funnelOf(db, scope, steps, money);
 
+/**
+ * The report: a stored funnel's, unfiltered, from its derived tables when the planner says they
+ * are there (funnel-crossing-reads.ts, which also answers ranges that cut their first and last
+ * days, and gives up on what it cannot answer); else from the raw events.
+ */
 export async function funnel(db: Kysely<Database>, scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelStepCounts[]> {
+  const shape: ReadShape = { ...shapeOf(scope), range: scope.range === null ? 'all-time' : 'whole-days' };
+  return answerRead('funnel', shape, scope.derivedState ?? 'ready', {
+    funnel_crossings: () => funnelFromCrossings(db, scope, steps, money),
+    events: () => rawOrSplit(db, scope, steps, money),
+  });
+}
+
+async function rawOrSplit(db: Kysely<Database>, scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelStepCounts[]> {
   if (scope.filters.length === 0 || attributeMask(scope.filters) === null) return funnelOf(db, scope, steps, money);
   const steady = await funnelOf(db, { ...scope, filters: [] }, steps, money, steadyPassingVisitors(scope));
   const varied = await funnelOf(db, scope, steps, money, variedVisitors(scope.websiteId));

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import * as series from './series-sql.ts';
+import { hourTraffic } from './series-hour-reads.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { EventStore } from '../event-store.ts';
 import type { StatsScope } from '../stats.params.ts';
@@ -30,6 +31,7 @@ export function sqlEventStore(db: Kysely<Database>, settle: (websiteId: string) 
     spanTraffic: settled(byScope, (scope, spans) => series.eventTraffic(db, scope.websiteId, spans, filtersOf(scope))),
     dailyTotals: settled(byId, (websiteId, firstDay, lastDay) => series.dailyTotals(db, websiteId, firstDay, lastDay)),
     spanDistinctVisitors: settled(byId, (websiteId, spans) => series.distinctVisitors(db, websiteId, spans)),
+    hourTraffic: settled(byId, (websiteId, buckets, distinct, asOf) => hourTraffic(db, websiteId, buckets, distinct, asOf)),
     spanPayments: settled(byScope, (scope, spans, money) => {
       const filtered = filtersOf(scope);
       const visitors = filtered ? sql`select e.visitor_id from events e where ${filtered} and ${rangeCondition(scope)}` : null;

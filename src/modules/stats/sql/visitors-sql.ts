@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../../../db/engine.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { RowsPage, VisitorActivity, VisitorListItem, VisitorListOptions, VisitorSummary } from '../event-store.ts';
 import type { PageRequest, StatsScope } from '../stats.params.ts';
@@ -8,6 +9,7 @@ import { answerRead, shapeOf } from '../read-planner.ts';
 import { columnCondition, matches, num, pageTotal, scopeCondition } from './scope-sql.ts';
 import { type EventRow, type VisitStats, urlOf, visitorListItem, visitorSummary } from '../visitor-shapes.ts';
 import { firstSessions, iso, latestEvents, visitStats } from './visitor-rows.ts';
+import { filteredVisitorCount, variedVisitorsReaching } from './visitor-list-varied.ts';
 
 // One visitor's page, and the list of a website's visitors, newest activity first.
 
@@ -78,8 +80,10 @@ export async function visitors(db: Kysely<Database>, scope: StatsScope, options:
     // All time, with filters on visitor attributes only, the list reads visitor_totals.
     visitor_totals: () => {
       const mask = attributeMask(scope.filters);
-      return mask === 0 ? visitorTotalsPage(db, scope.websiteId, page) : attributeFilteredPage(db, scope, mask!, page);
+      return mask === 0 ? visitorTotalsPage(db, scope.websiteId, page) : attributeFilteredPage(db, scope, mask!, page, 'rows');
     },
+    // The same rows, and the total from the sums per profile instead of every visitor's row.
+    profile_totals: () => attributeFilteredPage(db, scope, attributeMask(scope.filters)!, page, 'profiles'),
     events: () => groupedVisitors(db, scope, options, page),
   });
   const ids = rows.map((row) => row.visitor_id);
@@ -111,33 +115,35 @@ async function visitorTotalsPage(db: Kysely<Database>, websiteId: string, page: 
  * All time, filtered on visitor attributes only (mask: their bits): the visitors whose filtered
  * attributes never varied pass or fail whole, so their visitor_totals rows are theirs in the
  * filtered list too; the few whose did are grouped from their events that pass. Each side gives
- * its first offset + limit rows in list order (the first walks the recency index), and the page
- * is cut from both.
+ * its first offset + limit rows in list order, and the page is cut from both: the steady side walks
+ * the recency index, the varied side only the varied visitors recent enough to reach the page
+ * (visitor-list-varied.ts). `count`: how the total counts the steady visitors, from the sums per
+ * profile (profile_totals, which a build clears) or from their rows (while it runs).
  */
-async function attributeFilteredPage(db: Kysely<Database>, scope: StatsScope, mask: number, page: PageRequest): Promise<{ rows: VisitorTotals[]; total: number }> {
+async function attributeFilteredPage(db: Kysely<Database>, scope: StatsScope, mask: number, page: PageRequest, count: 'profiles' | 'rows'): Promise<{ rows: VisitorTotals[]; total: number }> {
   const bits = sql.lit(mask);
-  const steady = sql.join(
-    [sql`v.website_id = ${scope.websiteId}`, sql`(v.varied & ${bits}) = 0`, ...scope.filters.map((filter) => columnCondition(sql.ref(`v.${filter.dimension}`), filter))],
-    sql` and `,
-  );
-  const varied = sql`${scopeCondition(scope)} and e.visitor_id in (select w.visitor_id from visitor_totals w where w.website_id = ${scope.websiteId} and w.varied <> 0 and (w.varied & ${bits}) <> 0)`;
+  const passes = scope.filters.map((filter) => columnCondition(sql.ref(`v.${filter.dimension}`), filter));
+  const steady = sql.join([sql`v.website_id = ${scope.websiteId}`, sql`(v.varied & ${bits}) = 0`, ...passes], sql` and `);
   const window = page.offset + page.limit;
+  const steadyTimes = async () => {
+    const { rows } = await sql<{ last_at: unknown }>`select v.last_at from visitor_totals v where ${steady} order by v.last_at desc, v.visitor_id limit ${window}`.execute(db);
+    return rows.map((row) => row.last_at);
+  };
+  const variedIds = await variedVisitorsReaching(db, scope, mask, window, steadyTimes);
+  // The varied visitors' rows, from their events that pass (none walked: no such part).
+  const varied = sql`union all select * from (
+    select e.visitor_id, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at, sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews
+    from events e where ${scopeCondition(scope, { byVisitor: !isPostgres(db) })} and e.visitor_id in (${sql.join(variedIds)}) group by e.visitor_id
+    order by max(e.occurred_at) desc, e.visitor_id limit ${window}) varied`;
   const { rows } = await sql<VisitorTotals>`
     select visitor_id, first_at, last_at, pageviews from (
       select * from (
         select v.visitor_id, v.first_at, v.last_at, v.pageviews from visitor_totals v where ${steady}
         order by v.last_at desc, v.visitor_id limit ${window}) steady
-      union all
-      select * from (
-        select e.visitor_id, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at, sum(case when e.type = 'pageview' then 1 else 0 end) as pageviews
-        from events e where ${varied} group by e.visitor_id
-        order by max(e.occurred_at) desc, e.visitor_id limit ${window}) varied
+      ${variedIds.length > 0 ? varied : sql``}
     ) x order by last_at desc, visitor_id limit ${page.limit} offset ${page.offset}`.execute(db);
   if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
-  const { rows: counted } = await sql<{ steady: unknown; varied: unknown }>`
-    select (select count(*) from visitor_totals v where ${steady}) as steady,
-      (select count(distinct e.visitor_id) from events e where ${varied}) as varied`.execute(db);
-  return { rows, total: num(counted[0]?.steady) + num(counted[0]?.varied) };
+  return { rows, total: await filteredVisitorCount(db, scope, mask, count) };
 }
 
 /** The visitors of the events in scope, grouped from the raw events. */

@@ -106,9 +106,9 @@ interface TrackedGoal {
 const REBUILD_POLL_MS = 3_000;
 
 /**
- * The rebuild of the website's statistics after a change of time zone, while one runs (null
- * otherwise): read when the section opens and, while it answers rebuilding, every 3 s until it
- * answers ready. A change of `watch` (a save that changed the zone) reads again, and keeps
+ * The rebuild of the website's statistics after a change of time zone, or the builds of funnels
+ * just created, while one runs (null otherwise): read when the section opens and, while it answers
+ * rebuilding or funnel builds, every 3 s until it answers ready with none. A change of `watch` (a save that changed the zone) reads again, and keeps
  * polling through failed reads until an answer comes.
  */
 function useRebuild(websiteId: string, watch: number): DerivedData | null {
@@ -121,7 +121,7 @@ function useRebuild(websiteId: string, watch: number): DerivedData | null {
       try {
         const answer = await api.get<DerivedData>(`/api/v1/admin/websites/${websiteId}/derived-data`);
         if (!alive) return;
-        rebuilding = answer.state === 'rebuilding';
+        rebuilding = answer.state === 'rebuilding' || answer.funnelBuilds.length > 0;
         setRebuild(rebuilding ? answer : null);
       } catch (error) {
         // A refusal will not change by asking again; a failed request may.
@@ -141,6 +141,13 @@ function useRebuild(websiteId: string, watch: number): DerivedData | null {
 /** "Rebuilding statistics for the new time zone (Asia/Tokyo): 42% — ...", or nothing once ready. */
 function rebuildLine(rebuild: DerivedData | null): string | null {
   if (!rebuild) return null;
+  if (rebuild.state === 'ready') {
+    // Only funnels build: the oldest's progress (the worker builds them one at a time).
+    const first = rebuild.funnelBuilds[0]!;
+    const share = first.progress === null ? '' : `: ${formatPercent(Math.floor(first.progress * 100))}`;
+    const count = rebuild.funnelBuilds.length === 1 ? 'a new funnel' : `${rebuild.funnelBuilds.length} new funnels`;
+    return `Preparing the reports of ${count}${share} — their reports read the raw events meanwhile and may be slower.`;
+  }
   const done = rebuild.progress === null ? '' : `: ${formatPercent(Math.floor(rebuild.progress * 100))}`;
   const meanwhile = 'reports read the raw events meanwhile and may be slower.';
   if (rebuild.reason === 'build') return `Building statistics from the raw events${done} — ${meanwhile}`;
