@@ -88,10 +88,14 @@ export function webhookHarness(t: TestApp) {
     return item[provider] as { connected: boolean; webhook: Record<string, unknown> & { url: string } };
   };
 
-  /** The payments as a delivery leaves them, booleans read alike on both engines. */
+  /**
+   * The payments as a delivery leaves them, booleans read alike on both engines. `counted` is left
+   * out: the background fold sets it whenever it runs (migration 0038), so a snapshot taken before
+   * a refused delivery could differ from one after it without the delivery writing anything.
+   */
   const payments = async (websiteId: string) => {
     const rows = await t.db.selectFrom('payments').selectAll().where('website_id', '=', websiteId).orderBy('occurred_at').orderBy('id').execute();
-    return rows.map((row) => ({ ...row, amount_minor: Number(row.amount_minor), renewal: Boolean(row.renewal), refunded: Boolean(row.refunded), is_free_trial: Boolean(row.is_free_trial), converted_minor: row.converted_minor === null ? null : Number(row.converted_minor) }));
+    return rows.map(({ counted: _counted, ...row }) => ({ ...row, amount_minor: Number(row.amount_minor), renewal: Boolean(row.renewal), refunded: Boolean(row.refunded), is_free_trial: Boolean(row.is_free_trial), converted_minor: row.converted_minor === null ? null : Number(row.converted_minor) }));
   };
 
   const rememberedEvents = (websiteId: string) =>
