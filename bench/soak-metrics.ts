@@ -21,6 +21,42 @@ export interface ServerReading {
   rollupBacklog: number;
   /** PostgreSQL only: queries waiting for a pooled connection at the scrape. */
   poolWaiting: number | null;
+  /** Per analytics route, since the server started: reads served, seconds held in a read slot, seconds waited for one. */
+  reads: Record<string, ReadSlotTotals>;
+}
+
+export interface ReadSlotTotals {
+  count: number;
+  serviceSeconds: number;
+  waitSeconds: number;
+}
+
+/** The analytics reads' slot histograms (src/plugins/analytics-reads.ts): count and sums per route. */
+function readSlots(values: Map<string, number>): Record<string, ReadSlotTotals> {
+  const reads: Record<string, ReadSlotTotals> = {};
+  const of = (route: string) => (reads[route] ??= { count: 0, serviceSeconds: 0, waitSeconds: 0 });
+  for (const [key, value] of values) {
+    const match = /^sightline_analytics_read_(service|wait)_seconds_(sum|count)\{route="([^"]*)"\}$/.exec(key);
+    if (!match) continue;
+    const totals = of(match[3]!);
+    if (match[2] === 'count') totals.count = value;
+    else if (match[1] === 'service') totals.serviceSeconds = value;
+    else totals.waitSeconds = value;
+  }
+  return reads;
+}
+
+/** Each route's reads between two readings: how many, and the mean time in a slot and waiting for one (ms). */
+export function readSlotWindow(now: ServerReading, previous: ServerReading | null): { route: string; count: number; serviceMs: number; waitMs: number }[] {
+  return Object.entries(now.reads)
+    .map(([route, totals]) => {
+      const was = previous?.reads[route] ?? { count: 0, serviceSeconds: 0, waitSeconds: 0 };
+      const count = totals.count - was.count;
+      const mean = (seconds: number) => (count > 0 ? (seconds * 1000) / count : 0);
+      return { route, count, serviceMs: mean(totals.serviceSeconds - was.serviceSeconds), waitMs: mean(totals.waitSeconds - was.waitSeconds) };
+    })
+    .filter((row) => row.count > 0)
+    .sort((a, b) => b.serviceMs - a.serviceMs);
 }
 
 const PROM_SAMPLING_MS = 10;
@@ -65,5 +101,6 @@ export async function scrape(port: number): Promise<ServerReading> {
     eventsDropped: sum(values, 'sightline_events_dropped_total'),
     rollupBacklog: values.get('sightline_rollup_backlog_events') ?? 0,
     poolWaiting: values.get('sightline_database_pool_waiting_queries') ?? null,
+    reads: readSlots(values),
   };
 }

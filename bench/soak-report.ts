@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Group, Operation } from './soak-mix.ts';
-import type { ServerReading } from './soak-metrics.ts';
+import { type ServerReading, readSlotWindow } from './soak-metrics.ts';
 
 // The soak's printed tables (the mix, one table per 10-s window, the summary against the issue's
 // targets) and its JSON file.
@@ -91,7 +91,8 @@ function failureText(failures: Record<string, number>): string {
     .join(', ');
 }
 
-export function printWindow(engine: string, windows: number, result: WindowResult): void {
+/** `previous`: the reading of the window before (null for the first: since the server started). */
+export function printWindow(engine: string, windows: number, result: WindowResult, previous: ServerReading | null): void {
   const { server, client, sendLagMs } = result;
   console.log('');
   console.log(
@@ -105,6 +106,11 @@ export function printWindow(engine: string, windows: number, result: WindowResul
       `  server: loop delay p50 ${ms(loop.p50)} / p99 ${ms(loop.p99)} / max ${ms(loop.max)} ms; RSS ${mb(server.rssBytes)}, heap ${mb(server.heapUsedBytes)} ` +
         `of ${mb(server.heapTotalBytes)}; events accepted ${count(server.eventsAccepted)}, rollup backlog ${server.rollupBacklog}${pool}`,
     );
+    const slots = readSlotWindow(server, previous);
+    if (slots.length > 0) {
+      const cells = slots.map((slot) => `${slot.route.replace('/api/v1/analytics/', '')} ${ms(slot.serviceMs)}/${ms(slot.waitMs)} (${slot.count})`);
+      console.log(`  reads' mean ms in a slot / waiting for one (served): ${cells.join(', ')}`);
+    }
   } else {
     console.log(`  server: no reading (${result.serverError})`);
   }

@@ -227,7 +227,7 @@ async function soak(engine: Engine): Promise<SoakResult> {
         if (!tally.closed || tally.unsettled > 0) return;
         const result = tally.result();
         printed.push(result);
-        printWindow(engine, windowCount, result);
+        printWindow(engine, windowCount, result, next > 0 ? (printed[next - 1]?.server ?? null) : before);
       }
       if (ended && printed.length === tallies.length) allPrinted();
     };

@@ -68,11 +68,12 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(background);
   await app.register(eventWriter);
   await app.register(eventStore);
-  await app.register(analyticsReads);
   await app.register(mail);
   await app.register(mailReports);
   await app.register(errorHandler);
   await app.register(metrics);
+  // After metrics: it times each read's wait for a slot and its service.
+  await app.register(analyticsReads);
   await app.register(integrationJobs);
   await app.register(importJobs);
   await app.register(jsonBody);

@@ -122,6 +122,7 @@ describeEachEngine('GET /metrics', (engine) => {
     const integration = `${websitePath}/integrations/provider-four`;
     expect((await call('POST', integration, { token: owner.token, body: { providerFourApiKey: 'pf4-key-123456' } })).status).toBe(200);
     expect((await call('PATCH', integration, { token: owner.token })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await call('GET', `/api/v1/analytics/overview?websiteId=${website.id}`, { token: owner.token })).status).toBe(200);
 
     const after = await scrape(base);
     const delta = (name: string, labels: Record<string, string>) => (after.value(name, labels) ?? 0) - (before.value(name, labels) ?? 0);
@@ -138,6 +139,13 @@ describeEachEngine('GET /metrics', (engine) => {
     const websiteReads = route('GET', '/api/v1/admin/websites/:websiteId', 200);
     expect(after.value('sightline_http_request_duration_seconds_bucket', { ...websiteReads, le: '+Inf' })).toBe(after.value(REQUESTS, websiteReads));
     expect(after.value('sightline_http_request_duration_seconds_sum', websiteReads)).toBeGreaterThan(0);
+
+    // Each analytics read: its wait for a read slot and its time in one, by route.
+    const overviewReads = { route: '/api/v1/analytics/overview' };
+    expect(delta('sightline_analytics_read_service_seconds_count', overviewReads)).toBe(2);
+    expect(delta('sightline_analytics_read_wait_seconds_count', overviewReads)).toBe(2);
+    expect(delta('sightline_analytics_read_service_seconds_sum', overviewReads)).toBeGreaterThan(0);
+    expect(after.value('sightline_analytics_read_service_seconds_bucket', { ...overviewReads, le: '+Inf' })).toBe(after.value('sightline_analytics_read_service_seconds_count', overviewReads));
 
     expect(delta('sightline_events_accepted_total', { source: 'browser' })).toBe(1);
     expect(delta('sightline_events_accepted_total', { source: 'server_goal' })).toBe(1);

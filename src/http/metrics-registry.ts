@@ -70,6 +70,22 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
+  readonly analyticsReadWait = new Histogram({
+    name: `${PREFIX}analytics_read_wait_seconds`,
+    help: 'Time analytics reads waited for a read slot (src/plugins/analytics-reads.ts), by route template: near zero, or a queue when reads arrive faster than they are served.',
+    labelNames: ['route'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly analyticsReadService = new Histogram({
+    name: `${PREFIX}analytics_read_service_seconds`,
+    help: 'Time analytics reads held their read slot (their own work, without the queue), by route template: what decides how many reads per second an instance serves.',
+    labelNames: ['route'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+
   readonly eventsAccepted = new Counter({
     name: `${PREFIX}events_accepted_total`,
     help: 'Events accepted, by source: browser (POST /api/events), server_goal (POST /api/v1/goals), payment (POST /api/v1/payments).',

@@ -47,11 +47,21 @@ async function analyticsReads(app: FastifyInstance): Promise<void> {
     }
     // It needs what was committed analyticsReadLagMs before it arrived, however long it queued:
     // under load the background deriver's last fold usually has that, and the read waits for none.
-    const needsFrom = performance.now() - app.config.analyticsReadLagMs;
-    const { value, behind } = await limit(() => withReadStart(read, needsFrom));
+    const arrived = performance.now();
+    const needsFrom = arrived - app.config.analyticsReadLagMs;
+    const route = reply?.request.routeOptions.url ?? 'other';
+    const { value, behind } = await limit(async () => {
+      const started = performance.now();
+      app.metrics.analyticsReadWait.observe({ route }, (started - arrived) / 1000);
+      try {
+        return await withReadStart(read, needsFrom);
+      } finally {
+        app.metrics.analyticsReadService.observe({ route }, (performance.now() - started) / 1000);
+      }
+    });
     if (behind) reply?.header(DERIVED_DATA_HEADER, 'behind');
     return value;
   });
 }
 
-export default fp(analyticsReads, { name: 'analytics-reads', dependencies: ['database'] });
+export default fp(analyticsReads, { name: 'analytics-reads', dependencies: ['database', 'metrics'] });
