@@ -198,6 +198,29 @@ describeEachEngine('the hourly series from the hour rollups', (engine) => {
     expect(fromRollups.data.reduce((sum, bucket) => sum + Number(bucket.pageviews ?? 0), 0)).toBe(6);
   });
 
+  it('counts a range the client ended at its own now from the hour row, and one ended earlier exactly', async () => {
+    const owner = await createAccount(t);
+    const site = await createWebsite(t, owner.token);
+    const arrival = Date.now();
+    // One event well before the client's end, one after it: between the client's clock and the read's arrival.
+    const at = (ms: number) => new Date(arrival - ms).toISOString();
+    await writeAndDerive(t, [newEvent(site.id, 'before', { occurredAt: at(8_000) }), newEvent(site.id, 'meanwhile', { occurredAt: at(200) })]);
+    const read = async (endMsBefore: number) => {
+      const { counted, raw, answered } = stores();
+      const q = { fields: 'pageviews,visitors', interval: 'hour', startAt: at(24 * 3_600_000), endAt: at(endMsBefore) } as TimeseriesQueryInput;
+      const rollups = await timeseries({ db: t.db, store: counted }, site.id, q, new Date(arrival));
+      const exact = await timeseries({ db: t.db, store: raw }, site.id, q, new Date(arrival));
+      return { rollups: rollups.totals, exact: exact.totals, answered: answered.count };
+    };
+    // Ended 500 ms before its arrival: a read up to now, its last hour the row as it stands.
+    const upToNow = await read(500);
+    expect(upToNow).toEqual({ rollups: { pageviews: 2, visitors: 2 }, exact: { pageviews: 1, visitors: 1 }, answered: 1 });
+    // Ended 5 s before: exact to its end (the hour's raw events after it are left out).
+    const earlier = await read(5_000);
+    expect(earlier.rollups).toEqual(earlier.exact);
+    expect(earlier.rollups).toEqual({ pageviews: 1, visitors: 1 });
+  });
+
   it('stays equal to a rebuild and to the raw events after a goal delete, a change of zone and the build the migration marks', { timeout: 400_000 }, async () => {
     const site = await website();
     const before = await expectRebuilt(site.id, 'Europe/Paris');

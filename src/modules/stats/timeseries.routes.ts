@@ -25,7 +25,9 @@ export const timeseriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const ignored = service.ignoredSeriesParams(request.query);
       if (ignored.length > 0) reply.header(IGNORED_PARAMS_HEADER, ignored.join(', '));
       const notes: service.SeriesNotes = { rebuilding: false };
-      const view = await app.analyticsRead(reply, () => service.timeseries(deps, websiteOf(request).websiteId, request.query, new Date(), notes));
+      // The read's now is its arrival, not the moment it got a read slot: a queue must not move its range.
+      const now = new Date();
+      const view = await app.analyticsRead(reply, () => service.timeseries(deps, websiteOf(request).websiteId, request.query, now, notes));
       if (notes.rebuilding) reply.header(DERIVED_DATA_HEADER, 'rebuilding');
       if (notes.imported) reply.header(IMPORTED_DATA_HEADER, notes.imported);
       if (notes.sampleRate !== undefined) reply.header(SAMPLE_RATE_HEADER, String(notes.sampleRate));

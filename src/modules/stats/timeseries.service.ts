@@ -27,6 +27,24 @@ const TOTAL = -1;
 /** How far from the clock a read's `now` may be and still be a read of now (routes pass their request's instant). */
 const LIVE_READ_MS = 10_000;
 
+/** How far before its arrival a read's range may end and still be a read up to now. */
+export const LIVE_END_MS = 1_000;
+
+/**
+ * The instant from which events are not part of a series (hour-reads' `asOf`). A read of now (its
+ * `now`, its arrival, the clock's give or take a queue) takes its current hour up to the read: the
+ * events recorded since it arrived belong to it, so its last hour is its hour_totals row as it
+ * stands. A range the client ended at its own "now" (at most LIVE_END_MS before the arrival: the
+ * way to the server) is such a read too: it may count the events of those moments, as a read
+ * without a range does, rather than read its hour's raw events whenever one arrived meanwhile
+ * (under steady traffic always, and an hour of them by the hour's end: the soak's knee). A read of
+ * another moment, or of a range ending earlier, is exact to its end.
+ */
+export function seriesAsOf(rangeEnd: number, now: number): number {
+  if (Math.abs(Date.now() - now) >= LIVE_READ_MS) return Date.now();
+  return rangeEnd >= now - LIVE_END_MS && rangeEnd <= now + 1 ? rangeEnd : now + 1;
+}
+
 /** The series' metrics; every bucket carries its name, so asking for `name` changes nothing. */
 export function parseFields(raw: string): Metric[] {
   return parseFieldNames(raw, METRICS, ['name']);
@@ -148,9 +166,7 @@ export async function timeseries(deps: SeriesDeps, websiteId: string, query: Tim
     const shape: ReadShape = { range: rangeShape(list, interval, timezone === website.timezone), filters: filters.length === 0 ? 'none' : 'any' };
     const state = website.building ? 'building' : website.relocating ? 'moving' : 'ready';
     const spans = list.map((bucket, id) => ({ id, from: bucket.start, to: bucket.end }));
-    // A read of now (its `now` the clock's, give or take a queue) takes its current hour up to the
-    // read: the events recorded since it began belong to it. A read of another moment does not.
-    const asOf = Math.abs(Date.now() - now.getTime()) < LIVE_READ_MS ? now.getTime() + 1 : Date.now();
+    const asOf = seriesAsOf(range.end.toMillis(), now.getTime());
     counts.traffic = await answerRead('series', shape, state, {
       daily_totals: () => rollupTraffic(store, websiteId, list, whole, interval, wants(DISTINCT)),
       hour_totals: () => store.hourTraffic(websiteId, spans, wants(DISTINCT), asOf),
