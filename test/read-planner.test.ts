@@ -7,7 +7,7 @@ import type { StatsScope } from '../src/modules/stats/stats.params.ts';
 // (src/modules/analytics/derived-tables.ts): generated from the declarations, so a table declared
 // to answer a read is checked here the day it is declared.
 
-const RANGES: RangeShape[] = ['all-time', 'whole-days', 'whole-hours', 'instants'];
+const RANGES: RangeShape[] = ['all-time', 'whole-days', 'whole-hours', 'up-to-now', 'instants'];
 const FILTERS: FilterShape[] = ['none', 'visitor-attributes', 'any'];
 const STATES: DerivedState[] = ['ready', 'moving', 'building'];
 const SHAPES: ReadShape[] = RANGES.flatMap((range) => FILTERS.map((filters) => ({ range, filters })));
@@ -17,7 +17,7 @@ describe('the read planner', () => {
   it('sends each declared shape to its table when the website is ready', () => {
     for (const table of DERIVED_TABLES) {
       for (const answer of table.answers ?? []) {
-        const ranges: RangeShape[] = answer.range === 'all-time' ? ['all-time'] : answer.range === 'whole-hours' ? ['whole-hours'] : ['whole-days', 'all-time'];
+        const ranges: RangeShape[] = answer.range === 'whole-days' ? ['whole-days', 'all-time'] : [answer.range];
         for (const range of ranges) {
           const plan = planRead(answer.read, { range, filters: answer.filters });
           expect(plan, `${table.name} for ${answer.read} over ${range}`).toContain(table.name);
@@ -48,6 +48,7 @@ describe('the read planner', () => {
             const table = byName.get(source)!;
             expect(isAvailable(table, state), `${source} while ${state}`).toBe(true);
             const answer = table.answers!.find((a) => a.read === read && a.filters === shape.filters)!;
+            if (answer.fresh) expect(state, `${source} needs the newest events`).not.toBe('building');
             for (const other of answer.with ?? []) expect(isAvailable(byName.get(other)!, state), `${other} with ${source} while ${state}`).toBe(true);
           }
         }
@@ -65,6 +66,11 @@ describe('the read planner', () => {
     expect(planRead('breakdown', { range: 'all-time', filters: 'none' }, 'building')).toEqual(['events']);
     expect(planRead('visitor-list', { range: 'all-time', filters: 'visitor-attributes' }, 'building')).toEqual(['visitor_totals', 'events']);
     expect(planRead('breakdown', { range: 'whole-days', filters: 'none' })).toEqual(['breakdown_days', 'events']);
+    // Who is online: each visitor's latest event, but not from rows a build has not brought up to date.
+    expect(planRead('realtime', { range: 'up-to-now', filters: 'none' })).toEqual(['visitor_totals', 'events']);
+    expect(planRead('realtime', { range: 'up-to-now', filters: 'none' }, 'moving')).toEqual(['visitor_totals', 'events']);
+    expect(planRead('realtime', { range: 'up-to-now', filters: 'none' }, 'building')).toEqual(['events']);
+    expect(planRead('visitor-list', { range: 'up-to-now', filters: 'none' })).toEqual(['events']);
   });
 
   it('names each table a declaration says its reader reads with', () => {

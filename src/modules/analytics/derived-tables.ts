@@ -41,27 +41,33 @@ export type DerivedTableName = keyof Database &
   );
 
 /** The website API's reads the planner routes (src/modules/stats/read-planner.ts). */
-export const PLANNED_READS = ['overview', 'breakdown', 'series', 'visitor-list', 'funnel'] as const;
+export const PLANNED_READS = ['overview', 'breakdown', 'series', 'visitor-list', 'funnel', 'realtime'] as const;
 export type PlannedRead = (typeof PLANNED_READS)[number];
 
 /**
  * A read's range as the derived data sees it: all time, whole local days of the website's own
  * zone (all time included), hours that begin and end on whole UTC hours but for the range's own
- * first and last (an hourly series in any zone whose offset is whole hours), or anything else
- * (instants, an hourly series in a zone with a half-hour or 45-minute offset, days of another zone).
+ * first and last (an hourly series in any zone whose offset is whole hours), from an instant up
+ * to now (the realtime reads: whoever's latest event is since), or anything else (instants, an
+ * hourly series in a zone with a half-hour or 45-minute offset, days of another zone).
  */
-export type RangeShape = 'all-time' | 'whole-days' | 'whole-hours' | 'instants';
+export type RangeShape = 'all-time' | 'whole-days' | 'whole-hours' | 'up-to-now' | 'instants';
 /** A read's filters as the derived data sees them: none, only visitor attributes (visitor-attributes.ts), or any. */
 export type FilterShape = 'none' | 'visitor-attributes' | 'any';
 
 /** A shape of read a derived table answers. */
 export interface Answer {
   read: PlannedRead;
-  /** 'whole-days' answers all time as well (every day); 'whole-hours' answers only ranges of that shape. */
-  range: 'all-time' | 'whole-days' | 'whole-hours';
+  /** 'whole-days' answers all time as well (every day); 'whole-hours' and 'up-to-now' answer only ranges of that shape. */
+  range: 'all-time' | 'whole-days' | 'whole-hours' | 'up-to-now';
   filters: 'none' | 'visitor-attributes';
   /** Other derived tables its reader reads besides: all must be available. */
   with?: readonly DerivedTableName[];
+  /**
+   * It needs the newest events in the rows: not while a build runs, even from a table kept
+   * per visitor (whose visitors not yet built lack the events since the build began).
+   */
+  fresh?: true;
 }
 
 export interface DerivedTable {
@@ -126,7 +132,7 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
       { read: 'visitor-list', range: 'all-time', filters: 'visitor-attributes', with: ['visitor_totals'] },
     ],
   },
-  { name: 'visitor_totals', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id'], localDays: false, holds: 'the visitor list and page, first and last visits, attributes', answers: [{ read: 'visitor-list', range: 'all-time', filters: 'none' }, { read: 'visitor-list', range: 'all-time', filters: 'visitor-attributes' }], replacedPerVisitor: true },
+  { name: 'visitor_totals', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id'], localDays: false, holds: 'the visitor list and page, first and last visits, attributes; who is online (latest event since a moment)', answers: [{ read: 'visitor-list', range: 'all-time', filters: 'none' }, { read: 'visitor-list', range: 'all-time', filters: 'visitor-attributes' }, { read: 'realtime', range: 'up-to-now', filters: 'none', fresh: true }], replacedPerVisitor: true },
   { name: 'breakdown_visitors', from: ['events', 'sessions'], groupBy: ['website_id', 'visitor_id', 'breakdown', 'key'], localDays: true, holds: "per visitor and key: what breakdown_totals sums, and each visitor's last day under the key" },
   { name: 'breakdown_totals', from: ['breakdown_visitors'], groupBy: ['website_id', 'breakdown', 'key'], localDays: false, holds: 'all-time breakdowns', answers: [{ read: 'breakdown', range: 'all-time', filters: 'none', with: ['breakdown_revenue'] }] },
   { name: 'breakdown_profiles', from: ['breakdown_visitors', 'visitor_totals'], groupBy: ['website_id', 'breakdown', 'key', 'profile'], localDays: false, holds: 'all-time breakdowns filtered by visitor attributes', answers: [{ read: 'breakdown', range: 'all-time', filters: 'visitor-attributes', with: ['breakdown_profile_revenue', 'visitor_totals'] }] },

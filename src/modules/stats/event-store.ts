@@ -3,6 +3,7 @@ import type { HourTraffic } from './sql/series-hour-reads.ts';
 import type { InstantRange } from '../goals/tracked-goals.range.ts';
 import type { PageRequest, StatsScope } from './stats.params.ts';
 import type { Breakdown } from '../analytics/breakdowns.ts';
+import type { DerivedState } from './read-planner.ts';
 
 // The narrow interface between the website API and where events live: everything the reads ask
 // of the event store, in the store's own terms (counts, minor units, ISO instants). The SQL
@@ -208,9 +209,9 @@ export interface EventStore {
   breakdown(kind: Breakdown, scope: StatsScope, page: PageRequest, money: MoneyRules): Promise<RowsPage<BreakdownRow>>;
   goalProperties(scope: StatsScope, eventName: string, propertyName: string | null, page: PageRequest): Promise<RowsPage<PropertyRow>>;
   funnel(scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelCounts>;
-  /** Distinct visitors with any event since `since`. */
-  liveVisitors(websiteId: string, since: string): Promise<number>;
-  liveMap(websiteId: string, since: string): Promise<LiveMap>;
+  /** Distinct visitors with any event since `since`; `state`: the website's derived data (what may answer). */
+  liveVisitors(websiteId: string, since: string, state: DerivedState): Promise<number>;
+  liveMap(websiteId: string, since: string, state: DerivedState): Promise<LiveMap>;
   visitor(websiteId: string, visitorId: string): Promise<(VisitorSummary & VisitorActivity) | null>;
   visitors(scope: StatsScope, options: VisitorListOptions, page: PageRequest): Promise<RowsPage<VisitorListItem>>;
 }

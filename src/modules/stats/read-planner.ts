@@ -44,7 +44,7 @@ const byName = new Map(DERIVED_TABLES.map((table) => [table.name, table]));
 function fits(answer: Answer, read: PlannedRead, shape: ReadShape): boolean {
   if (answer.read !== read || answer.filters !== shape.filters) return false;
   if (answer.range === 'all-time') return shape.range === 'all-time';
-  if (answer.range === 'whole-hours') return shape.range === 'whole-hours';
+  if (answer.range === 'whole-hours' || answer.range === 'up-to-now') return shape.range === answer.range;
   return shape.range === 'all-time' || shape.range === 'whole-days';
 }
 
@@ -55,7 +55,9 @@ function fits(answer: Answer, read: PlannedRead, shape: ReadShape): boolean {
 export function planRead(read: PlannedRead, shape: ReadShape, state: DerivedState = 'ready'): ReadSource[] {
   const usable = (name: DerivedTableName) => isAvailable(byName.get(name)!, state);
   const tables = DERIVED_TABLES.filter(
-    (table) => usable(table.name) && (table.answers ?? []).some((answer) => fits(answer, read, shape) && (answer.with ?? []).every(usable)),
+    (table) =>
+      usable(table.name) &&
+      (table.answers ?? []).some((answer) => fits(answer, read, shape) && (answer.with ?? []).every(usable) && !(answer.fresh && state === 'building')),
   ).map((table) => table.name);
   return [...tables, 'events'];
 }

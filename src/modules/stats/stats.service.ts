@@ -129,13 +129,13 @@ function minutesAgo(deps: StatsDeps, minutes: number): string {
 
 export async function realtime(deps: StatsDeps, websiteId: string, query: Query) {
   const { params } = await prepare(deps, websiteId, query, []);
-  const visitors = await deps.store.liveVisitors(websiteId, minutesAgo(deps, REALTIME_MINUTES));
+  const visitors = await deps.store.liveVisitors(websiteId, minutesAgo(deps, REALTIME_MINUTES), params.scope.derivedState ?? 'ready');
   return { body: { status: 'success' as const, data: [{ visitors }] }, ignored: params.ignored };
 }
 
 export async function realtimeMap(deps: StatsDeps, websiteId: string, query: Query) {
   const { params } = await prepare(deps, websiteId, query, []);
-  const live = await deps.store.liveMap(websiteId, minutesAgo(deps, MAP_MINUTES));
+  const live = await deps.store.liveMap(websiteId, minutesAgo(deps, MAP_MINUTES), params.scope.derivedState ?? 'ready');
   return { body: { status: 'success' as const, data: presentRealtimeMap(live) }, ignored: params.ignored };
 }
 

@@ -41,8 +41,8 @@ export function sqlEventStore(db: Kysely<Database>, settle: (websiteId: string) 
     breakdown: settled((_kind: unknown, scope: StatsScope, ..._rest: unknown[]) => scope.websiteId, (kind, scope, page, money) => breakdown(db, kind, scope, page, money)),
     goalProperties: settled(byScope, (scope, eventName, propertyName, page) => goalProperties(db, scope, eventName, propertyName, page)),
     funnel: settled(byScope, (scope, steps, money) => funnel(db, scope, steps, money)),
-    liveVisitors: settled(byId, (websiteId, since) => liveVisitors(db, websiteId, since)),
-    liveMap: settled(byId, (websiteId, since) => liveMap(db, websiteId, since)),
+    liveVisitors: settled(byId, (websiteId, since, state) => liveVisitors(db, websiteId, since, state)),
+    liveMap: settled(byId, (websiteId, since, state) => liveMap(db, websiteId, since, state)),
     visitor: settled(byId, (websiteId, visitorId) => visitor(db, websiteId, visitorId)),
     visitors: settled(byScope, (scope, options, page) => visitors(db, scope, options, page)),
   };
