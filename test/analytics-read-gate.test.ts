@@ -6,8 +6,8 @@ import { useTestApp } from './helpers/app.ts';
 // Analytics reads run a few at a time, so long ones cannot take every core; a long queue is
 // refused with 503 and Retry-After instead of piling up.
 
-/** The reads here never wait for a backlog, so nothing is said on their replies. */
-const reply = { header: () => reply } as unknown as FastifyReply;
+/** The reads here are of no website (nothing to settle) and never wait for a backlog, so nothing is said on their replies. */
+const reply = { header: () => reply, request: { routeOptions: { url: '/test' } } } as unknown as FastifyReply;
 
 describe('analytics read gate', () => {
   const t = useTestApp('sqlite', { analyticsReadConcurrency: 2 });

@@ -209,6 +209,12 @@ export interface EventStore {
   breakdown(kind: Breakdown, scope: StatsScope, page: PageRequest, money: MoneyRules): Promise<RowsPage<BreakdownRow>>;
   goalProperties(scope: StatsScope, eventName: string, propertyName: string | null, page: PageRequest): Promise<RowsPage<PropertyRow>>;
   funnel(scope: StatsScope, steps: FunnelStepSpec[], money: MoneyRules): Promise<FunnelCounts>;
+  /**
+   * Waits (a bounded time, as each read does first) for the website's events accepted before the
+   * read under way to reach what its reads read: the read-slot gate calls it before taking a slot,
+   * so the wait holds no slot, and the read's own calls then find it done.
+   */
+  settle(websiteId: string): Promise<void>;
   /** Distinct visitors with any event since `since`; `state`: the website's derived data (what may answer). */
   liveVisitors(websiteId: string, since: string, state: DerivedState): Promise<number>;
   liveMap(websiteId: string, since: string, state: DerivedState): Promise<LiveMap>;

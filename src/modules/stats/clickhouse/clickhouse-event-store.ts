@@ -51,6 +51,7 @@ export function clickhouseEventStore(ch: ClickHouse, db: Kysely<Database>, settl
   /** The scope with its sessions' source and the rate its raw reads may sample at. */
   const sampledOn = async (scope: StatsScope): Promise<ClickHouseScope> => ({ ...on(scope), sample: await sampleRateFor(ch, scope, threshold) });
   return {
+    settle: () => settle(),
     // Filtered series read raw events and sample like the filtered overview of the same range; unfiltered ones too (no rollup here), exact.
     spanTraffic: settled(async (scope, spans) => series.eventTraffic(ch, scope.filters.length > 0 ? await sampledOn(scope) : on(scope), spans)),
     dailyTotals: settled((websiteId, firstDay, lastDay) => series.dailyTotals(ch, db, websiteId, firstDay, lastDay)),

@@ -28,6 +28,7 @@ export function sqlEventStore(db: Kysely<Database>, settle: (websiteId: string) 
   const byScope = (scope: StatsScope, ..._rest: unknown[]) => scope.websiteId;
   const byId = (websiteId: string, ..._rest: unknown[]) => websiteId;
   return {
+    settle,
     spanTraffic: settled(byScope, (scope, spans) => series.eventTraffic(db, scope.websiteId, spans, filtersOf(scope))),
     dailyTotals: settled(byId, (websiteId, firstDay, lastDay) => series.dailyTotals(db, websiteId, firstDay, lastDay)),
     spanDistinctVisitors: settled(byId, (websiteId, spans) => series.distinctVisitors(db, websiteId, spans)),
