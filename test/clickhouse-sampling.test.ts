@@ -50,6 +50,18 @@ const within = (sampled: number, exact: number, share: number) => Math.abs(sampl
 /** Within three standard errors of a count of `exact` visitors read from a sample of `rate` and scaled by 1/rate (binomial). */
 const withinErrors = (sampled: number, exact: number, rate: number) => Math.abs(sampled - exact) <= 3 * Math.sqrt((exact * (1 - rate)) / rate);
 
+type Answer = { status: number; raw: string; headers: Record<string, unknown>; body: { sampling?: unknown } };
+
+/** A read answered from a sample at 0.25, and the same read with exact=true answered whole, each saying so. */
+function expectSampledAndExact(sampled: Answer, exact: Answer): void {
+  expect(sampled.status, sampled.raw).toBe(200);
+  expect(sampled.headers['x-sightline-sample-rate']).toBe('0.25');
+  expect(sampled.body.sampling).toEqual({ rate: 0.25 });
+  expect(exact.status, exact.raw).toBe(200);
+  expect(exact.headers['x-sightline-sample-rate']).toBeUndefined();
+  expect(exact.body.sampling).toBeUndefined();
+}
+
 describe('CLICKHOUSE_SAMPLE_THRESHOLD', () => {
   const load = (value?: string) => loadConfig({ ...(value === undefined ? {} : { CLICKHOUSE_SAMPLE_THRESHOLD: value }) }, { databaseUrl: 'test' });
   it('is 10 million unless set, 0 turns sampling off, anything but a whole number of at least 0 is refused by name', () => {
@@ -200,12 +212,7 @@ describeWithClickHouse('sampled reads of large ranges on ClickHouse', () => {
     for (const filter of [{}, { filter_device: 'desktop' }, { filter_referrer: 'Google' }] as Record<string, string>[]) {
       const sampled = await funnel(funnelId, key, filter);
       const exact = await funnel(funnelId, key, { ...filter, exact: 'true' });
-      expect(sampled.status, sampled.raw).toBe(200);
-      expect(sampled.headers['x-sightline-sample-rate']).toBe('0.25');
-      expect(sampled.body.sampling).toEqual({ rate: 0.25 });
-      expect(exact.status, exact.raw).toBe(200);
-      expect(exact.headers['x-sightline-sample-rate']).toBeUndefined();
-      expect(exact.body.sampling).toBeUndefined();
+      expectSampledAndExact(sampled, exact);
       const [s, e] = [sampled.body.data[0].steps as Step[], exact.body.data[0].steps as Step[]];
       expect(e[2]!.visitors).toBeGreaterThan(100);
       for (const [i, step] of s.entries()) {
@@ -242,12 +249,7 @@ describeWithClickHouse('sampled reads of large ranges on ClickHouse', () => {
     for (const filter of [{}, { filter_device: 'desktop' }, { completedGoal: 'signup' }, { isCustomer: 'false' }] as Record<string, string>[]) {
       const sampled = await list(key, { ...filter, limit: '50' });
       const exact = await list(key, { ...filter, limit: '50', exact: 'true' });
-      expect(sampled.status, sampled.raw).toBe(200);
-      expect(sampled.headers['x-sightline-sample-rate']).toBe('0.25');
-      expect(sampled.body.sampling).toEqual({ rate: 0.25 });
-      expect(exact.status, exact.raw).toBe(200);
-      expect(exact.headers['x-sightline-sample-rate']).toBeUndefined();
-      expect(exact.body.sampling).toBeUndefined();
+      expectSampledAndExact(sampled, exact);
       expect(sampled.body.data).toEqual(exact.body.data);
       const [s, e] = [sampled.body.pagination.total, exact.body.pagination.total];
       expect(e).toBeGreaterThan(1000);

@@ -8,9 +8,8 @@
  * filter on them tests the event's own row instead of looking the sessions up. Not in the relay's
  * rows (EVENT_COLUMNS): the relay writes them as it ships, from its session states.
  */
-export const SESSION_ATTRIBUTES = [
-  'entry_hostname',
-  'entry_path',
+/** Where the session came from: its first event's referrer and campaign columns. */
+export const SESSION_SOURCE_COLUMNS = [
   'referrer_host',
   'referrer_source',
   'utm_source',
@@ -22,6 +21,8 @@ export const SESSION_ATTRIBUTES = [
   'source_param',
   'via_param',
 ] as const;
+
+export const SESSION_ATTRIBUTES = ['entry_hostname', 'entry_path', ...SESSION_SOURCE_COLUMNS] as const;
 
 export type SessionAttribute = (typeof SESSION_ATTRIBUTES)[number];
 

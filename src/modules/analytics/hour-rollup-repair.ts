@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, VisitorHoursTable } from '../../db/schema.ts';
 import { chunks } from '../../lib/chunks.ts';
-import { hourOf, writeHourBook } from './hour-rollups.ts';
+import { addHourSums, hourOf, writeHourBook } from './hour-rollups.ts';
 import { type RecordedFields, VisitorDayBook } from './visitor-day-book.ts';
 import { inTimeOrder } from './time-order.ts';
 import { bookOfEvents } from './rollup-rebuild.ts';
@@ -51,32 +51,7 @@ async function subtract(db: Kysely<Database>, websiteId: string, rows: VisitorHo
       recencyOf(row.hour, row.prev_goal_hour).converted -= 1;
     }
   }
-  for (const chunk of chunks([...totals], ROWS_PER_STATEMENT)) {
-    await db
-      .insertInto('hour_totals')
-      .values(chunk.map(([hour, t]) => ({ website_id: websiteId, hour, ...t })))
-      .onConflict((oc) =>
-        oc.columns(['website_id', 'hour']).doUpdateSet((eb) => ({
-          visitors: eb('hour_totals.visitors', '+', eb.ref('excluded.visitors')),
-          sessions: eb('hour_totals.sessions', '+', eb.ref('excluded.sessions')),
-          pageviews: eb('hour_totals.pageviews', '+', eb.ref('excluded.pageviews')),
-          converted_visitors: eb('hour_totals.converted_visitors', '+', eb.ref('excluded.converted_visitors')),
-        })),
-      )
-      .execute();
-  }
-  for (const chunk of chunks([...recency.values()], ROWS_PER_STATEMENT)) {
-    await db
-      .insertInto('hour_recency')
-      .values(chunk.map((r) => ({ website_id: websiteId, ...r })))
-      .onConflict((oc) =>
-        oc.columns(['website_id', 'hour', 'prev_hour']).doUpdateSet((eb) => ({
-          visitors: eb('hour_recency.visitors', '+', eb.ref('excluded.visitors')),
-          converted: eb('hour_recency.converted', '+', eb.ref('excluded.converted')),
-        })),
-      )
-      .execute();
-  }
+  await addHourSums(db, websiteId, [...totals].map(([hour, t]) => ({ hour, ...t })), [...recency.values()]);
 }
 
 /**

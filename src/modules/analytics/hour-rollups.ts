@@ -115,10 +115,22 @@ export async function writeHourBook(db: Kysely<Database>, websiteId: string, boo
     .changedRows()
     .map((r): VisitorHourTuple => [r.website_id, r.visitor_id, r.day, r.pageviews, r.sessions, r.last_session_id, r.goals, r.prev_day, r.prev_goal_day]);
   await inChunks(changed, ROWS_PER_INSERT, async (rows) => void (await upsertVisitorHours.all(db, rows)));
-  const totals = book.totalsDeltas().map((d): TotalsTuple => [websiteId, d.day, d.visitors, d.sessions, d.pageviews, d.converted_visitors]);
-  await inChunks(totals, ROWS_PER_INSERT, async (rows) => void (await addTotals.all(db, rows)));
-  const recency = book.recencyDeltas().map((d): RecencyTuple => [websiteId, d.day, d.prev_day, d.visitors, d.converted]);
-  await inChunks(recency, ROWS_PER_INSERT, async (rows) => void (await addRecency.all(db, rows)));
+  const totals = book.totalsDeltas().map((d) => ({ hour: d.day, visitors: d.visitors, sessions: d.sessions, pageviews: d.pageviews, converted_visitors: d.converted_visitors }));
+  const recency = book.recencyDeltas().map((d) => ({ hour: d.day, prev_hour: d.prev_day, visitors: d.visitors, converted: d.converted }));
+  await addHourSums(db, websiteId, totals, recency);
+}
+
+/** Deltas of hour_totals per hour and of hour_recency per (hour, previous hour), added to what is stored. */
+export async function addHourSums(
+  db: Kysely<Database>,
+  websiteId: string,
+  totals: { hour: string; visitors: number; sessions: number; pageviews: number; converted_visitors: number }[],
+  recency: { hour: string; prev_hour: string; visitors: number; converted: number }[],
+): Promise<void> {
+  const totalRows = totals.map((d): TotalsTuple => [websiteId, d.hour, d.visitors, d.sessions, d.pageviews, d.converted_visitors]);
+  await inChunks(totalRows, ROWS_PER_INSERT, async (rows) => void (await addTotals.all(db, rows)));
+  const recencyRows = recency.map((d): RecencyTuple => [websiteId, d.hour, d.prev_hour, d.visitors, d.converted]);
+  await inChunks(recencyRows, ROWS_PER_INSERT, async (rows) => void (await addRecency.all(db, rows)));
 }
 
 const asItems = (ids: string[]) => ids.map((id): [string] => [id]);

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouseEventRow } from '../../db/clickhouse/clickhouse-schema.ts';
 import { SAMPLING_KEY } from '../../db/clickhouse/sampling-key.ts';
-import { SESSION_ATTRIBUTES, attributeColumn } from '../../db/clickhouse/session-attributes.ts';
+import { SESSION_ATTRIBUTES, SESSION_SOURCE_COLUMNS, attributeColumn } from '../../db/clickhouse/session-attributes.ts';
 
 // The sessions table on ClickHouse: one row per state of a session, written at ingestion by the
 // relay as collapsing pairs (the previous state again with sign -1, the new one with sign +1), so
@@ -15,19 +15,7 @@ import { SESSION_ATTRIBUTES, attributeColumn } from '../../db/clickhouse/session
 // which grouped them from the events, plus the instants of the entry and exit pageviews (0 when
 // the session has none) so that a later event can be folded into a state.
 
-/** Where the session came from: its first event's referrer and campaign columns. */
-export const SESSION_SOURCE_COLUMNS = [
-  'referrer_host',
-  'referrer_source',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
-  'ref_param',
-  'source_param',
-  'via_param',
-] as const;
+export { SESSION_SOURCE_COLUMNS };
 
 type SourceColumn = (typeof SESSION_SOURCE_COLUMNS)[number];
 
