@@ -22,7 +22,7 @@ import {
 } from './breakdown-rollup-tables.ts';
 import { addProfileDayRows, deleteProfileDayRows, moveProfileLastDays, profileDayRowsInto, profileLastDaysMove } from './breakdown-profile-days.ts';
 import { profileJson } from './profile-json.ts';
-import { addKeyedToProfiles, keyedIntoProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
+import { BATCH_VISITOR_TOTALS, addKeyedToProfiles, keyedIntoProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
 import {
   LAST_DAYS_MOVE,
   addDayRows,
@@ -138,6 +138,7 @@ async function newEventRows(db: Kysely<Database>, where: RawBuilder<unknown>, da
       from ${rows} group by website_id, visitor_id, breakdown, key`;
   if (isPostgres(db)) {
     return sql`with scoped as materialized (${scopedEvents(where, day)}),
+      ${BATCH_VISITOR_TOTALS},
       branch_rows as materialized (${branches}),
       keyed as materialized (${keyedOf(sql`branch_rows`)}), ${groupings(sql`branch_rows`)}`;
   }
