@@ -30,7 +30,8 @@ import { returningVisitorTraffic } from './visitor-traffic.ts';
 // better-sqlite3 takes for it: the machine may be shared); on PostgreSQL at the client (the wall
 // time from sending it to its answer: the round trip and the server's work). The totals are
 // printed per phase: statements and microseconds per event, and the costliest statements with
-// their share. INGEST_EXPLAIN=1 prints the plan of each fold statement and flags the scans. On
+// their share. INGEST_EXPLAIN=1 prints the plan of each fold statement and flags the scans (with
+// INGEST_EXPLAIN_ANALYZE=1 on PostgreSQL, EXPLAIN ANALYZE: each run once more, with its times). On
 // PostgreSQL the schema's tables are analyzed after the warm-up (INGEST_ANALYZE=0: not).
 // Settings: INGEST_EVENTS (default 20000), WARMUP_EVENTS (20000), INGEST_CONCURRENCY (32),
 // FOLD_EVENTS (500), FOLD_SMALL (50), INGEST_TOP (25 statements shown per phase).
@@ -190,7 +191,7 @@ try {
     db = setup.kysely;
     await planner.query(`set search_path = ${schema}`);
     explain = async (sql, parameters) => {
-      const { rows } = await planner.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, [...parameters]);
+      const { rows } = await planner.query<{ 'QUERY PLAN': string }>(process.env.INGEST_EXPLAIN_ANALYZE ? `explain (analyze, summary) ${sql}` : `explain ${sql}`, [...parameters]);
       return rows.map((row) => row['QUERY PLAN']);
     };
     close = () => setup.close();
