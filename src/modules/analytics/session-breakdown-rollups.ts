@@ -5,7 +5,7 @@ import { sqlList } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { BREAKDOWN_SPECS } from './breakdown-specs.ts';
 import { SESSION_BREAKDOWNS, keyJson } from './breakdown-keys.ts';
-import { BATCH_VISITOR_TOTALS, PROFILES_EMPTIED, keyedIntoProfiles, keyedOutOfProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
+import { PROFILES_EMPTIED, keyedIntoProfiles, keyedOutOfProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
 import {
   EMPTIED_VISITOR_ROWS,
   KEYED_INTO_TOTALS,
@@ -173,7 +173,6 @@ async function batchSessionRows(db: Kysely<Database>, where: RawBuilder<unknown>
       from ${rows} group by website_id, visitor_id, breakdown, key`;
   if (isPostgres(db)) {
     return sql`with scoped as materialized (${scoped}),
-      ${BATCH_VISITOR_TOTALS},
       branch_rows as materialized (${branches}),
       keyed as materialized (${keyedOf(sql`branch_rows`)}), ${groupings(sql`branch_rows`)}`;
   }
