@@ -56,6 +56,28 @@ describe('SQLite write gate', () => {
     }
   });
 
+  it("lets the main connection's reads run while its writers wait for the gate", async () => {
+    // Before: a transaction waiting for the gate held Kysely's one connection, so every read of
+    // the main connection (admin reads, every request's credential lookup) waited for the fold
+    // holding the gate too (issue 38).
+    const release = await db.writeGate!.acquire();
+    const waiting = [
+      db.kysely.transaction().execute((trx) => sql`insert into daily_salts (day, salt) values ('2026-03-04', 'waited in a transaction')`.execute(trx)),
+      sql`insert into daily_salts (day, salt) values ('2026-03-05', 'waited alone')`.execute(db.kysely),
+    ];
+    try {
+      await timer(10);
+      const read = sql<{ n: number }>`select count(*) as n from daily_salts where day in ('2026-03-04', '2026-03-05')`.execute(db.kysely);
+      const answered = await Promise.race([read.then((result) => Number(result.rows[0]!.n)), timer(2000).then(() => 'still waiting')]);
+      expect(answered, 'the read answers while both writers wait, and sees neither').toBe(0);
+    } finally {
+      release();
+    }
+    await Promise.all(waiting);
+    const { rows } = await sql<{ salt: string }>`select salt from daily_salts where day in ('2026-03-04', '2026-03-05') order by day`.execute(db.kysely);
+    expect(rows.map((row) => row.salt)).toEqual(['waited in a transaction', 'waited alone']);
+  });
+
   it('is given back when a transaction fails or cannot begin', async () => {
     await expect(
       db.kysely.transaction().execute(async (trx) => {

@@ -15,6 +15,15 @@ import { type ConnectionWrapper, WrappingDriver, wrapDriver } from './driver-wra
 // when it writes. Reads outside a transaction never wait: in WAL they read the last commit while
 // the background writer writes, which is the point of it. Other processes (the CLI, a second
 // server) meet the lock itself, as they always did.
+//
+// A writer that finds the gate taken waits for it without the main connection: Kysely's SQLite
+// driver hands its one connection to one caller at a time, and a transaction that waited for the
+// gate while holding it (behind a fold of the derived-data thread, tens of milliseconds) held
+// every read of the main connection too: admin reads, the credential and website lookups of
+// every request (issue 38: admin reads' p99 77 ms in the SQLite soak, the event loop free). So
+// the writer gives the connection back, takes the gate, then takes the connection again (the
+// same one: the driver has one). The order is always the gate, then the connection, so a writer
+// holding the gate and waiting for the connection waits only for reads, which never need the gate.
 
 export class WriteGate {
   private readonly mutex = new Mutex();
@@ -26,6 +35,11 @@ export class WriteGate {
 
   run<T>(work: () => Promise<T>): Promise<T> {
     return this.mutex.runExclusive(work);
+  }
+
+  /** The gate at once when nobody holds it (taken in the same turn), otherwise null. */
+  take(): Promise<() => void> | null {
+    return this.mutex.isLocked() ? null : this.mutex.acquire();
   }
 }
 
@@ -50,11 +64,32 @@ class GatedConnection implements ConnectionWrapper {
     readonly inner: DatabaseConnection,
     private readonly gate: WriteGate,
     private readonly writes: WritesCheck,
+    /** The driver that handed `inner` to this caller, to give it back while the gate is awaited. */
+    private readonly driver: Driver,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.release || !this.writes(query.sql)) return this.inner.executeQuery<R>(query);
-    return this.gate.run(() => this.inner.executeQuery<R>(query));
+    const release = await this.takeGate();
+    try {
+      return await this.inner.executeQuery<R>(query);
+    } finally {
+      release();
+    }
+  }
+
+  /** The gate, waited for without the connection (see the top of this file). */
+  async takeGate(): Promise<() => void> {
+    const free = this.gate.take();
+    if (free) return free;
+    await this.driver.releaseConnection(this.inner);
+    let release: (() => void) | null = null;
+    try {
+      release = await this.gate.acquire();
+    } finally {
+      await this.driver.acquireConnection();
+    }
+    return release;
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
@@ -78,12 +113,12 @@ class GatedDriver extends WrappingDriver<GatedConnection> {
   }
 
   protected wrapConnection(connection: DatabaseConnection): GatedConnection {
-    return new GatedConnection(connection, this.gate, this.writes);
+    return new GatedConnection(connection, this.gate, this.writes, this.inner);
   }
 
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const gated = this.own(connection);
-    if (gated) gated.release = await this.gate.acquire();
+    if (gated) gated.release = await gated.takeGate();
     try {
       await super.beginTransaction(connection, settings);
     } catch (error) {
