@@ -44,7 +44,11 @@ const engines = (process.env.SOAK_ENGINES || 'sqlite,postgres').split(',').map((
 for (const engine of engines) if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`SOAK_ENGINES: unknown engine "${engine}"`);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 // SOAK_CPU_PROF=1: a .cpuprofile of each server into bench/results/profiles/ (what held its loop).
-const nodeArgs = process.env.SOAK_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${resolve('bench/results/profiles')}`] : [];
+// SOAK_NODE_ARGS: more of node's flags for the server (space-separated), to compare V8 settings.
+const nodeArgs = [
+  ...(process.env.SOAK_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${resolve('bench/results/profiles')}`] : []),
+  ...(process.env.SOAK_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+];
 
 /** SOAK_OUT with {engine} replaced; without it and with two engines, the engine goes before the extension. */
 function outFile(engine: Engine): string {
