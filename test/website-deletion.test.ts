@@ -7,6 +7,7 @@ import { plausibleExport, zipOf } from './helpers/plausible-export.ts';
 import { createHmac } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { runMailReports } from '../src/modules/reports/report-scheduler.ts';
+import { DateTime } from 'luxon';
 import { deleteWebsite } from '../src/modules/websites/website-deletion.ts';
 import { type TestApp, settleRollups, useTestApp } from './helpers/app.ts';
 import { describeEachEngine } from './helpers/engines.ts';
@@ -68,7 +69,9 @@ async function populate(t: TestApp, owner: TestAccount, websiteId: string, membe
   // Reports by mail: the switches on, the member's own choice, and a pass (its delivery rows and spike check).
   await ok('PUT', site, { token: owner.token, body: { sendWeeklyReports: true, sendViralTrafficAlerts: true } });
   await ok('PUT', `${site}/mail-reports`, { token: member.token, body: { monthly: true } });
-  await runMailReports(t.app.mailReports, new Date());
+  // At an hour into this week (the website's zone): a report is due only within three days of
+  // its period's end, so a pass at the test's own time queued nothing from Thursday to Sunday.
+  await runMailReports(t.app.mailReports, DateTime.now().setZone('Europe/Paris').startOf('week').plus({ hours: 1 }).toJSDate());
   // An import read to its end (a row in every imported_* table) and one still queued (its upload kept).
   const done = await createImport(t.db, websiteId, owner.id, zipOf(plausibleExport(['2020-01-01'])), 'read');
   const job = await claimNextJob(t.db, IMPORT_JOB, new Date().toISOString(), { owner: 'deletion-test', ms: 60_000 });
