@@ -83,13 +83,11 @@ class GatedConnection implements ConnectionWrapper {
     const free = this.gate.take();
     if (free) return free;
     await this.driver.releaseConnection(this.inner);
-    let release: (() => void) | null = null;
     try {
-      release = await this.gate.acquire();
+      return await this.gate.acquire();
     } finally {
       await this.driver.acquireConnection();
     }
-    return release;
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

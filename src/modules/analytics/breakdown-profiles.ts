@@ -36,18 +36,6 @@ const ADD_TO_PROFILES = sql`on conflict (website_id, breakdown, key, profile) do
   pageviews = breakdown_profiles.pageviews + excluded.pageviews,
   events = breakdown_profiles.events + excluded.events`;
 
-/**
- * PostgreSQL, after a batch's `scoped` CTE (its events or sessions): a CTE named `visitor_totals`
- * that holds the batch's visitors' rows of that table, each read by its key (inside, the name is
- * still the table's). The statements that follow join visitor_totals once per keyed row, and
- * PostgreSQL, which cannot tell how few visitors a batch holds, hashed the website's whole table
- * for each such join: three to six times a statement, several statements a fold, most of a
- * fold's time on a website of a few thousand visitors and growing with them (issue 38). Every
- * visitor those statements look up is one of the batch's, so the shadow answers them all.
- */
-export const BATCH_VISITOR_TOTALS = sql`visitor_totals as materialized (select v.* from (select distinct website_id, visitor_id from scoped) s
-  cross join lateral (select * from visitor_totals x where x.website_id = s.website_id and x.visitor_id = s.visitor_id) v)`;
-
 /** `keyed g` joined to its visitors' visitor_totals rows `v`. */
 const KEYED_VISITORS = sql`keyed g join visitor_totals v on v.website_id = g.website_id and v.visitor_id = g.visitor_id`;
 /** Grouped by key and profile (`first` is the alias whose website, breakdown and key lead). */

@@ -22,7 +22,7 @@ import {
 } from './breakdown-rollup-tables.ts';
 import { addProfileDayRows, deleteProfileDayRows, moveProfileLastDays, profileDayRowsInto, profileLastDaysMove } from './breakdown-profile-days.ts';
 import { profileJson } from './profile-json.ts';
-import { BATCH_VISITOR_TOTALS, addKeyedToProfiles, keyedIntoProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
+import { addKeyedToProfiles, keyedIntoProfiles, rebuildBreakdownProfiles } from './breakdown-profiles.ts';
 import {
   LAST_DAYS_MOVE,
   addDayRows,
@@ -112,6 +112,18 @@ interface AddOptions {
   /** Ingestion: the events are new, so breakdown_days counts them (a repair re-derives visitors' rows only). */
   newEvents: boolean;
 }
+
+/**
+ * PostgreSQL, after the new events' `scoped` CTE: a CTE named `visitor_totals` holding the batch's
+ * visitors' rows of that table, each read by its key (inside, the name is still the table's). The
+ * statements that follow join visitor_totals once per keyed row, and PostgreSQL, which cannot tell
+ * from a CTE how few visitors a batch holds, hashed the website's whole table for each such join
+ * (three to six a statement, three statements a fold, growing with the website's visitors; issue
+ * 38). Every visitor those statements read is one of the batch's. Not for the sessions' batches:
+ * their last-day moves read visitors beyond the stored sessions' (decisions.md).
+ */
+const BATCH_VISITOR_TOTALS = sql`visitor_totals as materialized (select v.* from (select distinct website_id, visitor_id from scoped) s
+  cross join lateral (select * from visitor_totals x where x.website_id = s.website_id and x.visitor_id = s.visitor_id) v)`;
 
 /**
  * `with keyed as (...), day_rows as (...), profile_day_rows as (...)`: the rows of every event

@@ -15,8 +15,6 @@ import { SESSION_ATTRIBUTES, SESSION_SOURCE_COLUMNS, attributeColumn } from '../
 // which grouped them from the events, plus the instants of the entry and exit pageviews (0 when
 // the session has none) so that a later event can be folded into a state.
 
-export { SESSION_SOURCE_COLUMNS };
-
 type SourceColumn = (typeof SESSION_SOURCE_COLUMNS)[number];
 
 export type SessionRow = {

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { ClickHouse } from '../../../db/clickhouse/clickhouse.ts';
 import { SAMPLING_KEY } from '../../../db/clickhouse/sampling-key.ts';
-import { SESSION_SOURCE_COLUMNS } from '../../events/clickhouse-sessions.ts';
+import { SESSION_SOURCE_COLUMNS } from '../../../db/clickhouse/session-attributes.ts';
 import type { EventRow, SourceRow, VisitStats } from '../visitor-shapes.ts';
 import { type SessionSource, isoOf, num } from './scope-ch.ts';
 import { latestOf } from './stored-sessions-ch.ts';
